@@ -1,0 +1,1 @@
+"""The cluster state model, its builder, its faults and its performance model."""

@@ -1,0 +1,60 @@
+"""The fault catalog: named changes to the cluster model that labs inject.
+
+A fault is data plus one function. Each domain module (``gpu``, ``fabric``,
+``training``, ``hosts``) lists its faults in ``FAULTS``; this module joins
+them into one catalog and applies them. A fault's function changes the model's
+state (never any tool's output directly), choosing its target from the seeded
+random source when the lab does not name one, and returns the ground truth a
+lab's check compares a learner's finding against.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ..ids import rng
+from ..model import Cluster, FaultRecord
+
+#: apply(cluster, rng, params) -> truth, e.g. {"node": "node07", "port": "mlx5_3", "cause": "link-rate"}
+ApplyFn = Callable[[Cluster, random.Random, dict[str, object]], dict[str, str]]
+
+
+@dataclass(frozen=True)
+class Fault:
+    name: str
+    summary: str
+    apply: ApplyFn
+    #: Parameters the function understands, with their defaults (a lab may override).
+    params: dict[str, object] = field(default_factory=dict)
+
+
+def catalog() -> dict[str, Fault]:
+    """Every fault by name, from the domain modules' explicit lists."""
+    from . import fabric, gpu, hosts, training
+
+    table: dict[str, Fault] = {}
+    for module in (gpu, fabric, training, hosts):
+        for fault in module.FAULTS:
+            if fault.name in table:
+                raise RuntimeError(f"fault {fault.name!r} defined twice")
+            table[fault.name] = fault
+    return table
+
+
+def apply_fault(cluster: Cluster, name: str, params: dict[str, object] | None = None) -> FaultRecord:
+    """Apply one fault by name; unknown names and parameters raise ValueError."""
+    faults = catalog()
+    if name not in faults:
+        raise ValueError(f"unknown fault: {name}")
+    fault = faults[name]
+    given = dict(params or {})
+    unknown = sorted(set(given) - set(fault.params))
+    if unknown:
+        raise ValueError(f"fault {name}: unknown parameter(s): {', '.join(unknown)}")
+    merged = {**fault.params, **given}
+    truth = fault.apply(cluster, rng(cluster.seed, "fault", name, len(cluster.faults)), merged)
+    record = FaultRecord(name=name, params=merged, truth=truth)
+    cluster.faults.append(record)
+    return record

@@ -1,0 +1,147 @@
+"""Slurm's state in the model: node states, partitions and jobs, plus hostlists.
+
+Tools (``sinfo``, ``squeue``, ``sacct``, ``scontrol``, ``srun``, ``sbatch``,
+``scancel``) render and change this state; nothing here formats output
+except the hostlist helpers, which every tool shares.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .hardware import Partition
+
+
+@dataclass
+class Job:
+    """A Slurm job. Times are offsets in seconds from the clock's start."""
+
+    job_id: int
+    name: str
+    user: str
+    partition: str
+    nodes: list[str]
+    state: str                 # PENDING RUNNING COMPLETED FAILED CANCELLED TIMEOUT NODE_FAIL
+    submit_s: float
+    start_s: float | None = None
+    end_s: float | None = None
+    time_limit: str = "2-00:00:00"
+    num_nodes: int = 0
+    gpus_per_node: int = 8
+    cpus_per_task: int = 28
+    ntasks_per_node: int = 8
+    reason: str = "None"       # pending reason: Resources / Priority / Dependency
+    exit_code: str = "0:0"
+    account: str = "llm"
+    qos: str = "normal"
+    command: str = ""
+    workdir: str = ""
+    stdout: str = ""
+    #: The training run this job executes, if any (``Cluster.training``).
+    is_training: bool = False
+    #: Job steps for sacct: (step name, state, exit code).
+    steps: list[tuple[str, str, str]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.num_nodes:
+            self.num_nodes = max(1, len(self.nodes))
+
+
+@dataclass
+class SlurmState:
+    cluster_name: str
+    controller: str
+    partitions: list[Partition]
+    #: Per-node Slurm state: idle, alloc, mix, drain, drng, down, and the "*" suffix
+    #: is derived from HostHealth (not responding), not stored here.
+    node_state: dict[str, str]
+    node_reason: dict[str, str]
+    jobs: list[Job]
+    next_job_id: int
+
+    def job(self, job_id: int) -> Job | None:
+        for job in self.jobs:
+            if job.job_id == job_id:
+                return job
+        return None
+
+
+# -- hostlists ---------------------------------------------------------------------
+
+_NAME = re.compile(r"^(.*?)(\d+)$")
+
+
+def compress_hostlist(names: list[str]) -> str:
+    """``["node01","node02","node03","node07"]`` → ``node[01-03,07]`` (Slurm's form)."""
+    groups: dict[tuple[str, int], list[int]] = {}
+    order: list[tuple[str, int]] = []
+    plain: list[str] = []
+    for name in names:
+        m = _NAME.match(name)
+        if not m:
+            plain.append(name)
+            continue
+        key = (m.group(1), len(m.group(2)))
+        if key not in groups:
+            groups[key] = []
+            order.append(key)
+        groups[key].append(int(m.group(2)))
+    parts = list(plain)
+    for prefix, width in order:
+        nums = sorted(set(groups[(prefix, width)]))
+        if len(nums) == 1:
+            parts.append(f"{prefix}{nums[0]:0{width}d}")
+            continue
+        ranges: list[str] = []
+        start = prev = nums[0]
+        for n in nums[1:] + [None]:  # type: ignore[list-item]
+            if n is not None and n == prev + 1:
+                prev = n
+                continue
+            ranges.append(f"{start:0{width}d}" if start == prev else f"{start:0{width}d}-{prev:0{width}d}")
+            if n is not None:
+                start = prev = n
+        parts.append(f"{prefix}[{','.join(ranges)}]")
+    return ",".join(parts)
+
+
+def expand_hostlist(expr: str) -> list[str]:
+    """``node[01-03,07],login01`` → the names, in order. Raises ValueError on bad syntax."""
+    names: list[str] = []
+    for part in _split_top(expr):
+        m = re.fullmatch(r"([^\[\]]*)\[([^\[\]]+)\]([^\[\]]*)", part)
+        if not m:
+            if "[" in part or "]" in part or not part:
+                raise ValueError(f"invalid hostlist: {expr}")
+            names.append(part)
+            continue
+        prefix, body, suffix = m.groups()
+        for item in body.split(","):
+            if "-" in item:
+                lo, hi = item.split("-", 1)
+                if not (lo.isdigit() and hi.isdigit()) or int(hi) < int(lo) or int(hi) - int(lo) > 100000:
+                    raise ValueError(f"invalid hostlist: {expr}")
+                width = len(lo)
+                names += [f"{prefix}{n:0{width}d}{suffix}" for n in range(int(lo), int(hi) + 1)]
+            elif item.isdigit():
+                names.append(f"{prefix}{item}{suffix}")
+            else:
+                raise ValueError(f"invalid hostlist: {expr}")
+    return names
+
+
+def _split_top(expr: str) -> list[str]:
+    parts, depth, cur = [], 0, ""
+    for ch in expr:
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur)
+    return [p for p in parts if p]

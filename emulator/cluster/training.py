@@ -1,0 +1,89 @@
+"""The training run in the model: its configuration and its rank placement.
+
+Step times are not stored: :mod:`emulator.cluster.perf` computes them from
+this configuration and the hardware state, so a fault anywhere (a slow GPU, a
+degraded port, a slow input pipeline) shows in the logs, in ``py-spy`` and in
+``timeline`` alike.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Rank:
+    rank: int
+    node: str
+    gpu: int                   # local GPU index
+    local_rank: int
+    pid: int
+
+
+@dataclass
+class TrainingRun:
+    """A synchronous data/tensor-parallel LLM pre-training job."""
+
+    job_id: int
+    name: str
+    model_name: str = "llama-8b"
+    params_b: float = 8.03      # billions of parameters
+    seq_len: int = 4096
+    micro_batch: int = 2
+    grad_accum: int = 4
+    tp: int = 1
+    pp: int = 1
+    precision: str = "bf16"
+    #: Where the step loop stands: steps completed when the clock started.
+    start_step: int = 12000
+    #: Offset (s) from the clock's start when this run (re)started.
+    started_s: float = -5400.0
+    #: Phases before the first step, in seconds (allocation, init, first batch).
+    alloc_s: float = 38.0
+    init_s: float = 95.0
+    first_batch_s: float = 41.0
+    checkpoint_every: int = 500
+    #: Bytes saved per parameter in a full resumable checkpoint (fp32 master + Adam m, v).
+    checkpoint_bytes_per_param: float = 12.0
+    checkpoint_dir: str = "/lustre/ckpt/llama-8b"
+    data_dir: str = "/lustre/datasets/tokens"
+    #: DataLoader settings.
+    loader_workers: int = 8
+    prefetch_factor: int = 2
+    pin_memory: bool = True
+    #: CPU time (s) a worker needs to produce one micro-batch (tokenize, pack, collate).
+    batch_cpu_s: float = 0.35
+    #: Async (background) checkpoint saves hide the write behind steps.
+    async_checkpoint: bool = False
+    ranks: list[Rank] = field(default_factory=list)
+    #: Restarts in this run's history: (offset s, reason), newest last.
+    restarts: list[tuple[float, str]] = field(default_factory=list)
+    #: Lab-provided "known-good" reference for comparison (same config, healthy fabric).
+    baseline_step_s: float | None = None
+    #: Environment the launcher sets (NCCL_DEBUG, NCCL_IB_HCA, ...), as the job script shows.
+    env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def world_size(self) -> int:
+        return len(self.ranks)
+
+    @property
+    def dp(self) -> int:
+        return max(1, self.world_size // (self.tp * self.pp))
+
+    @property
+    def global_batch(self) -> int:
+        """Sequences per optimizer step."""
+        return self.micro_batch * self.grad_accum * self.dp
+
+    @property
+    def tokens_per_step(self) -> int:
+        return self.global_batch * self.seq_len
+
+    @property
+    def nodes(self) -> list[str]:
+        seen: list[str] = []
+        for r in self.ranks:
+            if r.node not in seen:
+                seen.append(r.node)
+        return seen
