@@ -160,6 +160,12 @@ class NIC:
     ipv4: str = ""
     #: Fraction of traffic lost to retransmission on a link with physical errors (0..1).
     retransmit_fraction: float = 0.0
+    #: Raw counter values at the last reset (``perfquery -R``); reads count from them.
+    counter_baseline: dict[str, int] = field(default_factory=dict)
+    #: Offset (s) from the clock's start when the counters were last cleared (None: at boot).
+    counters_cleared_s: float | None = None
+    #: Offsets (s) at which the link went down and retrained (a flapping link).
+    link_down_events: list[float] = field(default_factory=list)
 
 
 @dataclass
