@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from types import ModuleType
 
+from . import labcmds
 from .base import Command
 
-MODULES: tuple[ModuleType, ...] = ()
+MODULES: tuple[ModuleType, ...] = (labcmds,)
 
 
 def _build() -> dict[str, Command]:
