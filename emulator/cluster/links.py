@@ -1,13 +1,48 @@
-"""Link rates as traffic experiences them.
+"""Link rates and port counters as traffic experiences them.
 
 A port's negotiated rate bounds it; rising physical errors (symbol errors,
 link recovery) cost retransmissions on top. Collectives and step times read
 :func:`effective_gbps`, never the raw fields.
+
+Counters are read at the simulated clock's current instant: the value the
+model holds for the clock's start, plus growth. Error counters grow at the
+per-second rates a fault set (``NIC.counter_rates``); ``LinkDownedCounter``
+counts the link-down events that have happened; the data and packet
+counters grow with the traffic the training job puts on the rail NICs of its
+nodes. A reset (``perfquery -R``) stores the raw values as a baseline that
+later reads subtract.
 """
 
 from __future__ import annotations
 
-from .hardware import NIC
+from typing import TYPE_CHECKING
+
+from .hardware import NIC, PORT_COUNTERS
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .model import Cluster, Node
+
+#: Data and packet counters, in the order ``perfquery -x`` prints them.
+DATA_COUNTERS = (
+    "PortXmitData", "PortRcvData", "PortXmitPkts", "PortRcvPkts",
+    "PortUnicastXmitPkts", "PortUnicastRcvPkts", "PortMulticastXmitPkts", "PortMulticastRcvPkts",
+)
+
+#: Average share of a rail's usable rate the training job keeps busy over a step
+#: (gradient all-reduce and parameter all-gather between compute phases).
+RAIL_UTILIZATION = 0.35
+
+#: Bytes on the wire per packet at a 4096-byte MTU (payload plus LRH/BTH/ICRC/VCRC).
+PACKET_BYTES = 4096 + 30
+
+#: Per-lane speed names by Gb/s per lane, as ``ibstatus`` and ``ibv_devinfo`` name them.
+LANE_SPEEDS = {2.5: "SDR", 10.0: "QDR", 14.0: "FDR", 25.0: "EDR", 50.0: "HDR", 100.0: "NDR", 200.0: "XDR"}
+
+#: ``ibv_devinfo -v`` active_speed enum by Gb/s per lane.
+SPEED_ENUM = {2.5: 1, 5.0: 2, 10.0: 4, 14.0: 16, 25.0: 32, 50.0: 64, 100.0: 128, 200.0: 256}
+
+#: ``ibv_devinfo -v`` active_width enum by width.
+WIDTH_ENUM = {"1X": 1, "4X": 2, "8X": 8, "12X": 8, "2X": 16}
 
 
 def effective_gbps(nic: NIC) -> float:
@@ -15,3 +50,145 @@ def effective_gbps(nic: NIC) -> float:
     if nic.state != "Active":
         return 0.0
     return float(nic.rate_gbps) * (1.0 - nic.retransmit_fraction)
+
+
+def lanes(nic: NIC) -> int:
+    """Number of lanes of the negotiated width (``4X`` -> 4)."""
+    return int(nic.width.rstrip("xX") or 4)
+
+
+def lane_gbps(nic: NIC) -> float:
+    """Per-lane signalling rate in Gb/s (NDR 4X at 400 -> 100.0)."""
+    return float(nic.rate_gbps) / lanes(nic)
+
+
+def speed_name(nic: NIC) -> str:
+    """The IBTA speed name of the negotiated lane rate: ``NDR``, ``HDR``..."""
+    return LANE_SPEEDS.get(lane_gbps(nic), "SDR")
+
+
+def rate_text(nic: NIC) -> str:
+    """The sysfs ``rate`` string: ``400 Gb/sec (4X NDR)``."""
+    rate = nic.rate_gbps
+    shown = f"{rate:g}" if isinstance(rate, float) else str(rate)
+    return f"{shown} Gb/sec ({nic.width.upper()} {speed_name(nic)})"
+
+
+# -- traffic ------------------------------------------------------------------------
+
+
+def _job_nodes(cluster: Cluster) -> list[str]:
+    """Nodes the training job runs on now (empty when no job is running)."""
+    run = cluster.training
+    if run is None:
+        return []
+    for job in cluster.slurm.jobs:
+        if job.job_id == run.job_id and job.state != "RUNNING":
+            return []
+    return run.nodes
+
+
+def job_rail_gbps(cluster: Cluster) -> float:
+    """Rate (Gb/s) every rail of the job carries on average: a ring runs at its
+    slowest hop, so one degraded port lowers the traffic on all of them."""
+    nodes = _job_nodes(cluster)
+    rates = [effective_gbps(nic) for name in nodes for nic in cluster.nodes[name].nics if nic.role == "compute"]
+    rates = [r for r in rates if r > 0]
+    if not rates:
+        return 0.0
+    return min(rates) * RAIL_UTILIZATION
+
+
+def traffic_gbps(cluster: Cluster, node: Node, nic: NIC) -> float:
+    """Average data rate (Gb/s, each direction) the job puts on one port now."""
+    if nic.role != "compute" or effective_gbps(nic) <= 0 or node.name not in _job_nodes(cluster):
+        return 0.0
+    return job_rail_gbps(cluster)
+
+
+# -- counters -------------------------------------------------------------------------
+
+
+def raw_counters(cluster: Cluster, node: Node, nic: NIC) -> dict[str, int]:
+    """Every port counter since boot at the current simulated instant (64-bit, no reset)."""
+    t = cluster.clock.elapsed
+    values: dict[str, int] = {}
+    for name in PORT_COUNTERS:
+        values[name] = int(nic.counters.get(name, 0) + nic.counter_rates.get(name, 0.0) * t)
+    values["LinkDownedCounter"] += sum(1 for at in nic.link_down_events if at <= t)
+    byte_rate = traffic_gbps(cluster, node, nic) * 1e9 / 8
+    data_words = int(byte_rate * t / 4)
+    pkts = int(byte_rate * t / PACKET_BYTES)
+    # Physical errors cost retransmissions: the sender puts more on the wire.
+    resent = 1.0 + nic.retransmit_fraction
+    values["PortXmitData"] = nic.xmit_data + int(data_words * resent)
+    values["PortRcvData"] = nic.rcv_data + data_words
+    values["PortXmitPkts"] = nic.xmit_pkts + int(pkts * resent)
+    values["PortRcvPkts"] = nic.rcv_pkts + pkts
+    values["PortMulticastXmitPkts"] = 40 + nic.lid % 17
+    values["PortMulticastRcvPkts"] = 6000 + nic.lid * 7 % 997
+    values["PortUnicastXmitPkts"] = values["PortXmitPkts"] - values["PortMulticastXmitPkts"]
+    values["PortUnicastRcvPkts"] = values["PortRcvPkts"] - values["PortMulticastRcvPkts"]
+    values["PortUnicastXmitPkts"] = max(0, values["PortUnicastXmitPkts"])
+    values["PortUnicastRcvPkts"] = max(0, values["PortUnicastRcvPkts"])
+    return values
+
+
+def counters(cluster: Cluster, node: Node, nic: NIC) -> dict[str, int]:
+    """Port counters as a reader sees them now: since boot, or since the last reset."""
+    values = raw_counters(cluster, node, nic)
+    for name, base in nic.counter_baseline.items():
+        values[name] = max(0, values[name] - base)
+    return values
+
+
+def reset_counters(cluster: Cluster, node: Node, nic: NIC) -> None:
+    """Clear the port's counters now (``perfquery -R``, ``ibdiagnet --pc``)."""
+    nic.counter_baseline = raw_counters(cluster, node, nic)
+    nic.counters_cleared_s = cluster.clock.elapsed
+
+
+def seconds_since_clear(cluster: Cluster, node: Node, nic: NIC) -> float:
+    """Seconds since the counters were last cleared (at boot unless reset)."""
+    cleared = nic.counters_cleared_s
+    if cleared is None:
+        cleared = node.health.boots[-1].offset_s if node.health.boots else 0.0
+    return max(0.0, cluster.clock.elapsed - cleared)
+
+
+def clamp(value: int, bits: int) -> int:
+    """A PMA counter of ``bits`` width saturates at all ones instead of wrapping."""
+    return min(value, (1 << bits) - 1)
+
+
+# -- bit error rates --------------------------------------------------------------------
+
+
+def bits_since_clear(cluster: Cluster, node: Node, nic: NIC) -> float:
+    """Bits the port's lanes carried since the counters were cleared."""
+    return nic.rate_gbps * 1e9 * seconds_since_clear(cluster, node, nic) if nic.state == "Active" else 0.0
+
+
+def raw_ber(cluster: Cluster, node: Node, nic: NIC) -> float:
+    """Pre-FEC bit error rate: healthy NDR links sit near 1e-9; a bad cable is far worse."""
+    base = 1.5e-9 if nic.link_layer == "InfiniBand" else 4e-10
+    symbol_rate = nic.counter_rates.get("SymbolErrorCounter", 0.0)
+    if symbol_rate > 0:
+        base = max(base, min(1e-4, symbol_rate * 2e-7))
+    return base
+
+
+def symbol_ber(cluster: Cluster, node: Node, nic: NIC) -> float:
+    """Post-FEC (symbol) bit error rate: symbol errors since the clear per bit carried."""
+    bits = bits_since_clear(cluster, node, nic)
+    if bits <= 0:
+        return 0.0
+    return counters(cluster, node, nic)["SymbolErrorCounter"] / bits
+
+
+def ber_text(value: float) -> str:
+    """A BER as mlxlink prints it: ``2E-9``; no error at all reads ``15E-255``."""
+    if value <= 0:
+        return "15E-255"
+    mantissa, exponent = f"{value:.0e}".split("e")
+    return f"{mantissa}E{int(exponent)}"

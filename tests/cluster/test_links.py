@@ -1,0 +1,131 @@
+"""Effective rates, counters over simulated time, resets, and the fabric faults."""
+
+from __future__ import annotations
+
+import pytest
+
+from emulator.cluster import links
+from emulator.cluster.build import ClusterSpec, build_cluster
+from emulator.cluster.faults import apply_fault
+
+
+def _cluster(seed: int = 0):
+    return build_cluster(ClusterSpec(nodes=4, seed=seed, training_nodes=4))
+
+
+def test_healthy_port_carries_full_rate():
+    c = _cluster()
+    nic = c.nodes["node01"].nics[0]
+    assert links.effective_gbps(nic) == 400.0
+    assert links.rate_text(nic) == "400 Gb/sec (4X NDR)"
+
+
+def test_error_counters_grow_with_simulated_time():
+    c = _cluster()
+    apply_fault(c, "symbol-errors", {"node": "node02", "port": "mlx5_3", "errors_per_s": 10})
+    node = c.nodes["node02"]
+    nic = node.nic("mlx5_3")
+    before = links.counters(c, node, nic)["SymbolErrorCounter"]
+    c.clock.advance(60)
+    after = links.counters(c, node, nic)["SymbolErrorCounter"]
+    assert after - before == 600
+    assert links.effective_gbps(nic) < 400.0
+
+
+def test_data_counters_grow_only_on_the_job_rails():
+    c = _cluster()
+    busy, login = c.nodes["node01"], c.nodes["login01"]
+    rail, storage = busy.nic("mlx5_0"), busy.nic("mlx5_8")
+    start = links.counters(c, busy, rail)["PortXmitData"]
+    c.clock.advance(10)
+    words = links.counters(c, busy, rail)["PortXmitData"] - start
+    assert words == int(400e9 * links.RAIL_UTILIZATION / 8 * 10 / 4)
+    assert links.traffic_gbps(c, busy, storage) == 0.0
+    assert links.traffic_gbps(c, login, login.nics[0]) == 0.0
+
+
+def test_one_slow_port_lowers_traffic_on_every_rail():
+    c = _cluster()
+    apply_fault(c, "link-rate", {"node": "node03", "port": "mlx5_5"})
+    assert links.job_rail_gbps(c) == 200 * links.RAIL_UTILIZATION
+
+
+def test_reset_counts_from_the_baseline():
+    c = _cluster()
+    apply_fault(c, "symbol-errors", {"node": "node01", "port": "mlx5_0", "errors_per_s": 5})
+    node = c.nodes["node01"]
+    nic = node.nic("mlx5_0")
+    c.clock.advance(5)
+    links.reset_counters(c, node, nic)
+    assert links.counters(c, node, nic)["SymbolErrorCounter"] == 0
+    assert links.counters(c, node, nic)["PortXmitData"] == 0
+    c.clock.advance(20)
+    assert links.counters(c, node, nic)["SymbolErrorCounter"] == 100
+    assert links.seconds_since_clear(c, node, nic) == 20
+
+
+def test_link_rate_fault_keeps_the_port_active():
+    c = _cluster(seed=7)
+    truth = apply_fault(c, "link-rate").truth
+    nic = c.nodes[truth["node"]].nic(truth["port"])
+    assert (nic.state, nic.phys_state, nic.rate_gbps) == ("Active", "LinkUp", 200)
+    assert links.rate_text(nic) == "200 Gb/sec (4X HDR)"
+    assert truth["cause"] == "link-rate"
+
+
+def test_link_rate_fault_can_narrow_the_width():
+    c = _cluster()
+    apply_fault(c, "link-rate", {"node": "node01", "port": "mlx5_2", "width": "2X"})
+    assert links.rate_text(c.nodes["node01"].nic("mlx5_2")) == "200 Gb/sec (2X NDR)"
+
+
+def test_fault_targets_vary_with_the_seed():
+    targets = {tuple(apply_fault(_cluster(seed), "link-rate").truth.values()) for seed in range(6)}
+    assert len(targets) > 1
+
+
+def test_link_flap_counts_link_downs_and_logs_them():
+    c = _cluster()
+    truth = apply_fault(c, "link-flap", {"node": "node04", "port": "mlx5_6", "period_s": 300}).truth
+    node = c.nodes["node04"]
+    nic = node.nic("mlx5_6")
+    first = links.counters(c, node, nic)["LinkDownedCounter"]
+    assert first >= 1
+    c.clock.advance(3600)
+    assert links.counters(c, node, nic)["LinkDownedCounter"] > first
+    downs = [e for e in node.hw.kernel_log if e.text.endswith(f"{nic.netdev}: Link down")]
+    assert len(downs) == len(nic.link_down_events)
+    assert nic.state == "Active" and truth["cause"] == "link-flap"
+
+
+def test_port_down_reads_down_and_carries_nothing():
+    c = _cluster()
+    apply_fault(c, "port-down", {"node": "node02", "port": "mlx5_1"})
+    nic = c.nodes["node02"].nic("mlx5_1")
+    assert (nic.state, nic.phys_state, nic.rate_gbps) == ("Down", "Disabled", 40)
+    assert links.effective_gbps(nic) == 0.0
+
+
+def test_congestion_raises_xmit_wait_not_errors():
+    c = _cluster()
+    truth = apply_fault(c, "congestion", {"nodes": 2}).truth
+    assert truth["cause"] == "congestion"
+    name = truth["nodes"].replace("[", "").split(",")[0].split("-")[0]
+    node = c.nodes[name if name.startswith("node") else "node" + name]
+    nic = node.nic("mlx5_0")
+    before = links.counters(c, node, nic)
+    c.clock.advance(10)
+    after = links.counters(c, node, nic)
+    assert after["PortXmitWait"] > before["PortXmitWait"]
+    assert after["SymbolErrorCounter"] == before["SymbolErrorCounter"] == 0
+
+
+@pytest.mark.parametrize("params", [{"node": "node99"}, {"port": "mlx5_8"}, {"width": "3X"}, {"rate_gbps": 400}])
+def test_bad_fault_parameters_are_rejected(params):
+    with pytest.raises(ValueError):
+        apply_fault(_cluster(), "link-rate", params)
+
+
+def test_ber_text_matches_the_tool_notation():
+    assert links.ber_text(0) == "15E-255"
+    assert links.ber_text(3e-12) == "3E-12"
