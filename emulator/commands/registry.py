@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import labcmds
+from . import builtins, labcmds
 from .base import Command
 
-MODULES: tuple[ModuleType, ...] = (labcmds,)
+MODULES: tuple[ModuleType, ...] = (builtins, labcmds)
 
 
 def _build() -> dict[str, Command]:

@@ -1,0 +1,193 @@
+"""The one API the browser worker and the command-line entry point use.
+
+>>> s = Session()                      # the healthy sandbox, seed 0
+>>> out, status = s.execute("hostname")
+>>> out, status
+('login01\\n', 0)
+
+``run(line)`` returns a :class:`Run` whose ``step()`` hands out the output in
+chunks (a streaming command pauses between chunks) until it returns None;
+``interrupt()`` stops it at the next chunk boundary with ``^C`` and status
+130. ``snapshot()`` gives a JSON-ready dict from which :meth:`Session.restore`
+rebuilds the same session: everything is deterministic, so the snapshot is a
+journal of the lines run (and where an interrupted line stopped), replayed
+with its output discarded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import labs
+from .cluster.clock import COMMAND_COST_S
+from .shell.completion import Completion, complete
+from .shell.interpreter import Shell
+
+#: Version of the snapshot layout; a snapshot of another version is refused.
+SCHEMA = 1
+#: Lines kept in the history and in the snapshot journal.
+HISTORY_LIMIT = 1_000
+#: Steps a restored interrupted line may replay.
+STEP_LIMIT = 10_000
+
+BANNER = ("Type help for the full list of commands, or solutions for reference procedures.\n"
+          "Simulated outputs do not validate your environment.")
+
+
+class SnapshotError(ValueError):
+    """A snapshot that cannot be restored (unreadable, or another schema version)."""
+
+
+@dataclass
+class Chunk:
+    """Output written before a pause: ``out`` is [(stream, text)], ``pause`` simulated seconds."""
+
+    out: list[tuple[str, str]]
+    pause: float = 0.0
+    done: bool = False
+    status: int | None = None
+
+    def text(self) -> str:
+        return "".join(text for _, text in self.out)
+
+
+@dataclass
+class Run:
+    """One input line being run; call :meth:`step` until it returns None."""
+
+    session: Session
+    line: str
+    _gen: Any = None
+    status: int | None = None
+    done: bool = False
+    steps: int = 0
+    _interrupted: bool = False
+    _finished: bool = field(default=False, repr=False)
+
+    def interrupt(self) -> None:
+        """Stop at the next chunk boundary (``^C``, status 130)."""
+        if not self.done:
+            self._interrupted = True
+
+    def step(self) -> Chunk | None:
+        if self._finished:
+            return None
+        shell = self.session.shell
+        if self._interrupted:
+            if self._gen is not None:
+                self._gen.close()
+            shell.take_pending()
+            return self._finish([("out", "^C\n")], 130)
+        if self._gen is None:
+            self._gen = shell.run_line(self.line)
+        try:
+            pause = next(self._gen)
+        except StopIteration as stop:
+            return self._finish(shell.take_pending(), int(stop.value or 0))
+        except Exception as exc:  # noqa: BLE001 - the last guard: never a traceback on screen
+            pending = shell.take_pending()
+            pending.append(("err", f"bash: internal error: {type(exc).__name__}: {exc}\n"))
+            return self._finish(pending, 1)
+        self.steps += 1
+        return Chunk(shell.take_pending(), float(pause))
+
+    def _finish(self, out: list[tuple[str, str]], status: int) -> Chunk:
+        self._finished = self.done = True
+        self.status = status
+        self.session.shell.last_status = status
+        self.session._finished(self)
+        return Chunk(out, 0.0, True, status)
+
+
+class Session:
+    """A learner's terminal: one cluster, one shell, a history."""
+
+    def __init__(self, lab: str | None = None, seed: int = 0) -> None:
+        self.lab = lab
+        self.seed = seed
+        self.cluster = labs.cluster_for(lab, seed)
+        self.shell = Shell(self, self.cluster)
+        self.history: list[str] = []
+        #: Lines run, for snapshots: (line, steps before an interrupt or None).
+        self.journal: list[tuple[str, int | None]] = []
+        self.current: Run | None = None
+
+    # -- running lines ------------------------------------------------------------
+    def banner(self) -> str:
+        return BANNER
+
+    @property
+    def prompt(self) -> str:
+        return self.shell.prompt()
+
+    def run(self, line: str) -> Run:
+        """Start one input line; the caller steps it."""
+        line = line.rstrip("\n")
+        if line.strip():
+            self.history.append(line)
+            del self.history[:-HISTORY_LIMIT]
+            self.cluster.clock.advance(COMMAND_COST_S)
+        self.current = Run(self, line)
+        return self.current
+
+    def execute(self, line: str) -> tuple[str, int]:
+        """Run a line to completion: (stdout and stderr text in order, status)."""
+        run = self.run(line)
+        parts: list[str] = []
+        while (chunk := run.step()) is not None:
+            parts.append(chunk.text())
+        return "".join(parts), run.status or 0
+
+    def _finished(self, run: Run) -> None:
+        if run.line.strip():
+            self.journal.append((run.line, run.steps if run.status == 130 and run._interrupted else None))
+            del self.journal[:-HISTORY_LIMIT]
+        if self.current is run:
+            self.current = None
+
+    def complete(self, line: str) -> Completion:
+        """Completions of the last word of ``line``."""
+        return complete(self.shell, line)
+
+    # -- state --------------------------------------------------------------------
+    def reset(self) -> None:
+        """Fresh state for the same lab and seed."""
+        self.__init__(self.lab, self.seed)  # type: ignore[misc]
+
+    def snapshot(self) -> dict[str, Any]:
+        journal = list(self.journal)
+        if self.current is not None and self.current.steps:
+            journal.append((self.current.line, self.current.steps))
+        return {
+            "schema": SCHEMA,
+            "lab": self.lab,
+            "seed": self.seed,
+            "journal": [[line, stop] for line, stop in journal],
+            "history": list(self.history),
+        }
+
+    @classmethod
+    def restore(cls, data: Any) -> Session:
+        """Rebuild a session from :meth:`snapshot` (raises :class:`SnapshotError`)."""
+        if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+            raise SnapshotError("snapshot from another version")
+        lab, seed, journal = data.get("lab"), data.get("seed"), data.get("journal")
+        history = data.get("history", [])
+        if not (lab is None or isinstance(lab, str)) or not isinstance(seed, int) or not isinstance(journal, list) \
+                or not isinstance(history, list) or not all(isinstance(h, str) for h in history):
+            raise SnapshotError("unreadable snapshot")
+        session = cls(lab, seed)
+        for entry in journal[-HISTORY_LIMIT:]:
+            if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)
+                    and (entry[1] is None or isinstance(entry[1], int))):
+                raise SnapshotError("unreadable snapshot")
+            line, stop = entry
+            run = session.run(line)
+            steps = 0
+            while run.step() is not None:
+                steps += 1
+                if stop is not None and steps >= min(stop, STEP_LIMIT):
+                    run.interrupt()
+        session.history = [h for h in history[-HISTORY_LIMIT:]]
+        return session

@@ -1,0 +1,292 @@
+"""Word expansion in bash's order: braces, tilde, variables, command
+substitution and arithmetic, field splitting, globbing, quote removal.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Protocol
+
+from ..vfs import glob_escape, has_magic, normpath
+from .lexer import Arith, Lit, ShellSyntaxError, Sub, Tilde, Var, Word
+
+#: Cap on the words one brace expression may produce.
+BRACE_LIMIT = 10_000
+
+
+class ExpansionError(ShellSyntaxError):
+    """A failed expansion (``${x:?}``, bad arithmetic); the message follows bash."""
+
+
+class Env(Protocol):
+    """What expansion needs from the shell."""
+
+    home: str
+    cwd: str
+
+    def lookup_var(self, name: str) -> str | None: ...
+
+    def set_var(self, name: str, value: str) -> None: ...
+
+    def substitute(self, source: str) -> str: ...
+
+    def glob(self, pattern: str) -> list[str]: ...
+
+
+# -- braces -------------------------------------------------------------------------
+_RANGE = re.compile(r"^(-?\d+)\.\.(-?\d+)(?:\.\.(-?\d+))?$|^([a-zA-Z])\.\.([a-zA-Z])$")
+
+
+def _brace_alternatives(body: str) -> list[str] | None:
+    m = _RANGE.match(body)
+    if m:
+        if m.group(4):
+            a, b = ord(m.group(4)), ord(m.group(5))
+            step = 1 if b >= a else -1
+            return [chr(c) for c in range(a, b + step, step)]
+        lo, hi = m.group(1), m.group(2)
+        step = abs(int(m.group(3) or 1)) or 1
+        a, b = int(lo), int(hi)
+        if abs(b - a) // step > BRACE_LIMIT:
+            return None
+        width = max(len(lo), len(hi)) if (lo.lstrip("-").startswith("0") or hi.lstrip("-").startswith("0")) else 0
+        direction = step if b >= a else -step
+        return [f"{n:0{width}d}" for n in range(a, b + (1 if b >= a else -1), direction)]
+    depth, items, start = 0, [], 0
+    for i, c in enumerate(body):
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            items.append(body[start:i])
+            start = i + 1
+    if not items:
+        return None
+    items.append(body[start:])
+    return items
+
+
+def brace_expand(text: str) -> list[str]:
+    """Expand the first brace expression in ``text``, recursively."""
+    depth, open_at = 0, -1
+    for i, c in enumerate(text):
+        if c == "{":
+            if depth == 0:
+                open_at = i
+            depth += 1
+        elif c == "}" and depth:
+            depth -= 1
+            if depth == 0:
+                alts = _brace_alternatives(text[open_at + 1:i])
+                if alts is None:
+                    rest = brace_expand(text[i + 1:])
+                    return [text[:i + 1] + r for r in rest][:BRACE_LIMIT]
+                out: list[str] = []
+                for alt in alts:
+                    for tail in brace_expand(alt + text[i + 1:]):
+                        out.append(text[:open_at] + tail)
+                        if len(out) >= BRACE_LIMIT:
+                            return out
+                return out
+    return [text]
+
+
+def _braces(word: Word) -> list[Word]:
+    """Brace expansion applies to a word whose unquoted literal parts hold the braces."""
+    if len(word.parts) != 1 or not isinstance(word.parts[0], Lit) or word.parts[0].quoted:
+        # Mixed words: expand braces only inside leading unquoted literal text.
+        if word.parts and isinstance(word.parts[0], Lit) and not word.parts[0].quoted and "{" in word.parts[0].text \
+                and "}" in word.parts[0].text:
+            head = word.parts[0].text
+            return [Word([Lit(h, False), *word.parts[1:]], word.raw) for h in brace_expand(head)]
+        return [word]
+    text = word.parts[0].text
+    if "{" not in text or "}" not in text:
+        return [word]
+    return [Word([Lit(t, False)], t) for t in brace_expand(text)]
+
+
+# -- arithmetic ---------------------------------------------------------------------
+_ARITH_TOKEN = re.compile(r"\s*(?:(\d+)|([A-Za-z_][A-Za-z_0-9]*)|(\*\*|<=|>=|==|!=|&&|\|\||[-+*/%()<>!]))")
+
+
+def arithmetic(source: str, env: Env) -> int:
+    """Evaluate ``$(( ))``: integers, variables, + - * / % ** comparisons, && ||, parentheses."""
+    tokens: list[str] = []
+    pos = 0
+    src = source.strip()
+    while pos < len(src):
+        m = _ARITH_TOKEN.match(src, pos)
+        if not m or m.end() == pos:
+            raise ExpansionError(f"{source.strip()}: syntax error: invalid arithmetic operator (error token is \"{src[pos:]}\")")
+        if m.group(2):
+            value = env.lookup_var(m.group(2)) or "0"
+            tokens.append(value.strip() if value.strip().lstrip("-").isdigit() else "0")
+        else:
+            tokens.append(m.group(1) or m.group(3))
+        pos = m.end()
+        while pos < len(src) and src[pos].isspace():
+            pos += 1
+    if not tokens:
+        return 0
+    p = _ArithParser(tokens, source.strip())
+    value = p.expr(0)
+    if p.i != len(tokens):
+        raise ExpansionError(f"{source.strip()}: syntax error in expression (error token is \"{tokens[p.i]}\")")
+    return value
+
+
+class _ArithParser:
+    _PREC = {"||": 1, "&&": 2, "==": 3, "!=": 3, "<": 4, ">": 4, "<=": 4, ">=": 4, "+": 5, "-": 5,
+             "*": 6, "/": 6, "%": 6, "**": 7}
+
+    def __init__(self, tokens: list[str], source: str) -> None:
+        self.tokens, self.i, self.source = tokens, 0, source
+
+    def atom(self) -> int:
+        if self.i >= len(self.tokens):
+            raise ExpansionError(f"{self.source}: syntax error: operand expected (error token is \"\")")
+        tok = self.tokens[self.i]
+        self.i += 1
+        if tok == "(":
+            value = self.expr(0)
+            if self.i >= len(self.tokens) or self.tokens[self.i] != ")":
+                raise ExpansionError(f"{self.source}: syntax error: missing `)'")
+            self.i += 1
+            return value
+        if tok == "-":
+            return -self.atom()
+        if tok == "+":
+            return self.atom()
+        if tok == "!":
+            return int(not self.atom())
+        if tok.lstrip("-").isdigit():
+            return int(tok)
+        raise ExpansionError(f"{self.source}: syntax error: operand expected (error token is \"{tok}\")")
+
+    def expr(self, min_prec: int) -> int:
+        left = self.atom()
+        while self.i < len(self.tokens) and self._PREC.get(self.tokens[self.i], 0) > min_prec:
+            op = self.tokens[self.i]
+            self.i += 1
+            prec = self._PREC[op]
+            right = self.expr(prec - 1 if op == "**" else prec)
+            left = self._apply(op, left, right)
+        return left
+
+    def _apply(self, op: str, a: int, b: int) -> int:
+        if op in ("/", "%") and b == 0:
+            raise ExpansionError(f"{self.source}: division by 0 (error token is \"{self.source.split(op)[-1].strip()}\")")
+        if op == "**" and (b < 0 or b > 64):
+            raise ExpansionError(f"{self.source}: exponent out of range")
+        ops: dict[str, Callable[[int, int], int]] = {
+            "+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y,
+            "/": lambda x, y: int(x / y), "%": lambda x, y: x - y * int(x / y), "**": lambda x, y: x ** y,
+            "<": lambda x, y: int(x < y), ">": lambda x, y: int(x > y), "<=": lambda x, y: int(x <= y),
+            ">=": lambda x, y: int(x >= y), "==": lambda x, y: int(x == y), "!=": lambda x, y: int(x != y),
+            "&&": lambda x, y: int(bool(x and y)), "||": lambda x, y: int(bool(x or y)),
+        }
+        result = ops[op](a, b)
+        if abs(result) > 2 ** 63:
+            result = (result + 2 ** 63) % 2 ** 64 - 2 ** 63
+        return result
+
+
+# -- words --------------------------------------------------------------------------
+def _var_value(part: Var, env: Env) -> str:
+    value = env.lookup_var(part.name)
+    if part.op == "#len":
+        return str(len(value or ""))
+    empty = value is None or (part.op.startswith(":") and value == "")
+    if part.op in (":-", "-") and empty:
+        return part.arg
+    if part.op in (":=", "=") and empty:
+        env.set_var(part.name, part.arg)
+        return part.arg
+    if part.op in (":+", "+"):
+        return "" if empty else part.arg
+    return value or ""
+
+
+def expand_word(word: Word, env: Env, split: bool = True, glob: bool = True) -> list[str]:
+    """The fields a word expands to (an assignment value uses split=False, glob=False)."""
+    results: list[str] = []
+    for w in _braces(word) if split else [word]:
+        results += _expand_one(w, env, split, glob)
+    return results
+
+
+def _expand_one(word: Word, env: Env, split: bool, glob: bool) -> list[str]:
+    # Each field is a list of (text, quoted) pieces.
+    fields: list[list[tuple[str, bool]]] = [[]]
+    any_quoted = False
+
+    def add_split(value: str) -> None:
+        if not split:
+            fields[-1].append((value, False))
+            return
+        pieces = value.split()
+        if not pieces:
+            if value and fields[-1]:
+                fields.append([])
+            return
+        if value[:1].isspace() and fields[-1]:
+            fields.append([])
+        fields[-1].append((pieces[0], False))
+        for piece in pieces[1:]:
+            fields.append([(piece, False)])
+        if value[-1:].isspace():
+            fields.append([])
+
+    for part in word.parts:
+        if isinstance(part, Lit):
+            any_quoted = any_quoted or part.quoted
+            fields[-1].append((part.text, part.quoted))
+        elif isinstance(part, Tilde):
+            fields[-1].append((env.home if not part.user or part.user == "alice" else f"/home/{part.user}", True))
+        elif isinstance(part, (Var, Sub, Arith)):
+            if isinstance(part, Var):
+                value = _var_value(part, env)
+            elif isinstance(part, Sub):
+                value = env.substitute(part.source).rstrip("\n")
+            else:
+                value = str(arithmetic(part.source, env))
+            if part.quoted:
+                any_quoted = True
+                fields[-1].append((value, True))
+            else:
+                add_split(value)
+    out: list[str] = []
+    for pieces in fields:
+        if not pieces:
+            continue
+        text = "".join(t for t, _ in pieces)
+        if glob and any(not q and has_magic(t) for t, q in pieces):
+            pattern = "".join(t if not q else glob_escape(t) for t, q in pieces)
+            matches = env.glob(pattern)
+            if matches:
+                out += matches
+                continue
+        out.append(text)
+    if not out and any_quoted and len(fields) == 1:
+        out.append("")
+    return out
+
+
+def glob_relative(pattern: str, cwd: str, matcher: Callable[[str], list[str]]) -> list[str]:
+    """Glob a pattern that may be relative: match absolutely, then print as typed."""
+    absolute = normpath(cwd, pattern) if not pattern.startswith("/") else pattern
+    if pattern.startswith("/"):
+        return matcher(absolute)
+    prefix = cwd.rstrip("/") + "/"
+    found = matcher(absolute)
+    lead = ""
+    stripped = pattern
+    while stripped.startswith("./"):
+        lead += "./"
+        stripped = stripped[2:]
+    if stripped.startswith("../"):
+        return found  # rare; print absolute paths
+    return [lead + f[len(prefix):] if f.startswith(prefix) else f for f in found]

@@ -1,0 +1,513 @@
+"""Run a parsed line: expansion, redirections, pipelines, loops, commands.
+
+Execution is a generator: every pause a streaming command asks for (``yield
+seconds``) advances the simulated clock and is passed up, so the session can
+flush the output so far as one chunk, and an interrupt can close the
+generator between chunks. Pipelines run stage by stage: each stage's stdout
+becomes the next stage's stdin, and the last stage streams.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Generator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..commands import registry
+from ..commands.base import OUTPUT_LIMIT, Context, Result
+from ..errors import CommandError, EmulatorError, OutputLimitExceeded
+from ..vfs import FileSystem, FsError
+from . import hostfs
+from .expand import expand_word, glob_relative
+from .lexer import ShellSyntaxError, Word
+from .parser import AndOr, For, Group, If, Pipeline, Redirect, Script, Simple, While, parse
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..cluster.model import Cluster, Node
+
+#: A running piece of the line: yields pauses (simulated seconds), returns a status.
+Run = Generator[float, None, int]
+
+USER = "alice"
+HOME = "/home/alice"
+#: Iterations after which a loop stops.
+LOOP_LIMIT = 10_000
+#: Nesting depth of command substitutions and ``ctx.run`` calls.
+DEPTH_LIMIT = 16
+#: The process id ``$$`` reports.
+SHELL_PID = 24817
+
+
+class Sink:
+    """Where a file descriptor writes."""
+
+    def write(self, text: str) -> None:
+        raise NotImplementedError
+
+
+class Terminal(Sink):
+    """The screen: text is queued as (stream, text) for the next chunk."""
+
+    def __init__(self, shell: Shell, stream: str) -> None:
+        self.shell, self.stream = shell, stream
+
+    def write(self, text: str) -> None:
+        self.shell.emit(self.stream, text)
+
+
+class Buffer(Sink):
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.size = 0
+
+    def write(self, text: str) -> None:
+        self.size += len(text)
+        if self.size > OUTPUT_LIMIT:
+            raise OutputLimitExceeded(f"output limit of {OUTPUT_LIMIT} characters exceeded")
+        self.parts.append(text)
+
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+class FileSink(Sink):
+    def __init__(self, fs: FileSystem, path: str) -> None:
+        self.fs, self.path = fs, path
+
+    def write(self, text: str) -> None:
+        self.fs.write(self.path, text, append=True)
+
+
+class Null(Sink):
+    def write(self, text: str) -> None:
+        pass
+
+
+@dataclass
+class Frame:
+    """One level of the host stack: ``ssh`` pushes, ``exit`` pops."""
+
+    host: Node
+    cwd: str
+    oldpwd: str = ""
+
+
+def default_env() -> dict[str, str]:
+    return {
+        "HOME": HOME, "USER": USER, "LOGNAME": USER, "SHELL": "/bin/bash", "TERM": "xterm-256color",
+        "LANG": "C.UTF-8", "PATH": "/usr/local/cuda/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+        "PWD": HOME, "SHLVL": "1",
+    }
+
+
+class Shell:
+    """The interpreter state of one session: host stack, variables, last status."""
+
+    def __init__(self, session: Any, cluster: Cluster) -> None:
+        self.session = session
+        self.cluster = cluster
+        self.frames = [Frame(cluster.nodes[cluster.login], HOME)]
+        self.env = default_env()
+        self.vars: dict[str, str] = {}
+        self.last_status = 0
+        self.pending: list[tuple[str, str]] = []
+        self._pending_size = 0
+        self._depth = 0
+        self._filesystems: dict[str, FileSystem] = {}
+        self._shared = hostfs.shared_dirs(cluster)
+        self._sync_env()
+
+    # -- state ------------------------------------------------------------------
+    @property
+    def host(self) -> Node:
+        return self.frames[-1].host
+
+    @property
+    def cwd(self) -> str:
+        return self.frames[-1].cwd
+
+    @cwd.setter
+    def cwd(self, path: str) -> None:
+        frame = self.frames[-1]
+        frame.oldpwd, frame.cwd = frame.cwd, path
+        self._sync_env()
+
+    @property
+    def home(self) -> str:
+        return self.env.get("HOME", HOME)
+
+    def fs_for(self, host: Node) -> FileSystem:
+        fs = self._filesystems.get(host.name)
+        if fs is None:
+            fs = hostfs.build(self.cluster, host, self._shared)
+            self._filesystems[host.name] = fs
+        return fs
+
+    @property
+    def fs(self) -> FileSystem:
+        """The current host's filesystem, resolving relative paths from the working directory."""
+        fs = self.fs_for(self.host)
+        fs.cwd = self.cwd
+        return fs
+
+    def filesystems(self) -> dict[str, FileSystem]:
+        """Every host filesystem built so far (for snapshots)."""
+        return self._filesystems
+
+    def push_host(self, host: Node) -> None:
+        cwd = HOME if self.fs_for(host).isdir(HOME) else "/"
+        self.frames.append(Frame(host, cwd))
+        self._sync_env()
+
+    def pop_host(self) -> bool:
+        """Return to the previous host; False on the first host."""
+        if len(self.frames) == 1:
+            return False
+        self.frames.pop()
+        self._sync_env()
+        return True
+
+    def _sync_env(self) -> None:
+        self.env["PWD"] = self.cwd
+        self.env["HOSTNAME"] = self.host.name
+        oldpwd = self.frames[-1].oldpwd
+        if oldpwd:
+            self.env["OLDPWD"] = oldpwd
+
+    def prompt(self) -> str:
+        cwd = self.cwd
+        if cwd == self.home or cwd.startswith(self.home + "/"):
+            cwd = "~" + cwd[len(self.home):]
+        return f"{USER}@{self.host.name}:{cwd}$ "
+
+    # -- variables (the expansion environment) ------------------------------------
+    def lookup_var(self, name: str) -> str | None:
+        special = {"?": str(self.last_status), "$": str(SHELL_PID), "0": "bash", "#": "0", "@": "", "*": "",
+                   "!": "", "-": "himBHs"}
+        if name in special:
+            return special[name]
+        if name in self.vars:
+            return self.vars[name]
+        return self.env.get(name)
+
+    def set_var(self, name: str, value: str) -> None:
+        if name in self.env:
+            self.env[name] = value
+        else:
+            self.vars[name] = value
+
+    def export(self, name: str, value: str | None = None) -> None:
+        if value is None:
+            value = self.vars.pop(name, self.env.get(name, ""))
+        self.vars.pop(name, None)
+        self.env[name] = value
+
+    def unset(self, name: str) -> None:
+        self.vars.pop(name, None)
+        self.env.pop(name, None)
+
+    def substitute(self, source: str) -> str:
+        """Run ``$(...)``: the inner line's stdout (stderr still reaches the screen)."""
+        out = Buffer()
+        self._nested(self.run_script(parse(source), "", out, Terminal(self, "err")))
+        return out.text()
+
+    def glob(self, pattern: str) -> list[str]:
+        return glob_relative(pattern, self.cwd, self.fs.glob)
+
+    def _nested(self, run: Run) -> int:
+        """Run to completion inside another command (no chunk boundaries)."""
+        if self._depth >= DEPTH_LIMIT:
+            raise ShellSyntaxError("maximum nesting level exceeded")
+        self._depth += 1
+        try:
+            while True:
+                try:
+                    next(run)
+                except StopIteration as stop:
+                    return int(stop.value or 0)
+        finally:
+            self._depth -= 1
+
+    # -- output -------------------------------------------------------------------
+    def emit(self, stream: str, text: str) -> None:
+        if not text:
+            return
+        self._pending_size += len(text)
+        if self._pending_size > OUTPUT_LIMIT * 2:
+            raise OutputLimitExceeded(f"output limit of {OUTPUT_LIMIT} characters exceeded")
+        if self.pending and self.pending[-1][0] == stream:
+            self.pending[-1] = (stream, self.pending[-1][1] + text)
+        else:
+            self.pending.append((stream, text))
+
+    def take_pending(self) -> list[tuple[str, str]]:
+        taken, self.pending = self.pending, []
+        return taken
+
+    # -- entry points ---------------------------------------------------------------
+    def run_line(self, line: str) -> Run:
+        """Run one input line; every error becomes a message and a status."""
+        self._pending_size = 0
+        err = Terminal(self, "err")
+        try:
+            script = parse(line)
+        except ShellSyntaxError as exc:
+            err.write(f"bash: {exc.message}\n")
+            self.last_status = 2
+            return 2
+        except RecursionError:
+            err.write("bash: expression nesting too deep\n")
+            self.last_status = 2
+            return 2
+        try:
+            status = yield from self.run_script(script, "", Terminal(self, "out"), err)
+        except OutputLimitExceeded as exc:
+            self.pending.append(("err", f"bash: {exc}\n"))
+            status = 1
+        except RecursionError:
+            self.pending.append(("err", "bash: expression nesting too deep\n"))
+            status = 2
+        self.last_status = status
+        return status
+
+    def run_argv(self, argv: list[str], host: Node | None = None, stdin: str = "",
+                 env: dict[str, str] | None = None) -> Result:
+        """Run one command to completion, capturing its output (for ``ctx.run``)."""
+        out, err = Buffer(), Buffer()
+        pushed = host is not None and host is not self.host
+        if pushed:
+            assert host is not None
+            cwd = self.cwd if self.fs_for(host).isdir(self.cwd) else "/"
+            self.frames.append(Frame(host, cwd))
+            self._sync_env()
+        try:
+            status = self._nested(self.run_command_argv(argv, stdin, out, err, env or {}))
+        except OutputLimitExceeded as exc:
+            err.parts.append(f"{exc}\n")
+            status = 1
+        finally:
+            if pushed:
+                self.frames.pop()
+                self._sync_env()
+        return Result(out.text(), err.text(), status)
+
+    # -- the tree -----------------------------------------------------------------
+    def run_script(self, script: Script, stdin: str, out: Sink, err: Sink) -> Run:
+        status = self.last_status
+        for item in script.items:
+            status = yield from self.run_and_or(item, stdin, out, err)
+            self.last_status = status
+        return status
+
+    def run_and_or(self, node: AndOr, stdin: str, out: Sink, err: Sink) -> Run:
+        status = yield from self.run_pipeline(node.first, stdin, out, err)
+        for op, pipe in node.rest:
+            self.last_status = status
+            if (op == "&&") == (status == 0):
+                status = yield from self.run_pipeline(pipe, stdin, out, err)
+        return status
+
+    def run_pipeline(self, pipe: Pipeline, stdin: str, out: Sink, err: Sink) -> Run:
+        data = stdin
+        status = 0
+        last = len(pipe.commands) - 1
+        for i, command in enumerate(pipe.commands):
+            if i == last:
+                status = yield from self.run_command(command, data, out, err)
+            else:
+                buffer = Buffer()
+                status = yield from self.run_command(command, data, buffer, buffer if pipe.stderr_too[i] else err)
+                data = buffer.text()
+        if pipe.negate:
+            status = 0 if status else 1
+        return status
+
+    def run_command(self, command: Any, stdin: str, out: Sink, err: Sink) -> Run:
+        if isinstance(command, Simple):
+            return (yield from self.run_simple(command, stdin, out, err))
+        redirected = self.redirect(command.redirects, stdin, out, err)
+        if redirected is None:
+            return 1
+        stdin, out, err = redirected
+        if isinstance(command, Group):
+            if not command.subshell:
+                return (yield from self.run_script(command.body, stdin, out, err))
+            saved = (list(self.frames), [Frame(f.host, f.cwd, f.oldpwd) for f in self.frames],
+                     dict(self.env), dict(self.vars))
+            try:
+                return (yield from self.run_script(command.body, stdin, out, err))
+            finally:
+                self.frames = saved[1]
+                self.env, self.vars = saved[2], saved[3]
+        if isinstance(command, For):
+            if command.words is None:
+                values: list[str] = []
+            else:
+                values = [v for w in command.words for v in self.expand(w)]
+            status = 0
+            for value in values[:LOOP_LIMIT]:
+                self.set_var(command.name, value)
+                status = yield from self.run_script(command.body, stdin, out, err)
+            return status
+        if isinstance(command, While):
+            status = 0
+            for _ in range(LOOP_LIMIT):
+                cond = yield from self.run_script(command.cond, stdin, out, err)
+                if (cond == 0) == command.until:
+                    return status
+                status = yield from self.run_script(command.body, stdin, out, err)
+            err.write(f"bash: loop stopped after {LOOP_LIMIT} iterations\n")
+            return 1
+        if isinstance(command, If):
+            for cond, body in command.branches:
+                if (yield from self.run_script(cond, stdin, out, err)) == 0:
+                    return (yield from self.run_script(body, stdin, out, err))
+            if command.orelse is not None:
+                return (yield from self.run_script(command.orelse, stdin, out, err))
+            return 0
+        raise TypeError(f"unknown command node {command!r}")
+
+    def expand(self, word: Word) -> list[str]:
+        return expand_word(word, self)
+
+    def redirect(self, redirects: list[Redirect], stdin: str, out: Sink,
+                 err: Sink) -> tuple[str, Sink, Sink] | None:
+        """Apply redirections left to right; None (after an error message) if one fails."""
+        fds: dict[int, Sink] = {1: out, 2: err}
+        for r in redirects:
+            try:
+                targets = self.expand(r.target)
+            except ShellSyntaxError as exc:
+                err.write(f"bash: {exc.message}\n")
+                return None
+            if len(targets) != 1:
+                err.write(f"bash: {r.target.raw}: ambiguous redirect\n")
+                return None
+            target = targets[0]
+            fd = r.fd if r.fd is not None else (0 if r.op in ("<", "<&", "<>") else 1)
+            try:
+                if r.op in (">&", "<&") and (target.isdigit() or target == "-"):
+                    if target == "-":
+                        fds[fd] = Null()
+                    elif int(target) in fds:
+                        fds[fd] = fds[int(target)]
+                    elif int(target) != 0:
+                        err.write(f"bash: {target}: Bad file descriptor\n")
+                        return None
+                elif r.op == "<":
+                    stdin = self._read_input(target)
+                elif r.op in ("&>", "&>>") or (r.op == ">&" and r.fd is None):
+                    sink = self._open(target, append=r.op == "&>>")
+                    fds[1] = fds[2] = sink
+                elif r.op == "<>":
+                    continue
+                else:
+                    fds[fd] = self._open(target, append=r.op == ">>")
+            except FsError as exc:
+                err.write(f"bash: {exc.path}: {exc.strerror}\n")
+                return None
+        return stdin, fds[1], fds[2]
+
+    def _read_input(self, path: str) -> str:
+        if path in ("/dev/null", "/dev/stdin"):
+            return ""
+        return self.fs.read(path)
+
+    def _open(self, path: str, append: bool) -> Sink:
+        specials: dict[str, Sink] = {"/dev/null": Null(), "/dev/stdout": Terminal(self, "out"),
+                                     "/dev/stderr": Terminal(self, "err"), "/dev/tty": Terminal(self, "out")}
+        if path in specials:
+            return specials[path]
+        fs = self.fs
+        if not append or not fs.exists(path):
+            fs.write(path, "")
+        else:
+            fs.write(path, "", append=True)
+        return FileSink(fs, path)
+
+    def run_simple(self, cmd: Simple, stdin: str, out: Sink, err: Sink) -> Run:
+        try:
+            argv = [v for w in cmd.words for v in self.expand(w)]
+            assigns = [(name, "".join(expand_word(w, self, split=False, glob=False))) for name, w in cmd.assigns]
+        except ShellSyntaxError as exc:
+            err.write(f"bash: {exc.message}\n")
+            return 1
+        redirected = self.redirect(cmd.redirects, stdin, out, err)
+        if redirected is None:
+            return 1
+        stdin, out, err = redirected
+        if not argv:
+            for name, value in assigns:
+                self.set_var(name, value)
+            return 0
+        env = dict(self.env)
+        env.update(assigns)
+        return (yield from self.run_command_argv(argv, stdin, out, err, env))
+
+    def run_command_argv(self, argv: list[str], stdin: str, out: Sink, err: Sink,
+                         env: dict[str, str]) -> Run:
+        name = argv[0]
+        command = registry.lookup(name) if "/" not in name else None
+        if command is None:
+            return self._not_found(name, err)
+        ctx = Context(argv=argv, stdin=stdin, env={**self.env, **env}, shell=self)
+        status = 0
+        try:
+            outcome = command.main(ctx)
+            if isinstance(outcome, Generator):
+                while True:
+                    try:
+                        pause = next(outcome)
+                    except StopIteration as stop:
+                        status = int(stop.value or 0)
+                        break
+                    self._route(ctx, out, err)
+                    pause = max(0.0, float(pause or 0.0))
+                    self.cluster.clock.advance(pause)
+                    yield pause
+            else:
+                status = int(outcome or 0)
+        except CommandError as exc:
+            self._route(ctx, out, err)
+            if exc.message:
+                err.write(exc.message if exc.message.endswith("\n") else exc.message + "\n")
+            status = exc.status
+        except OutputLimitExceeded as exc:
+            ctx.take_output()
+            err.write(f"{exc}\n")
+            status = 1
+        except (EmulatorError, ShellSyntaxError) as exc:
+            self._route(ctx, out, err)
+            err.write(f"bash: {name}: {exc}\n")
+            status = 1
+        except (FsError, ValueError, KeyError, IndexError, TypeError, AttributeError, ZeroDivisionError,
+                OverflowError, LookupError, AssertionError, NotImplementedError) as exc:
+            ctx.take_output()
+            err.write(f"bash: internal error in {name}: {type(exc).__name__}: {exc}\n")
+            status = 1
+        self._route(ctx, out, err)
+        return status
+
+    def _route(self, ctx: Context, out: Sink, err: Sink) -> None:
+        for stream, text in ctx.take_output():
+            try:
+                (out if stream == "out" else err).write(text)
+            except FsError as exc:
+                err.write(f"bash: {exc.path}: {exc.strerror}\n")
+
+    def _not_found(self, name: str, err: Sink) -> int:
+        if "/" in name:
+            fs = self.fs
+            path = posixpath.normpath(name)
+            if not fs.exists(path):
+                err.write(f"bash: {name}: No such file or directory\n")
+                return 127
+            if fs.isdir(path):
+                err.write(f"bash: {name}: Is a directory\n")
+                return 126
+            err.write(f"bash: {name}: Permission denied\n")
+            return 126
+        err.write(f"bash: {name}: command not found\n")
+        return 127

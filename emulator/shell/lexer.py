@@ -1,0 +1,350 @@
+"""Split an input line into words and operators, keeping track of quoting.
+
+A word is a list of parts (literal text, a variable, a command substitution,
+a tilde) each marked quoted or not, so that expansion can decide later what
+is field-split and what is globbed, exactly as bash does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..errors import EmulatorError
+
+
+class ShellSyntaxError(EmulatorError):
+    """A line the shell cannot parse; the message is bash's wording without the ``bash: `` prefix."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Lit:
+    text: str
+    quoted: bool
+
+
+@dataclass(frozen=True)
+class Var:
+    """``$NAME``, ``${NAME}``, ``${NAME:-default}``, ``${#NAME}``, ``$?``."""
+
+    name: str
+    quoted: bool
+    op: str = ""          # "", ":-", "-", ":=", "#len"
+    arg: str = ""
+
+
+@dataclass(frozen=True)
+class Sub:
+    """``$(...)`` or backticks: the source text of the inner line."""
+
+    source: str
+    quoted: bool
+
+
+@dataclass(frozen=True)
+class Arith:
+    """``$((...))``: an integer expression."""
+
+    source: str
+    quoted: bool
+
+
+@dataclass(frozen=True)
+class Tilde:
+    """A leading ``~`` or ``~user``."""
+
+    user: str
+
+
+Part = Lit | Var | Sub | Arith | Tilde
+
+
+@dataclass
+class Word:
+    parts: list[Part] = field(default_factory=list)
+    raw: str = ""
+
+    def literal(self) -> str | None:
+        """The word's text if it is made of literal parts only, else None."""
+        if all(isinstance(p, Lit) for p in self.parts):
+            return "".join(p.text for p in self.parts)  # type: ignore[union-attr]
+        return None
+
+    def is_plain(self) -> bool:
+        """Unquoted literal text only (reserved words and assignments must be plain)."""
+        return all(isinstance(p, Lit) and not p.quoted for p in self.parts)
+
+
+@dataclass
+class Op:
+    """An operator: ``|``, ``||``, ``&&``, ``;``, ``&``, ``(``, ``)``, newline, or a redirection.
+
+    Redirections carry the file descriptor written before them (``2>``).
+    """
+
+    kind: str
+    fd: int | None = None
+
+
+Token = Word | Op
+
+#: Control operators, longest first.
+_CONTROL = ("&&", "||", ";;", "|&", "|", "&", ";", "(", ")")
+#: Redirection operators, longest first.
+_REDIRECT = (">>", ">&", ">|", "&>>", "&>", "<&", "<<<", "<<", "<>", "<", ">")
+_SPECIAL_VARS = "?$#!@*-0123456789"
+_NAME_START = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"
+_NAME_CHARS = _NAME_START + "0123456789"
+
+
+def _find_closing(text: str, i: int, open_: str, close: str, what: str) -> int:
+    """Index of the ``close`` matching an ``open_`` just before ``i``, skipping quotes."""
+    depth = 1
+    while i < len(text):
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "'":
+            end = text.find("'", i + 1)
+            if end < 0:
+                break
+            i = end + 1
+            continue
+        if c == '"':
+            i += 1
+            while i < len(text) and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+            i += 1
+            continue
+        if c == open_:
+            depth += 1
+        elif c == close:
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    raise ShellSyntaxError(f"unexpected EOF while looking for matching `{what}'")
+
+
+class _Lexer:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.i = 0
+        self.tokens: list[Token] = []
+
+    def run(self) -> list[Token]:
+        text = self.text
+        while self.i < len(text):
+            c = text[self.i]
+            if c in " \t\r":
+                self.i += 1
+            elif c == "\n":
+                self.tokens.append(Op("\n"))
+                self.i += 1
+            elif c == "#":
+                end = text.find("\n", self.i)
+                self.i = len(text) if end < 0 else end
+            elif self._operator(None):
+                pass
+            else:
+                self._word()
+        return self.tokens
+
+    def _operator(self, fd: int | None) -> bool:
+        text, i = self.text, self.i
+        for op in _REDIRECT:
+            if text.startswith(op, i):
+                if op in ("&>", "&>>") and fd is not None:
+                    continue
+                self.tokens.append(Op(op, fd))
+                self.i += len(op)
+                return True
+        if fd is None:
+            for op in _CONTROL:
+                if text.startswith(op, i):
+                    self.tokens.append(Op(op))
+                    self.i += len(op)
+                    return True
+        return False
+
+    def _word(self) -> None:
+        text = self.text
+        start = self.i
+        parts: list[Part] = []
+        buf: list[str] = []
+
+        def flush(quoted: bool = False) -> None:
+            if buf:
+                parts.append(Lit("".join(buf), quoted))
+                buf.clear()
+
+        if text[self.i] == "~":
+            j = self.i + 1
+            while j < len(text) and text[j] in _NAME_CHARS + "-.":
+                j += 1
+            if j == len(text) or text[j] in "/ \t\n;|&<>)":
+                parts.append(Tilde(text[self.i + 1:j]))
+                self.i = j
+        while self.i < len(text):
+            c = text[self.i]
+            if c in " \t\r\n;|&()":
+                break
+            if c in "<>":
+                word_so_far = "".join(buf)
+                if not parts and word_so_far.isdigit() and len(word_so_far) < 4:
+                    buf.clear()
+                    self._operator(int(word_so_far))
+                    return
+                break
+            if c == "\\":
+                if self.i + 1 < len(text):
+                    if text[self.i + 1] != "\n":
+                        flush()
+                        parts.append(Lit(text[self.i + 1], True))
+                    self.i += 2
+                else:
+                    buf.append("\\")
+                    self.i += 1
+            elif c == "'":
+                end = text.find("'", self.i + 1)
+                if end < 0:
+                    raise ShellSyntaxError("unexpected EOF while looking for matching `''")
+                flush()
+                parts.append(Lit(text[self.i + 1:end], True))
+                self.i = end + 1
+            elif c == '"':
+                flush()
+                self.i += 1
+                self._double_quoted(parts)
+            elif c == "$":
+                flush()
+                self._dollar(parts, quoted=False)
+            elif c == "`":
+                flush()
+                end = text.find("`", self.i + 1)
+                if end < 0:
+                    raise ShellSyntaxError("unexpected EOF while looking for matching ``'")
+                parts.append(Sub(text[self.i + 1:end], False))
+                self.i = end + 1
+            else:
+                buf.append(c)
+                self.i += 1
+        flush()
+        self.tokens.append(Word(parts, text[start:self.i]))
+
+    def _double_quoted(self, parts: list[Part]) -> None:
+        text = self.text
+        buf: list[str] = []
+        quoted_empty = True
+        while True:
+            if self.i >= len(text):
+                raise ShellSyntaxError("unexpected EOF while looking for matching `\"'")
+            c = text[self.i]
+            if c == '"':
+                self.i += 1
+                break
+            if c == "\\" and self.i + 1 < len(text) and text[self.i + 1] in '$`"\\\n':
+                if text[self.i + 1] != "\n":
+                    buf.append(text[self.i + 1])
+                self.i += 2
+            elif c == "$":
+                if buf:
+                    parts.append(Lit("".join(buf), True))
+                    buf.clear()
+                before = len(parts)
+                self._dollar(parts, quoted=True)
+                quoted_empty = quoted_empty and len(parts) == before
+            elif c == "`":
+                end = text.find("`", self.i + 1)
+                if end < 0:
+                    raise ShellSyntaxError("unexpected EOF while looking for matching ``'")
+                if buf:
+                    parts.append(Lit("".join(buf), True))
+                    buf.clear()
+                parts.append(Sub(text[self.i + 1:end], True))
+                quoted_empty = False
+                self.i = end + 1
+            else:
+                buf.append(c)
+                self.i += 1
+        if buf or quoted_empty:
+            parts.append(Lit("".join(buf), True))
+
+    def _dollar(self, parts: list[Part], quoted: bool) -> None:
+        text = self.text
+        i = self.i + 1
+        nxt = text[i] if i < len(text) else ""
+        if text.startswith("((", i):
+            end = _find_closing(text, i + 2, "(", ")", ")")
+            if end + 1 >= len(text) or text[end + 1] != ")":
+                raise ShellSyntaxError("unexpected EOF while looking for matching `)'")
+            parts.append(Arith(text[i + 2:end], quoted))
+            self.i = end + 2
+        elif nxt == "(":
+            end = _find_closing(text, i + 1, "(", ")", ")")
+            parts.append(Sub(text[i + 1:end], quoted))
+            self.i = end + 1
+        elif nxt == "{":
+            end = _find_closing(text, i + 1, "{", "}", "}")
+            parts.append(_brace_var(text[i + 1:end], quoted))
+            self.i = end + 1
+        elif nxt and nxt in _SPECIAL_VARS:
+            parts.append(Var(nxt, quoted))
+            self.i = i + 1
+        elif nxt and nxt in _NAME_START:
+            j = i
+            while j < len(text) and text[j] in _NAME_CHARS:
+                j += 1
+            parts.append(Var(text[i:j], quoted))
+            self.i = j
+        elif nxt == "'" and not quoted:
+            parts.append(Lit(*_ansi_c(text, i + 1, self)))
+        else:
+            parts.append(Lit("$", quoted))
+            self.i = i
+
+
+def _ansi_c(text: str, i: int, lexer: _Lexer) -> tuple[str, bool]:
+    """``$'...'`` with the common backslash escapes."""
+    escapes = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "a": "\a", "e": "\x1b", "0": "\0"}
+    out: list[str] = []
+    while i < len(text) and text[i] != "'":
+        if text[i] == "\\" and i + 1 < len(text):
+            out.append(escapes.get(text[i + 1], "\\" + text[i + 1]))
+            i += 2
+        else:
+            out.append(text[i])
+            i += 1
+    if i >= len(text):
+        raise ShellSyntaxError("unexpected EOF while looking for matching `''")
+    lexer.i = i + 1
+    return "".join(out), True
+
+
+def _brace_var(body: str, quoted: bool) -> Var:
+    if body.startswith("#") and len(body) > 1:
+        return Var(body[1:], quoted, "#len")
+    name_end = 0
+    if body[:1] and body[0] in _SPECIAL_VARS:
+        name_end = 1
+    else:
+        while name_end < len(body) and body[name_end] in _NAME_CHARS:
+            name_end += 1
+    name, rest = body[:name_end], body[name_end:]
+    if not name:
+        raise ShellSyntaxError(f"${{{body}}}: bad substitution")
+    for op in (":-", ":=", ":+", "-", "=", "+"):
+        if rest.startswith(op):
+            return Var(name, quoted, op, rest[len(op):])
+    if rest:
+        raise ShellSyntaxError(f"${{{body}}}: bad substitution")
+    return Var(name, quoted)
+
+
+def tokenize(text: str) -> list[Token]:
+    """Words and operators of one input line (raises :class:`ShellSyntaxError`)."""
+    return _Lexer(text).run()

@@ -1,0 +1,137 @@
+"""The JSON-string boundary the browser worker calls through Pyodide.
+
+Every argument is a plain ``str``, ``int`` or ``None``; every return value is
+a JSON string (or None). Sessions live in this module, keyed by ``sid``.
+
+``open_session(lab, seed, state) -> str``
+    ``{"sid": str, "banner": str, "prompt": str, "lab": str|null, "seed": int,
+    "notice": str|null}``. ``state`` is an earlier :func:`snapshot` string or
+    None. An unreadable state, a state of another schema version or of another
+    lab/seed starts a fresh session and ``notice`` says so in one sentence; an
+    unknown lab opens the sandbox (``lab`` null) with a notice.
+``start(sid, line) -> None``
+    Begin running one input line (an unfinished previous line is interrupted).
+``step(sid) -> str``
+    ``{"out": [["out"|"err", text], ...], "pause": float, "done": bool,
+    "status": int|null, "prompt": str}``. Call repeatedly until ``done``;
+    ``pause`` is the simulated time the command waits before its next chunk
+    (the browser sleeps min(pause, 1 s)). ``status`` is set when done.
+``interrupt(sid) -> None``
+    Stop the running line at the next chunk boundary: the next ``step`` ends
+    it with ``^C`` and status 130.
+``complete(sid, line) -> str``
+    ``{"start": int, "matches": [str, ...], "common": str}``: completion of
+    the last word, which begins at index ``start`` of ``line``; ``common`` is
+    what may replace it (the longest common prefix, or the single match
+    followed by a space).
+``snapshot(sid) -> str``
+    JSON with a ``"schema"`` version, enough to restore the whole session.
+``reset(sid) -> str``
+    Fresh state for the same lab and seed; same shape as ``open_session``.
+``history(sid) -> str``
+    JSON list of the lines entered, oldest first.
+``close(sid) -> None``
+    Forget a session.
+
+An unknown ``sid`` raises ``KeyError`` (a bug in the caller, not the learner).
+"""
+
+from __future__ import annotations
+
+import json
+from itertools import count
+
+from .errors import LabError
+from .session import Run, Session, SnapshotError
+
+_sessions: dict[str, Session] = {}
+_runs: dict[str, Run] = {}
+_ids = count(1)
+
+
+def _opened(sid: str, session: Session, notice: str | None) -> str:
+    return json.dumps({"sid": sid, "banner": session.banner(), "prompt": session.prompt, "lab": session.lab,
+                       "seed": session.seed, "notice": notice})
+
+
+def _fresh(lab: str | None, seed: int) -> tuple[Session, str | None]:
+    try:
+        return Session(lab, seed), None
+    except LabError:
+        return Session(None, seed), f"Unknown lab {lab!r}: the sandbox opened instead."
+
+
+def open_session(lab: str | None, seed: int, state: str | None) -> str:
+    seed = int(seed or 0)
+    session: Session | None = None
+    notice = None
+    if state:
+        try:
+            data = json.loads(state)
+            if isinstance(data, dict) and (data.get("lab"), data.get("seed")) != (lab, seed):
+                notice = "The saved session was for another lab, so a fresh one started."
+            else:
+                session = Session.restore(data)
+        except (ValueError, SnapshotError, LabError):
+            notice = "The saved session could not be restored, so a fresh one started."
+    if session is None:
+        session, lab_notice = _fresh(lab, seed)
+        notice = lab_notice or notice
+    sid = f"s{next(_ids)}"
+    _sessions[sid] = session
+    return _opened(sid, session, notice)
+
+
+def start(sid: str, line: str) -> None:
+    session = _sessions[sid]
+    running = _runs.pop(sid, None)
+    if running is not None and not running.done:
+        running.interrupt()
+        while running.step() is not None:
+            pass
+    _runs[sid] = session.run(str(line))
+
+
+def step(sid: str) -> str:
+    session = _sessions[sid]
+    run = _runs.get(sid)
+    chunk = run.step() if run is not None else None
+    if chunk is None:
+        _runs.pop(sid, None)
+        return json.dumps({"out": [], "pause": 0.0, "done": True, "status": run.status if run else None,
+                           "prompt": session.prompt})
+    if chunk.done:
+        _runs.pop(sid, None)
+    return json.dumps({"out": [list(pair) for pair in chunk.out], "pause": chunk.pause, "done": chunk.done,
+                       "status": chunk.status, "prompt": session.prompt})
+
+
+def interrupt(sid: str) -> None:
+    run = _runs.get(sid)
+    if run is not None:
+        run.interrupt()
+
+
+def complete(sid: str, line: str) -> str:
+    result = _sessions[sid].complete(str(line))
+    return json.dumps({"start": result.start, "matches": result.matches, "common": result.common})
+
+
+def snapshot(sid: str) -> str:
+    return json.dumps(_sessions[sid].snapshot())
+
+
+def reset(sid: str) -> str:
+    session = _sessions[sid]
+    _runs.pop(sid, None)
+    session.reset()
+    return _opened(sid, session, None)
+
+
+def history(sid: str) -> str:
+    return json.dumps(_sessions[sid].history)
+
+
+def close(sid: str) -> None:
+    _sessions.pop(sid, None)
+    _runs.pop(sid, None)

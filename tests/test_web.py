@@ -1,0 +1,63 @@
+"""The JSON boundary the browser worker calls: shapes and round trips."""
+
+import json
+
+from emulator import web
+
+
+def test_open_session_returns_banner_prompt_and_no_notice():
+    opened = json.loads(web.open_session(None, 0, None))
+    assert opened["prompt"] == "alice@login01:~$ "
+    assert opened["lab"] is None and opened["seed"] == 0 and opened["notice"] is None
+    assert "help" in opened["banner"] and "`" not in opened["banner"]
+
+
+def test_start_and_step_until_done_gives_output_and_status():
+    sid = json.loads(web.open_session(None, 0, None))["sid"]
+    web.start(sid, "hostname")
+    reply = json.loads(web.step(sid))
+    assert reply == {"out": [["out", "login01\n"]], "pause": 0.0, "done": True, "status": 0,
+                     "prompt": "alice@login01:~$ "}
+
+
+def test_unknown_command_goes_to_stderr_with_status_127():
+    sid = json.loads(web.open_session(None, 0, None))["sid"]
+    web.start(sid, "frobnicate")
+    reply = json.loads(web.step(sid))
+    assert reply["out"] == [["err", "bash: frobnicate: command not found\n"]]
+    assert reply["status"] == 127
+
+
+def test_unreadable_state_starts_fresh_with_a_notice():
+    opened = json.loads(web.open_session(None, 0, "{not json"))
+    assert opened["notice"] and opened["notice"].endswith(".")
+    opened = json.loads(web.open_session(None, 0, json.dumps({"schema": -1})))
+    assert opened["notice"]
+
+
+def test_snapshot_restores_history():
+    sid = json.loads(web.open_session(None, 0, None))["sid"]
+    for line in ("echo one", "hostname"):
+        web.start(sid, line)
+        while not json.loads(web.step(sid))["done"]:
+            pass
+    state = web.snapshot(sid)
+    assert json.loads(state)["schema"] >= 1
+    restored = json.loads(web.open_session(None, 0, state))
+    assert restored["notice"] is None
+    assert json.loads(web.history(restored["sid"])) == ["echo one", "hostname"]
+
+
+def test_complete_command_names():
+    sid = json.loads(web.open_session(None, 0, None))["sid"]
+    reply = json.loads(web.complete(sid, "hostn"))
+    assert reply == {"start": 0, "matches": ["hostname"], "common": "hostname "}
+
+
+def test_reset_keeps_lab_and_seed_and_clears_history():
+    sid = json.loads(web.open_session(None, 3, None))["sid"]
+    web.start(sid, "echo x")
+    web.step(sid)
+    opened = json.loads(web.reset(sid))
+    assert opened["sid"] == sid and opened["seed"] == 3
+    assert json.loads(web.history(sid)) == []
