@@ -50,3 +50,59 @@ class LocalDisk:
     used_fraction: float = 0.12
     read_gbps: float = 25.0
     write_gbps: float = 12.0
+
+
+# -- performance under load ----------------------------------------------------------
+#
+# The parallel filesystem is a shared queue: latency grows as 1 / (1 - utilisation)
+# and a client gets the share of bandwidth the other tenants leave. Used by the
+# step-time model (input wait, checkpoint saves) and by iostat/lfs-style tools.
+
+#: What one client node can move to or from the parallel filesystem, GB/s
+#: (two 200 Gb/s storage ports, and the Lustre client's own ceiling).
+CLIENT_READ_GBPS = 20.0
+CLIENT_WRITE_GBPS = 9.0
+#: Service time of one small read (an input shard chunk) on an idle filesystem, ms.
+READ_SERVICE_MS = 0.9
+#: Utilisation is capped below 1 so queueing latency stays finite.
+MAX_UTILISATION = 0.985
+
+
+def _queue(base: float, load: float) -> float:
+    """M/M/1-style stretch of a service time at utilisation ``load``."""
+    return base / (1.0 - min(MAX_UTILISATION, max(0.0, load)))
+
+
+def read_throughput_gbps(fs: ParallelFS, clients: int = 1) -> float:
+    """Read bandwidth one client gets when ``clients`` nodes read at once, GB/s."""
+    free = fs.read_gbps * max(1.0 - MAX_UTILISATION, 1.0 - fs.background_read_load)
+    return min(CLIENT_READ_GBPS, free / max(1, clients))
+
+
+def read_latency_ms(fs: ParallelFS) -> float:
+    """Median latency of one input read that misses the client cache, ms."""
+    return _queue(READ_SERVICE_MS, fs.background_read_load)
+
+
+def metadata_latency_ms(fs: ParallelFS) -> float:
+    """Median open/stat latency at the metadata server under the current load, ms."""
+    return _queue(fs.metadata_ms, fs.background_metadata_load)
+
+
+def checkpoint_write_gbps(fs: ParallelFS, writers: int = 1) -> float:
+    """Aggregate write bandwidth ``writers`` client nodes get together, GB/s."""
+    free = fs.write_gbps * max(1.0 - MAX_UTILISATION, 1.0 - fs.background_write_load)
+    return min(free, CLIENT_WRITE_GBPS * max(1, writers))
+
+
+def checkpoint_write_s(fs: ParallelFS, size_bytes: float, writers: int = 1) -> float:
+    """Seconds to write ``size_bytes`` from ``writers`` nodes (plus file creates)."""
+    creates = 4 * max(1, writers) * metadata_latency_ms(fs) / 1000.0
+    return size_bytes / (checkpoint_write_gbps(fs, writers) * 1e9) + creates
+
+
+def utilisation(fs: ParallelFS, read_gbps: float = 0.0, write_gbps: float = 0.0) -> tuple[float, float]:
+    """Read and write utilisation (0..1) of the servers with the given client load on top."""
+    r = min(1.0, fs.background_read_load + read_gbps / fs.read_gbps)
+    w = min(1.0, fs.background_write_load + write_gbps / fs.write_gbps)
+    return r, w

@@ -62,6 +62,26 @@ class TrainingRun:
     baseline_step_s: float | None = None
     #: Environment the launcher sets (NCCL_DEBUG, NCCL_IB_HCA, ...), as the job script shows.
     env: dict[str, str] = field(default_factory=dict)
+    #: Model shape (for tensor-parallel traffic): hidden size and layer count.
+    hidden: int = 4096
+    layers: int = 32
+    #: Full activation recomputation (hardware FLOPs 8N instead of 6N per token).
+    activation_recompute: bool = False
+    #: Steps between two lines of the training log.
+    log_interval: int = 10
+    #: NUMA node each rank's process and loader workers are bound to, when it is
+    #: not the GPU's own (rank -> NUMA node); empty when binding is right.
+    rank_numa: dict[int, int] = field(default_factory=dict)
+    #: A hang: the rank that stopped, the offset (s) when, and where it is stuck
+    #: ("gpu": a kernel that never finishes, "io": a read that never returns).
+    hang_rank: int | None = None
+    hang_s: float | None = None
+    hang_in: str = ""
+    #: Checkpoints (step -> rank whose shard is missing) that were never completed.
+    broken_checkpoints: dict[int, int] = field(default_factory=dict)
+    #: The previous job's configuration, for a config-regression comparison
+    #: (TrainingRun field name -> value); empty when nothing changed.
+    previous_config: dict[str, object] = field(default_factory=dict)
 
     @property
     def world_size(self) -> int:

@@ -1,0 +1,289 @@
+"""The collective bandwidth model: how long an NCCL collective takes on the model.
+
+Given a collective, a message size and the ranks (node, local GPU) taking
+part, :func:`collective` returns the time, algbw and busbw that nccl-tests
+would report, computed from the hardware state:
+
+* inside one node, NVLink through the NVSwitches: NVLink SHARP (NVLS) for
+  all-reduce on more than 4 GPUs (about 480 GB/s busbw on 8 x H100 at 8 GiB),
+  a ring otherwise (about 370 GB/s); downed NVLinks scale it, a stopped
+  Fabric Manager makes CUDA initialisation fail;
+* across nodes, a ring bounded by its slowest hop: each node's NICs that
+  NCCL selects (``NCCL_IB_HCA``), counted as ``len(NICs) x slowest NIC``
+  (:func:`emulator.cluster.links.effective_gbps`), so one port at 200 Gb/s
+  halves the whole job's large-message busbw; no usable IB device means the
+  TCP socket transport, far slower;
+* a latency term that makes small messages slow, and a ramp in message
+  size (NCCL uses fewer channels for small messages).
+
+busbw uses nccl-tests' factors exactly (``doc/PERFORMANCE.md``): AllReduce
+``2(n-1)/n``; ReduceScatter, AllGather, AlltoAll ``(n-1)/n``; Broadcast,
+Reduce and SendRecv ``1``. Samples carry a small seeded jitter.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from .hardware import NIC
+from .ids import rng
+from .links import effective_gbps
+from .model import Cluster, Node
+from .telemetry import gpu_speed_factor
+
+#: Collectives nccl-tests measures, by the name used here (the binary is ``<name>_perf``).
+OPS = ("all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce", "sendrecv")
+
+#: NVLink4 line rate per GPU and direction (GB/s, 18 links).
+NVLINK_GBPS = 450.0
+#: Asymptotic busbw as a fraction of the NVLink line rate: ring (protocol overhead
+#: ~20%) and NVLS (in-switch reduction; busbw is not a wire speed and exceeds it).
+RING_EFFICIENCY = 0.88
+NVLS_EFFICIENCY = 1.13
+#: Asymptotic fraction of the slowest network hop a ring achieves.
+NET_EFFICIENCY = 0.96
+ALLTOALL_NET_EFFICIENCY = 0.80
+#: The management interface the socket transport falls back to (Gb/s).
+SOCKET_IFACE = "eno1"
+SOCKET_IFACE_GBITS = 25.0
+SOCKET_EFFICIENCY = 0.55
+#: Copy bandwidth on one GPU (a one-rank "collective" is a device copy), GB/s.
+LOCAL_COPY_GBPS = 1350.0
+#: PCIe Gen5 x16 peer path when a GPU has no NVLink left, GB/s.
+PCIE_P2P_GBPS = 22.0
+#: Message size (bytes) at which the ramp reaches half of its asymptote's reciprocal weight.
+RAMP_BYTES = 30 * 2**20
+
+
+class CollectiveError(Exception):
+    """The collective cannot run at all; ``cuda_error`` is the CUDA error string."""
+
+    def __init__(self, node: str, cuda_error: str) -> None:
+        super().__init__(f"{node}: {cuda_error}")
+        self.node = node
+        self.cuda_error = cuda_error
+
+
+def bus_factor(op: str, n: int) -> float:
+    """nccl-tests' busbw correction factor for ``n`` ranks."""
+    if op not in OPS:
+        raise ValueError(f"unknown collective: {op}")
+    if n <= 0:
+        raise ValueError("a collective needs at least one rank")
+    if op == "all_reduce":
+        return 2.0 * (n - 1) / n
+    if op in ("all_gather", "reduce_scatter", "alltoall"):
+        return (n - 1) / n
+    return 1.0
+
+
+def algbw_gbps(size_bytes: int, time_s: float) -> float:
+    """algbw as nccl-tests computes it: bytes / seconds / 1e9."""
+    return size_bytes / time_s / 1.0e9
+
+
+def busbw_gbps(op: str, size_bytes: int, time_s: float, n: int) -> float:
+    return algbw_gbps(size_bytes, time_s) * bus_factor(op, n)
+
+
+# -- which network NCCL uses -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NetPlan:
+    """The network transport NCCL picks on each node, and why."""
+
+    #: "IB" (verbs, InfiniBand or RoCE ports), "Socket" (TCP fallback) or "" (one node).
+    transport: str
+    #: Per node: the NICs NCCL uses, in device order.
+    devices: dict[str, list[NIC]] = field(default_factory=dict)
+    #: Per node: aggregate GB/s the ring can push through the node's NICs.
+    node_gbps: dict[str, float] = field(default_factory=dict)
+
+
+def hca_filter(spec: str | None, names: Sequence[str]) -> list[str]:
+    """Apply ``NCCL_IB_HCA`` to device names, as NCCL does.
+
+    ``^`` excludes, ``=`` asks for exact names; otherwise each entry is a
+    prefix (``mlx5_1`` also matches ``mlx5_10``). ``:port`` suffixes are
+    accepted (every model NIC has port 1).
+    """
+    if not spec:
+        return list(names)
+    text = spec.strip()
+    exclude = text.startswith("^")
+    text = text.lstrip("^")
+    exact = text.startswith("=")
+    text = text.lstrip("=")
+    wanted: list[str] = []
+    for item in text.split(","):
+        name, _, port = item.strip().partition(":")
+        if name and (not port or port == "1"):
+            wanted.append(name)
+
+    def match(dev: str) -> bool:
+        return any(dev == w if exact else dev.startswith(w) for w in wanted)
+
+    return [d for d in names if match(d) != exclude]
+
+
+def _ib_devices(node: Node, env: Mapping[str, str]) -> list[NIC]:
+    """The RDMA devices NCCL's IB transport would use on ``node``."""
+    active = [nic for nic in node.nics if nic.state == "Active"]
+    spec = env.get("NCCL_IB_HCA")
+    if spec:
+        keep = set(hca_filter(spec, [n.name for n in active]))
+        return [n for n in active if n.name in keep]
+    rails = [n for n in active if n.role == "compute"]
+    # Without a filter NCCL's topology search keeps the NICs next to the GPUs.
+    return rails or active
+
+
+def net_plan(cluster: Cluster, nodes: Sequence[str], env: Mapping[str, str]) -> NetPlan:
+    """Choose NET/IB or NET/Socket for a job spanning ``nodes``."""
+    if len(nodes) <= 1:
+        return NetPlan(transport="")
+    disabled = env.get("NCCL_IB_DISABLE", "0") not in ("", "0") or env.get("NCCL_NET", "").lower() == "socket"
+    devices: dict[str, list[NIC]] = {}
+    for name in nodes:
+        node = cluster.node(name)
+        devices[name] = [] if disabled or node is None else _ib_devices(node, env)
+    if any(not devs for devs in devices.values()):
+        socket = SOCKET_IFACE_GBITS / 8.0 * SOCKET_EFFICIENCY
+        return NetPlan(transport="Socket", node_gbps={n: socket for n in nodes})
+    node_gbps = {}
+    for name, devs in devices.items():
+        slowest = min(effective_gbps(nic) for nic in devs) / 8.0
+        node_gbps[name] = len(devs) * slowest
+    return NetPlan(transport="IB", devices=devices, node_gbps=node_gbps)
+
+
+# -- the collective ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CollectiveResult:
+    op: str
+    size_bytes: int
+    ranks: int
+    time_us: float
+    algbw: float               # GB/s
+    busbw: float               # GB/s
+    algorithm: str             # NVLS / Ring / Tree / Copy
+    transport: str             # "NVLink", "NET/IB", "NET/Socket", "PCIe", "local"
+
+
+def nvls_enabled(env: Mapping[str, str], gpus_per_node: int) -> bool:
+    """NCCL uses NVLS for all-reduce above 4 GPUs on an NVSwitch system unless disabled."""
+    return gpus_per_node > 4 and env.get("NCCL_NVLS_ENABLE", "1") != "0" and \
+        env.get("NCCL_ALGO", "").lower() in ("", "nvls", "nvlstree")
+
+
+def check_usable(cluster: Cluster, ranks: Sequence[tuple[str, int]]) -> None:
+    """Raise :class:`CollectiveError` when CUDA could not even start on a rank."""
+    for node_name, gpu_index in ranks:
+        node = cluster.node(node_name)
+        if node is None or node.role != "compute" or not node.gpus:
+            raise CollectiveError(node_name, "no CUDA-capable device is detected")
+        present = [g for g in node.gpus if g.present]
+        if gpu_index >= len(present):
+            raise CollectiveError(node_name, "invalid device ordinal")
+        fm = node.hw.services.get("nvidia-fabricmanager")
+        if (fm is not None and not fm.active) or present[gpu_index].fabric_state != "Completed":
+            raise CollectiveError(node_name, "system not yet initialized")
+
+
+def _by_node(ranks: Sequence[tuple[str, int]]) -> dict[str, list[int]]:
+    grouped: dict[str, list[int]] = {}
+    for node, gpu in ranks:
+        grouped.setdefault(node, []).append(gpu)
+    return grouped
+
+
+def _intra_peak(cluster: Cluster, grouped: dict[str, list[int]], op: str, env: Mapping[str, str]) -> tuple[float, str, str]:
+    """Asymptotic busbw inside the nodes (GB/s), the algorithm and the transport."""
+    per_node = max(len(g) for g in grouped.values())
+    worst_links, speed = 1.0, 1.0
+    for name, gpus in grouped.items():
+        node = cluster.node(name)
+        assert node is not None
+        for i in gpus:
+            gpu = node.gpus[i]
+            worst_links = min(worst_links, sum(1 for lk in gpu.nvlinks if lk.up) / max(1, len(gpu.nvlinks)))
+            speed = min(speed, gpu_speed_factor(gpu))
+    kernel = min(1.0, 1.6 * speed)
+    if per_node == 1:
+        return LOCAL_COPY_GBPS * kernel, "Ring", "NVLink"
+    if worst_links == 0.0:
+        return PCIE_P2P_GBPS * kernel, "Ring", "PCIe"
+    if op == "all_reduce" and len(grouped) == 1 and nvls_enabled(env, per_node):
+        return NVLINK_GBPS * NVLS_EFFICIENCY * worst_links * kernel, "NVLS", "NVLink"
+    return NVLINK_GBPS * RING_EFFICIENCY * worst_links * kernel, "Ring", "NVLink"
+
+
+def _net_peak(op: str, plan: NetPlan, n: int, per_node: int) -> float:
+    """Asymptotic busbw the network allows (GB/s)."""
+    slowest = min(plan.node_gbps.values())
+    if op == "alltoall":
+        crossing = max(1, n - per_node)
+        return slowest * (n - 1) / (per_node * crossing) * ALLTOALL_NET_EFFICIENCY
+    if op == "sendrecv":
+        return slowest / per_node * NET_EFFICIENCY
+    return slowest * NET_EFFICIENCY
+
+
+def _latency_us(op: str, n: int, nodes: int, transport: str) -> float:
+    """Fixed cost of one collective: kernel launch, sync, network round trips."""
+    base = {"sendrecv": 6.5, "broadcast": 9.0, "reduce": 9.5, "all_gather": 9.0,
+            "reduce_scatter": 9.5, "alltoall": 14.0, "all_reduce": 10.5}[op]
+    if n <= 1:
+        return 4.2
+    if nodes <= 1:
+        return base + 0.2 * n
+    hop = 45.0 if transport == "NET/Socket" else 5.5
+    if op == "all_reduce":
+        steps = 2.0 * math.log2(nodes) + 1.0     # double binary tree for small sizes
+    elif op == "sendrecv":
+        steps = 1.0
+    else:
+        steps = float(min(nodes, 64))
+    return base + 0.2 * min(n, 64) + hop * steps
+
+
+def collective(cluster: Cluster, op: str, size_bytes: int, ranks: Sequence[tuple[str, int]],
+               env: Mapping[str, str] | None = None, sample: object = 0) -> CollectiveResult:
+    """Time one collective of ``size_bytes`` (nccl-tests' size column) over ``ranks``."""
+    if op not in OPS:
+        raise ValueError(f"unknown collective: {op}")
+    if not ranks:
+        raise ValueError("a collective needs at least one rank")
+    env = env or {}
+    check_usable(cluster, ranks)
+    n = len(ranks)
+    grouped = _by_node(ranks)
+    peak, algorithm, transport = _intra_peak(cluster, grouped, op, env)
+    per_node = max(len(g) for g in grouped.values())
+    if n == 1:
+        algorithm, transport = "Copy", "local"
+    if len(grouped) > 1:
+        plan = net_plan(cluster, list(grouped), env)
+        peak = min(peak, _net_peak(op, plan, n, per_node))
+        transport = "NET/IB" if plan.transport == "IB" else "NET/Socket"
+        algorithm = "Ring"
+    factor = bus_factor(op, n) if n > 1 else 1.0
+    ramp = RAMP_BYTES * (max(1.0, len(grouped) / 2.0) ** 0.5)
+    latency = _latency_us(op, n, len(grouped), transport)
+    if size_bytes <= 0:
+        time_us = latency * 0.2
+    else:
+        effective = peak / (1.0 + math.sqrt(ramp / size_bytes))
+        time_us = latency + size_bytes * factor / (effective * 1e3)
+    jitter = rng(cluster.seed, "collective", op, size_bytes, n, ",".join(grouped), sample).gauss(0.0, 0.006)
+    time_us *= 1.0 + max(-0.02, min(0.02, jitter))
+    time_s = time_us / 1e6
+    alg = algbw_gbps(size_bytes, time_s)
+    bus = alg * bus_factor(op, n)
+    return CollectiveResult(op=op, size_bytes=size_bytes, ranks=n, time_us=time_us, algbw=alg, busbw=bus,
+                            algorithm=algorithm, transport=transport)
