@@ -22,7 +22,9 @@ but the healthy sandbox:
     The reference procedure, in order: ``title``, ``run`` (command lines),
     ``look_for``, ``record``, and ``evidence`` (regular expressions the
     output of ``run`` must show under the fault and must not show on the
-    healthy twin; the replay tests check both).
+    healthy twin; the replay tests check both). An evidence item may be a
+    table ``{cause = "link-rate", pattern = "..."}`` that holds only when the
+    seed picked that cause.
 ``[check]``
     ``fields`` the finding must state, each compared with the model's truth
     (:meth:`Cluster.truth`); ``causes``: canonical cause word → accepted
@@ -69,12 +71,25 @@ class FaultSpec:
 
 
 @dataclass(frozen=True)
+class Evidence:
+    """A pattern the step's output shows under the fault; ``cause`` limits it to one variant."""
+
+    pattern: str
+    cause: str = ""
+
+
+@dataclass(frozen=True)
 class Step:
     title: str
     run: list[str]
     look_for: str
     record: str
-    evidence: list[str]
+    evidence: list[Evidence]
+
+    def expected(self, truth: dict[str, str]) -> list[str]:
+        """The patterns this step must show for this truth, with its values filled in."""
+        return [substitute_pattern(e.pattern, truth) for e in self.evidence
+                if not e.cause or e.cause == truth.get("cause")]
 
 
 @dataclass(frozen=True)
@@ -170,6 +185,16 @@ class _Reader:
     def table(self, key: str, default: Any = ...) -> _Reader:
         return _Reader(self.source, self.get(key, dict, "a table", default), self.where(key))
 
+    def items(self, key: str) -> list[_Reader]:
+        """A list whose items are strings or tables (each wrapped; strings as ``data``)."""
+        items = self.get(key, list, "a list", [])
+        readers = []
+        for i, item in enumerate(items):
+            if not isinstance(item, (str, dict)):
+                raise _Reader(self.source, {}, self.where(key)).fail(i, "expected a string or a table")
+            readers.append(_Reader(self.source, item, f"{self.where(key)}[{i}]"))  # type: ignore[arg-type]
+        return readers
+
     def tables(self, key: str) -> list[_Reader]:
         items = self.get(key, list, "an array of tables", [])
         readers = []
@@ -212,6 +237,26 @@ def _placeholders_ok(r: _Reader, key: str | int, text: str, names: set[str]) -> 
     for name in PLACEHOLDER.findall(text):
         if name not in names:
             raise r.fail(key, f"<{name}> is not a field of check.fields or check.uses")
+
+
+def _evidence(r: _Reader, index: int, names: set[str], causes: set[str]) -> Evidence:
+    """One evidence item: a pattern string, or a table ``{cause = ..., pattern = ...}``."""
+    if isinstance(r.data, str):
+        pattern, cause = r.data, ""
+        where = _Reader(r.source, {}, r.path.rsplit("[", 1)[0])
+        key: str | int = index
+    else:
+        r.unknown({"pattern", "cause"})
+        pattern, cause = r.text("pattern"), r.text("cause", "")
+        if cause and cause not in causes:
+            raise r.fail("cause", "not one of check.causes")
+        where, key = r, "pattern"
+    _placeholders_ok(where, key, pattern, names)
+    try:
+        re.compile(PLACEHOLDER.sub("x", pattern))
+    except re.error as exc:
+        raise where.fail(key, f"bad regular expression: {exc}") from None
+    return Evidence(pattern, cause)
 
 
 def parse_lab(data: dict[str, Any], source: str) -> Lab:
@@ -258,16 +303,10 @@ def parse_lab(data: dict[str, Any], source: str) -> Lab:
     for s in r.tables("solution"):
         s.unknown({"title", "run", "look_for", "record", "evidence"})
         run = s.strings("run")
-        evidence = s.strings("evidence", [], nonempty=False)
-        for key, items in (("run", run), ("evidence", evidence)):
-            sub = _Reader(source, {}, s.where(key))
-            for i, text in enumerate(items):
-                _placeholders_ok(sub, i, text, names)
-        for i, pattern in enumerate(evidence):
-            try:
-                re.compile(PLACEHOLDER.sub("x", pattern))
-            except re.error as exc:
-                raise _Reader(source, {}, s.where("evidence")).fail(i, f"bad regular expression: {exc}") from None
+        sub = _Reader(source, {}, s.where("run"))
+        for i, text in enumerate(run):
+            _placeholders_ok(sub, i, text, names)
+        evidence = [_evidence(e, i, names, set(check.causes)) for i, e in enumerate(s.items("evidence"))]
         steps.append(Step(s.text("title"), run, s.text("look_for"), s.text("record"), evidence))
     if not steps:
         raise r.fail("solution", "must have at least one step")
@@ -550,6 +589,11 @@ def _simple_commands(line: str) -> list[list[str]]:
 def substitute(text: str, values: dict[str, str]) -> str:
     """``ssh <node> ibstat`` → ``ssh node07 ibstat`` with the state's truth."""
     return PLACEHOLDER.sub(lambda m: str(values.get(m.group(1), m.group(0))), text)
+
+
+def substitute_pattern(pattern: str, values: dict[str, str]) -> str:
+    """A regular expression with ``<field>`` replaced by the escaped truth value."""
+    return PLACEHOLDER.sub(lambda m: re.escape(str(values.get(m.group(1), m.group(0)))), pattern)
 
 
 def evidence_report(lab: Lab, truth: dict[str, str], typed: list[str], home: str = "login01") -> list[str]:

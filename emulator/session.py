@@ -112,6 +112,8 @@ class Session:
         #: Lines run, for snapshots: (line, steps before an interrupt or None).
         self.journal: list[tuple[str, int | None]] = []
         self.current: Run | None = None
+        #: The lab commands' progress in the current lab (hints used, findings, solved).
+        self.lab_progress: Any = None
 
     # -- running lines ------------------------------------------------------------
     def banner(self) -> str:
@@ -151,6 +153,16 @@ class Session:
         return complete(self.shell, line)
 
     # -- state --------------------------------------------------------------------
+    def start_lab(self, lab: str | None, seed: int) -> None:
+        """Switch to another lab (``lab start``): its cluster and a fresh shell; the history stays.
+
+        The running line's output so far stays with the shell that :meth:`Run.step` holds.
+        """
+        self.lab, self.seed = lab, seed
+        self.cluster = labs.cluster_for(lab, seed)
+        self.shell = Shell(self, self.cluster)
+        self.lab_progress = None
+
     def reset(self) -> None:
         """Fresh state for the same lab and seed."""
         self.__init__(self.lab, self.seed)  # type: ignore[misc]

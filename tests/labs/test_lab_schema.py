@@ -102,6 +102,9 @@ def test_a_good_lab_parses_with_its_parts():
     ({"solution__0__run__0": "ssh <host> ibstat"},
      "labs/demo.toml: solution[0].run[0]: <host> is not a field of check.fields or check.uses"),
     ({"solution__0__evidence__0": "Rate: (200"}, "labs/demo.toml: solution[0].evidence[0]: bad regular expression"),
+    ({"solution__0__evidence__0": {"cause": "heat", "pattern": "x"}},
+     "labs/demo.toml: solution[0].evidence[0].cause: not one of check.causes"),
+    ({"solution__0__evidence__0": 7}, "labs/demo.toml: solution[0].evidence[0]: expected a string or a table"),
     ({"solution__0__record": None}, "labs/demo.toml: solution[0].record: missing"),
     ({"check__causes": {}}, "labs/demo.toml: check.causes: must list the cause words when fields has cause"),
     ({"check__wrong__gpu": "x"}, "labs/demo.toml: check.wrong.gpu: not one of check.fields"),
@@ -130,6 +133,13 @@ def test_the_seed_picks_one_of_the_declared_choices_deterministically():
     assert set(picks.values()) <= {"mlx5_0", "mlx5_3", "mlx5_5"}
     assert len(set(picks.values())) > 1
     assert picks == {seed: labs.fault_params(lab, seed)[0][1]["port"] for seed in range(12)}
+
+
+def test_evidence_for_one_cause_holds_only_when_the_seed_picked_that_cause():
+    lab = parse(solution__0__evidence=["<port>", {"cause": "link-rate", "pattern": "Rate: 200"}])
+    step = lab.solution[0]
+    assert step.expected({"port": "mlx5_3", "cause": "link-rate"}) == ["mlx5_3", "Rate: 200"]
+    assert step.expected({"port": "mlx5_3", "cause": "symbol-errors"}) == ["mlx5_3"]
 
 
 def test_an_unknown_lab_id_is_a_lab_error():
