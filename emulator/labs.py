@@ -11,9 +11,10 @@ but the healthy sandbox:
 
 ``[[faults]]``
     ``name`` of a fault in :mod:`emulator.cluster.faults` (or a list of
-    names, one picked per seed), fixed ``params``,
-    and ``vary``: parameter → list of choices, one picked per seed. Anything a
-    lab leaves open the fault function chooses from the seed itself.
+    names, one picked per seed), fixed ``params``, and ``vary``: parameter →
+    list of choices, one picked per seed (any N consecutive seeds cover N
+    choices). Anything a lab leaves open the fault function chooses from the
+    seed itself.
 ``goal``
     The question the learner answers.
 ``hints``
@@ -400,12 +401,20 @@ def fault_params(lab: Lab, seed: int) -> list[tuple[str, dict[str, Any]]]:
     """Each fault's parameters for this seed: the fixed ones plus one pick per ``vary`` entry."""
     out = []
     for i, fault in enumerate(lab.faults):
-        name = rng(seed, "lab", lab.id, i, "name").choice(fault.names)
+        name = _pick(fault.names, seed, lab.id, i, "name")
         params = dict(fault.params)
         for key, options in fault.vary.items():
-            params[key] = rng(seed, "lab", lab.id, i, key).choice(options)
+            params[key] = _pick(options, seed, lab.id, i, key)
         out.append((name, params))
     return out
+
+
+def _pick(options: list[Any], seed: int, *names: object) -> Any:
+    """One choice per seed: a fixed shuffle of the options walked in seed order, so any
+    ``len(options)`` consecutive seeds cover every choice."""
+    order = list(range(len(options)))
+    rng(0, "lab-order", *names).shuffle(order)
+    return options[order[seed % len(options)]]
 
 
 def build(lab: Lab, seed: int, faults: bool = True) -> Cluster:

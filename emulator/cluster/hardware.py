@@ -98,6 +98,13 @@ class GPU:
     #: SM clock ceiling (MHz) imposed by an active slowdown (thermal, power brake,
     #: power cap); None when the GPU may boost to its maximum.
     slowdown_cap_mhz: int | None = None
+    #: Degrees Celsius added at full load by poor cooling (a blocked inlet, a failed
+    #: fan); a third of it shows at idle.
+    cooling_deficit_c: int = 0
+    #: Xid codes the driver raised on this GPU, newest last (for DCGM health and XID_ERRORS).
+    xids: list[int] = field(default_factory=list)
+    #: Set after an uncontained error (Xid 95, 79...): nvidia-smi -q "Reset Required".
+    reset_required: bool = False
 
 
 # -- NIC ------------------------------------------------------------------------

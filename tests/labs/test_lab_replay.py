@@ -1,0 +1,114 @@
+"""Each reference procedure solves its lab, and shows nothing on the healthy twin.
+
+For every lab and several seeds the procedure's commands are typed into a
+Session as a learner would (``<node>``-style placeholders filled from the
+state's truth). The evidence each step names must be visible in its output;
+``submit`` with the truth passes; plausible wrong findings fail and name the
+wrong part. The same commands on the lab's cluster without its faults (the
+healthy twin) must show none of that evidence.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from emulator import labs
+from emulator.cluster.faults import catalog
+from emulator.session import Session
+from emulator.shell.interpreter import Shell
+
+SEEDS = (0, 1, 2, 3, 4, 5)
+LABS = [lab_id for lab_id in labs.known_labs() if not labs.get(lab_id).is_sandbox]
+
+
+def needs_faults(lab: labs.Lab) -> None:
+    missing = sorted({n for f in lab.faults for n in f.names} - set(catalog()))
+    if missing:
+        pytest.skip(f"faults not in the catalog yet: {', '.join(missing)}")
+
+
+def healthy_twin(lab: labs.Lab, seed: int) -> Session:
+    """A session on the lab's cluster with no fault applied."""
+    session = Session(None, seed)
+    session.cluster = labs.build(lab, seed, faults=False)
+    session.shell = Shell(session, session.cluster)
+    return session
+
+
+def replay(session: Session, step: labs.Step, truth: dict[str, str]) -> str:
+    outputs = []
+    for line in step.run:
+        out, _ = session.execute(labs.substitute(line, truth))
+        missing = re.search(r"bash: (\S+): command not found", out)
+        if missing:
+            pytest.skip(f"command not registered yet: {missing.group(1)}")
+        assert "internal error" not in out, out
+        outputs.append(out)
+    return "\n".join(outputs)
+
+
+def right_finding(lab: labs.Lab, truth: dict[str, str]) -> dict[str, str]:
+    assert lab.check is not None
+    return {name: truth[name] for name in lab.check.fields}
+
+
+def wrong_value(lab: labs.Lab, name: str, truth: dict[str, str]) -> str:
+    """A plausible wrong value: a neighbour node, port, GPU or rank, another cause word."""
+    assert lab.check is not None
+    value = truth[name]
+    if name == "cause":
+        return next(c for c in lab.check.causes if c != value)
+    m = re.fullmatch(r"(.*?)(\d+)", value)
+    assert m, f"no neighbour for {name}={value}"
+    number = int(m.group(2))
+    other = number - 1 if number > 1 else number + 1
+    return f"{m.group(1)}{other:0{len(m.group(2))}d}"
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("lab_id", LABS)
+def test_the_reference_procedure_shows_the_evidence_and_solves_the_lab(lab_id, seed):
+    lab = labs.get(lab_id)
+    needs_faults(lab)
+    assert lab.check is not None
+    session = Session(lab_id, seed)
+    truth = session.cluster.truth()
+    for name in lab.check.fields:
+        assert name in truth, f"the fault's truth has no {name}: {truth}"
+    if "cause" in truth:
+        assert truth["cause"] in lab.check.causes
+    for n, step in enumerate(lab.solution, start=1):
+        text = replay(session, step, truth)
+        for pattern in step.expected(truth):
+            assert re.search(pattern, text, re.M), f"step {n} ({step.title}): no /{pattern}/ in:\n{text}"
+    finding = right_finding(lab, truth)
+    for name in lab.check.fields:
+        wrong = dict(finding, **{name: wrong_value(lab, name, truth)})
+        out, status = session.execute("submit " + " ".join(f"{k}={v}" for k, v in wrong.items()))
+        assert status == 1 and out.startswith("Not yet"), out
+        assert f"{name}={wrong[name]}: not what the cluster shows" in out
+    out, status = session.execute("submit " + " ".join(f"{k}={v}" for k, v in finding.items()))
+    assert status == 0 and out.startswith("Correct"), out
+    assert "... yes" in out
+
+
+@pytest.mark.parametrize("seed", SEEDS[:3])
+@pytest.mark.parametrize("lab_id", LABS)
+def test_the_healthy_twin_shows_no_evidence_of_the_fault(lab_id, seed):
+    lab = labs.get(lab_id)
+    needs_faults(lab)
+    truth = labs.build(lab, seed).truth()
+    session = healthy_twin(lab, seed)
+    for n, step in enumerate(lab.solution, start=1):
+        text = replay(session, step, truth)
+        for pattern in step.expected(truth):
+            assert not re.search(pattern, text, re.M), f"step {n}: /{pattern}/ also on the healthy twin:\n{text}"
+
+
+@pytest.mark.parametrize("lab_id", LABS)
+def test_the_replay_seeds_cover_every_fault_the_lab_can_pick(lab_id):
+    lab = labs.get(lab_id)
+    picked = {name for seed in SEEDS for name, _ in labs.fault_params(lab, seed)}
+    assert picked == {n for f in lab.faults for n in f.names}
