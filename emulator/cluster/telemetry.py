@@ -1,14 +1,69 @@
 """GPU readings under load: what NVML (nvidia-smi, DCGM) would sample now.
 
 The GPU dataclass holds conditions (clock caps, active slowdown reasons,
-error counts); this module turns them and the training load into the
-numbers tools print.
+error counts, the cooling it gets); this module turns them and the load into
+the numbers tools print. A GPU is busy when a running Slurm job owns it: the
+training run's rank on that GPU, or another tenant's job on its node.
+
+Every sample carries seeded jitter keyed by (node, GPU, simulated second), so
+two tools asked at the same instant agree, and a second sample a few seconds
+later differs a little, as real counters do.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 from .catalog import H100
 from .hardware import GPU
+from .ids import rng
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .model import Cluster, Node
+
+#: Process name the driver reports for a PyTorch rank.
+PROCESS_NAME = "/usr/bin/python3"
+#: Memory the driver keeps for itself on an idle GPU (MiB), as ``nvidia-smi`` shows.
+IDLE_USED_MIB = 1
+#: Reasons a fault may hold active whatever the load (external or thermal signals).
+SLOWDOWN_REASONS = ("SW Power Cap", "HW Slowdown", "HW Thermal Slowdown", "HW Power Brake Slowdown",
+                    "SW Thermal Slowdown")
+
+
+@dataclass(frozen=True)
+class GpuProcess:
+    """A compute process holding a context on one GPU."""
+
+    pid: int
+    name: str
+    used_mib: int
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One NVML sample of one GPU."""
+
+    busy: bool
+    util_pct: int
+    mem_util_pct: int
+    mem_used_mib: int
+    power_w: float
+    temp_c: int
+    mem_temp_c: int
+    sm_mhz: int
+    mem_mhz: int
+    pstate: str
+    reasons: frozenset[str]
+
+    @property
+    def mem_free_mib(self) -> int:
+        return H100.memory_mib - H100.reserved_mib - self.mem_used_mib
+
+    @property
+    def tlimit_margin_c(self) -> int:
+        """``GPU T.Limit Temp``: degrees left before the slowdown threshold."""
+        return H100.tlimit_c - self.temp_c
 
 
 def sm_clock_under_load(gpu: GPU) -> int:
@@ -21,3 +76,86 @@ def sm_clock_under_load(gpu: GPU) -> int:
 def gpu_speed_factor(gpu: GPU) -> float:
     """Relative compute speed under load, 1.0 for a healthy GPU at full boost."""
     return sm_clock_under_load(gpu) / H100.max_sm_mhz
+
+
+def processes(cluster: Cluster, node: Node, gpu: GPU) -> list[GpuProcess]:
+    """The compute processes on ``gpu``: one per running job that owns it."""
+    if not gpu.present:
+        return []
+    found: list[GpuProcess] = []
+    training = cluster.training
+    for job in cluster.slurm.jobs:
+        if job.state != "RUNNING" or node.name not in job.nodes:
+            continue
+        pid = 0
+        if training is not None and job.job_id == training.job_id:
+            for rank in training.ranks:
+                if rank.node == node.name and rank.gpu == gpu.index:
+                    pid = rank.pid
+        elif gpu.index < job.gpus_per_node:
+            pid = rng(cluster.seed, "job", job.job_id, node.name, "pids").randint(90_000, 160_000) + gpu.index * 5
+        if pid:
+            used = rng(cluster.seed, node.name, "gpu", gpu.index, "job", job.job_id, "mem").randint(61_400, 76_800)
+            found.append(GpuProcess(pid=pid, name=PROCESS_NAME, used_mib=used))
+    return found
+
+
+def _instant(cluster: Cluster, at: float | None) -> float:
+    return cluster.clock.elapsed if at is None else at
+
+
+def sample(cluster: Cluster, node: Node, gpu: GPU, at: float | None = None) -> Reading:
+    """What NVML reads for ``gpu`` at offset ``at`` (default: now)."""
+    t = _instant(cluster, at)
+    jitter = rng(cluster.seed, node.name, "gpu", gpu.index, "sample", int(t))
+    base = rng(cluster.seed, node.name, "gpu", gpu.index, "load")
+    procs = processes(cluster, node, gpu)
+    held = frozenset(r for r in gpu.clock_event_reasons if r != "Idle")
+    busy = bool(procs)
+    if not busy:
+        temp = gpu.temp_c + gpu.cooling_deficit_c // 3 + jitter.choice((-1, 0, 0, 1))
+        brake = "HW Power Brake Slowdown" in held
+        sm = min(H100.idle_sm_mhz, gpu.slowdown_cap_mhz) if brake and gpu.slowdown_cap_mhz else H100.idle_sm_mhz
+        reasons = frozenset({"Idle"}) | frozenset(r for r in held if r in ("HW Slowdown", "HW Power Brake Slowdown"))
+        return Reading(
+            busy=False, util_pct=0, mem_util_pct=0, mem_used_mib=IDLE_USED_MIB,
+            power_w=round(gpu.power_w + jitter.uniform(-1.5, 1.5), 2), temp_c=temp,
+            mem_temp_c=gpu.mem_temp_c + gpu.cooling_deficit_c // 3 + jitter.choice((-1, 0, 1)),
+            sm_mhz=sm, mem_mhz=H100.max_mem_mhz, pstate="P0", reasons=reasons,
+        )
+    # Busy: full boost unless capped; power and heat follow the clock.
+    natural_w = base.uniform(585.0, 660.0) + jitter.uniform(-35.0, 30.0)
+    cap = sm_clock_under_load(gpu)
+    sm = cap if cap >= H100.max_sm_mhz else max(H100.idle_sm_mhz // 4, cap - jitter.choice((0, 0, 15, 30)))
+    frac = sm / H100.max_sm_mhz
+    power = gpu.power_w + (natural_w - gpu.power_w) * frac ** 1.5
+    reasons = set(held)
+    if "SW Power Cap" in held or power >= gpu.power_limit_w - 5.0:
+        power = gpu.power_limit_w - jitter.uniform(0.4, 6.0)
+        reasons.add("SW Power Cap")
+    load_temp = base.randint(57, 66) + jitter.choice((-1, 0, 0, 1))
+    temp = round(gpu.temp_c + (load_temp - gpu.temp_c) * min(1.0, power / 620.0)) + gpu.cooling_deficit_c
+    if held & {"HW Thermal Slowdown", "SW Thermal Slowdown"}:
+        # The clock cap holds the GPU at its thermal threshold, a little past it when HW slowdown acts.
+        over = -H100.slowdown_tlimit_c if "HW Thermal Slowdown" in held else 0
+        temp = H100.tlimit_c + over + jitter.choice((-1, 0, 0, 1))
+    mem_util = int(base.randint(38, 52) * frac ** 0.5) + jitter.randint(-3, 3)
+    used = sum(p.used_mib for p in procs) + IDLE_USED_MIB + 520
+    return Reading(
+        busy=True, util_pct=100 if jitter.random() < 0.8 else 99, mem_util_pct=max(1, mem_util),
+        mem_used_mib=min(used, H100.memory_mib - H100.reserved_mib), power_w=round(power, 2),
+        temp_c=int(temp), mem_temp_c=int(temp) + base.randint(6, 10) + jitter.choice((0, 1)),
+        sm_mhz=sm, mem_mhz=H100.max_mem_mhz, pstate="P0", reasons=frozenset(reasons),
+    )
+
+
+def violation_s(cluster: Cluster, gpu: GPU, reason: str, at: float | None = None) -> float:
+    """Seconds ``reason`` has held the clocks down (DCGM's violation counters).
+
+    ``gpu.violation_s`` holds the total at the clock's start; an active
+    reason keeps adding simulated time.
+    """
+    total = gpu.violation_s.get(reason, 0.0)
+    if reason in gpu.clock_event_reasons and total > 0:
+        total += max(0.0, _instant(cluster, at))
+    return total

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import builtins, labcmds
+from . import builtins, fabric, gpu, labcmds
 from .base import Command
 
-MODULES: tuple[ModuleType, ...] = (builtins, labcmds)
+MODULES: tuple[ModuleType, ...] = (builtins, gpu, labcmds, fabric)
 
 
 def _build() -> dict[str, Command]:

@@ -1,0 +1,194 @@
+"""nvidia-smi through the shell: layouts, flags, errors and agreement with the model."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from emulator.cluster.faults import apply_fault
+from emulator.commands.registry import lookup
+from emulator.session import Session
+from emulator.shell.interpreter import Frame
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def on(host: str, lab: str | None = None, seed: int = 0) -> Session:
+    """A fresh session whose shell stands on ``host``."""
+    s = Session(lab, seed)
+    if host != s.cluster.login:
+        if lookup("ssh") is not None:
+            s.execute(f"ssh {host}")
+        else:
+            s.shell.frames.append(Frame(s.cluster.nodes[host], "/home/alice"))
+    return s
+
+
+def golden(name: str, text: str) -> None:
+    """Compare with tests/commands/golden/NAME; REGOLD=1 rewrites it."""
+    path = GOLDEN / name
+    if os.environ.get("REGOLD"):
+        path.write_text(text)
+    assert text == path.read_text()
+
+
+# -- golden outputs on the healthy sandbox, seed 0 --------------------------------------
+
+@pytest.mark.parametrize("name,host,line", [
+    ("nvidia-smi_busy.txt", "node01", "nvidia-smi"),
+    ("nvidia-smi_idle.txt", "node08", "nvidia-smi"),
+    ("nvidia-smi_L.txt", "node01", "nvidia-smi -L"),
+    ("nvidia-smi_q_i0.txt", "node01", "nvidia-smi -q -i 0"),
+    ("nvidia-smi_topo_m.txt", "node01", "nvidia-smi topo -m"),
+    ("nvidia-smi_query_csv.txt", "node01",
+     "nvidia-smi --query-gpu=index,name,pci.bus_id,temperature.gpu,power.draw,power.limit,utilization.gpu,"
+     "memory.used,memory.total,clocks.sm,clocks.max.sm,pstate,clocks_event_reasons.active --format=csv"),
+    ("nvidia-smi_dmon.txt", "node01", "nvidia-smi dmon -c 2 -s pucvmet -i 0,7"),
+])
+def test_healthy_output_matches_golden(name, host, line):
+    out, status = on(host).execute(line)
+    assert status == 0
+    golden(name, out)
+
+
+# -- the summary table ---------------------------------------------------------------------
+
+def test_summary_rows_are_the_real_width_and_list_each_rank():
+    s = on("node01")
+    out, _ = s.execute("nvidia-smi")
+    table = [ln for ln in out.splitlines()[1:] if ln]
+    assert {len(ln) for ln in table} == {91}
+    ranks = [r for r in s.cluster.training.ranks if r.node == "node01"]
+    for rank in ranks:
+        assert f"{rank.pid}      C   /usr/bin/python3" in out
+    assert "| NVIDIA-SMI 550.90.07              Driver Version: 550.90.07      CUDA Version: 12.4     |" in out
+
+
+def test_idle_node_shows_no_processes_and_idle_clocks():
+    out, _ = on("node08").execute("nvidia-smi")
+    assert "No running processes found" in out
+    assert "      1MiB /  81559MiB |      0%      Default |" in out
+
+
+def test_login_node_has_no_driver():
+    out, status = on("login01").execute("nvidia-smi")
+    assert status == 9
+    assert out.startswith("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.")
+
+
+# -- selection and errors ------------------------------------------------------------------
+
+def test_id_accepts_index_uuid_and_bus_id():
+    s = on("node02")
+    gpu = s.cluster.nodes["node02"].gpus[3]
+    for ident in ("3", gpu.uuid, gpu.pci_bus_id, gpu.pci_bus_id[4:]):
+        out, status = s.execute(f"nvidia-smi -L -i {ident}")
+        assert (out, status) == (f"GPU 3: NVIDIA H100 80GB HBM3 (UUID: {gpu.uuid})\n", 0)
+
+
+def test_bad_index_says_no_devices_found():
+    assert on("node01").execute("nvidia-smi -i 8") == ("No devices were found\n", 6)
+
+
+def test_unknown_option_uses_the_real_wording():
+    out, status = on("node01").execute("nvidia-smi --bogus")
+    assert (out, status) == ("ERROR: Option --bogus is not recognized. Please run 'nvidia-smi -h'.\n", 2)
+
+
+def test_list_with_query_is_an_invalid_combination():
+    out, status = on("node01").execute("nvidia-smi -L -q")
+    assert out == "Invalid combination of input arguments. Please run 'nvidia-smi -h' for help.\n"
+    assert status == 2
+
+
+def test_unknown_query_field_is_rejected():
+    out, status = on("node01").execute("nvidia-smi --query-gpu=index,foo --format=csv")
+    assert out == 'Field "foo" is not a valid field to query.\n\n' and status == 2
+
+
+def test_query_without_format_is_rejected():
+    assert on("node01").execute("nvidia-smi --query-gpu=index")[1] == 2
+
+
+def test_csv_noheader_nounits_prints_bare_values():
+    s = on("node01")
+    out, _ = s.execute("nvidia-smi --query-gpu=index,memory.total,power.limit,clocks.max.sm "
+                       "--format=csv,noheader,nounits -i 0")
+    assert out == "0, 81559, 700.00, 1980\n"
+
+
+def test_query_values_agree_with_the_table():
+    s = on("node03")
+    gpu = s.cluster.nodes["node03"].gpus[5]
+    out, _ = s.execute("nvidia-smi --query-gpu=uuid,pci.bus_id,serial --format=csv,noheader -i 5")
+    assert out == f"{gpu.uuid}, {gpu.pci_bus_id}, {gpu.serial}\n"
+
+
+def test_display_limits_the_report_to_its_sections():
+    out, _ = on("node01").execute("nvidia-smi -q -d ROW_REMAPPER -i 0")
+    assert "Remapped Rows" in out and "Clocks Event Reasons" not in out and "Product Name" not in out
+
+
+def test_bad_display_type_is_rejected():
+    assert on("node01").execute("nvidia-smi -q -d BOGUS")[1] == 2
+
+
+def test_temperatures_are_t_limit_margins():
+    out, _ = on("node01").execute("nvidia-smi -q -d TEMPERATURE -i 0")
+    assert "GPU Slowdown T.Limit Temp         : -2 C" in out
+    assert "GPU Shutdown T.Limit Temp         : -8 C" in out
+
+
+# -- streaming -------------------------------------------------------------------------------
+
+def test_loop_streams_one_table_per_interval_on_the_simulated_clock():
+    s = on("node01")
+    run = s.run("nvidia-smi --query-gpu=index,timestamp --format=csv,noheader -i 0 -l 5")
+    first = run.step()
+    assert first.pause == 5.0 and first.text().startswith("0, 2026/03/11 09:00:02")
+    second = run.step()
+    assert second.text().startswith("0, 2026/03/11 09:00:07")
+    run.interrupt()
+    assert run.step().status == 130
+
+
+def test_dmon_prints_count_samples_per_gpu():
+    out, status = on("node01").execute("nvidia-smi dmon -c 3 -i 2")
+    lines = out.splitlines()
+    assert status == 0 and len(lines) == 5
+    assert lines[0] == "# gpu    pwr  gtemp  mtemp     sm    mem    enc    dec    jpg    ofa   mclk   pclk "
+
+
+def test_dmon_rejects_an_unknown_metric():
+    assert on("node01").execute("nvidia-smi dmon -s z -c 1")[1] == 2
+
+
+def test_pmon_names_the_training_rank():
+    s = on("node02")
+    rank = next(r for r in s.cluster.training.ranks if r.node == "node02" and r.gpu == 4)
+    out, _ = s.execute("nvidia-smi pmon -c 1 -i 4")
+    assert f"    4 {rank.pid:>11}      C" in out and "python3" in out
+
+
+def test_topo_pairs_each_gpu_with_its_rail_nic():
+    out, _ = on("node01").execute("nvidia-smi topo -m")
+    rows = {ln.split("\t")[0]: ln.split("\t") for ln in out.splitlines() if ln.startswith("GPU")}
+    assert rows["GPU0"][9] == "PXB" and rows["GPU0"][13] == "SYS" and rows["GPU7"][2] == "NV18"
+    assert "  NIC8: mlx5_8" in out
+
+
+def test_nvlink_status_shows_eighteen_links_at_h100_speed():
+    out, _ = on("node01").execute("nvidia-smi nvlink -s -i 0")
+    assert out.count("26.562 GB/s") == 18
+
+
+# -- faults in nvidia-smi ---------------------------------------------------------------------
+
+def test_fallen_gpu_breaks_the_summary_with_the_real_error():
+    s = on("node02")
+    apply_fault(s.cluster, "xid", {"code": 79, "node": "node02", "gpu": 6})
+    out, status = s.execute("nvidia-smi")
+    bus = s.cluster.nodes["node02"].gpus[6].pci_bus_id[4:]
+    assert (out, status) == (f"Unable to determine the device handle for GPU{bus}: Unknown Error\n", 15)
