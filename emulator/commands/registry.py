@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import builtins, fabric, gpu, labcmds
+from . import builtins, gpu, labcmds
 from .base import Command
 
-MODULES: tuple[ModuleType, ...] = (builtins, gpu, labcmds, fabric)
+MODULES: tuple[ModuleType, ...] = (builtins, gpu, labcmds)
 
 
 def _build() -> dict[str, Command]:
