@@ -129,7 +129,7 @@ def hca_filter(spec: str | None, names: Sequence[str]) -> list[str]:
     return [d for d in names if match(d) != exclude]
 
 
-def _ib_devices(node: Node, env: Mapping[str, str]) -> list[NIC]:
+def ib_devices(node: Node, env: Mapping[str, str]) -> list[NIC]:
     """The RDMA devices NCCL's IB transport would use on ``node``."""
     active = [nic for nic in node.nics if nic.state == "Active"]
     spec = env.get("NCCL_IB_HCA")
@@ -149,7 +149,7 @@ def net_plan(cluster: Cluster, nodes: Sequence[str], env: Mapping[str, str]) -> 
     devices: dict[str, list[NIC]] = {}
     for name in nodes:
         node = cluster.node(name)
-        devices[name] = [] if disabled or node is None else _ib_devices(node, env)
+        devices[name] = [] if disabled or node is None else ib_devices(node, env)
     if any(not devs for devs in devices.values()):
         socket = SOCKET_IFACE_GBITS / 8.0 * SOCKET_EFFICIENCY
         return NetPlan(transport="Socket", node_gbps={n: socket for n in nodes})

@@ -61,7 +61,7 @@ class LocalDisk:
 #: What one client node can move to or from the parallel filesystem, GB/s
 #: (two 200 Gb/s storage ports, and the Lustre client's own ceiling).
 CLIENT_READ_GBPS = 20.0
-CLIENT_WRITE_GBPS = 9.0
+CLIENT_WRITE_GBPS = 4.0
 #: Service time of one small read (an input shard chunk) on an idle filesystem, ms.
 READ_SERVICE_MS = 0.9
 #: Utilisation is capped below 1 so queueing latency stays finite.

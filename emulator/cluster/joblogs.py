@@ -1,0 +1,351 @@
+"""The training job's files: rank 0's log, the Slurm output file, config, checkpoints.
+
+Every line is rendered from the step model (:mod:`emulator.cluster.steps`)
+at the simulated clock's current instant, so the files grow as time passes
+(``tail -f`` shows new lines) and every number agrees with ``timeline``,
+``py-spy`` and the collective model. Nothing here is stored.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import replace
+from posixpath import dirname
+
+from .ids import rng
+from .model import Cluster
+from .nccl_debug import Proc, init_lines
+from .scheduler import compress_hostlist
+from .steps import BUCKET_BYTES, Schedule, StepProfile, profile, schedule
+from .training import TrainingRun
+
+#: Step lines kept in the log file; older ones were rotated away.
+MAX_STEP_LINES = 5000
+#: PyTorch's default ProcessGroupNCCL timeout (ms).
+NCCL_TIMEOUT_MS = 600_000
+#: How long after the watchdog fires the launcher has torn the job down, s.
+TEARDOWN_S = 31.0
+
+
+def files(cluster: Cluster) -> dict[str, Callable[[], str]]:
+    """Absolute path -> producer of the file's text now."""
+    run = cluster.training
+    if run is None:
+        return {}
+    job = cluster.slurm.job(run.job_id)
+    out = job.stdout if job and job.stdout else f"/lustre/jobs/{run.name}/slurm-{run.job_id}.out"
+    jobdir = dirname(out)
+    table: dict[str, Callable[[], str]] = {
+        f"{jobdir}/train.log": lambda: train_log(cluster),
+        out: lambda: slurm_out(cluster),
+        config_path(run): lambda: config_text(run),
+        f"{run.checkpoint_dir}/latest_checkpointed_iteration.txt": lambda: f"{latest_checkpoint(cluster)}\n",
+    }
+    if run.previous_config:
+        table[f"{jobdir}/train.log.1"] = lambda: previous_log(cluster)
+    return table
+
+
+def config_path(run: TrainingRun) -> str:
+    return f"/home/alice/jobs/configs/{run.model_name}.yaml"
+
+
+def config_text(run: TrainingRun) -> str:
+    """The job's YAML config as the launcher reads it."""
+    lines = [
+        f"# {run.model_name} pre-training",
+        "model:",
+        f"  name: {run.model_name}",
+        f"  params: {run.params_b}e9",
+        f"  hidden_size: {run.hidden}",
+        f"  num_layers: {run.layers}",
+        "parallel:",
+        f"  tensor: {run.tp}",
+        f"  pipeline: {run.pp}",
+        "train:",
+        f"  seq_len: {run.seq_len}",
+        f"  micro_batch_size: {run.micro_batch}",
+        f"  grad_accum_steps: {run.grad_accum}",
+        f"  precision: {run.precision}",
+        f"  activation_checkpointing: {str(run.activation_recompute).lower()}",
+        f"  log_interval: {run.log_interval}",
+        "data:",
+        f"  path: {run.data_dir}",
+        f"  num_workers: {run.loader_workers}",
+        f"  prefetch_factor: {run.prefetch_factor}",
+        f"  pin_memory: {str(run.pin_memory).lower()}",
+        "checkpoint:",
+        f"  dir: {run.checkpoint_dir}",
+        f"  every: {run.checkpoint_every}",
+        f"  async: {str(run.async_checkpoint).lower()}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+# -- time stamps ------------------------------------------------------------------------
+
+
+def _ts(cluster: Cluster, offset: float) -> str:
+    """``2026-03-11 08:59:58,123`` (Python logging's default asctime)."""
+    dt = cluster.clock.at(offset)
+    return dt.strftime("%Y-%m-%d %H:%M:%S") + f",{dt.microsecond // 1000:03d}"
+
+
+def _glog(cluster: Cluster, offset: float, level: str = "W") -> str:
+    """``W0311 07:30:53.412000`` (c10d / torchrun glog-style prefix)."""
+    dt = cluster.clock.at(offset)
+    return f"{level}{dt:%m%d %H:%M:%S}.{dt.microsecond:06d}"
+
+
+# -- rank 0's training log ------------------------------------------------------------------
+
+
+def _loss(seed: int, step: int) -> float:
+    noise = rng(seed, "loss", step).gauss(0.0, 0.012)
+    return 1.62 + 6.0 * (step + 500) ** -0.25 + noise
+
+
+def _lr(step: int, total: int = 100_000) -> float:
+    return 3.0e-4 * (0.1 + 0.9 * 0.5 * (1.0 + math.cos(math.pi * min(step, total) / total)))
+
+
+def _header(cluster: Cluster, run: TrainingRun, sched: Schedule, prof: StepProfile) -> list[tuple[float, str]]:
+    hosts = compress_hostlist(run.nodes)
+    load_s = max(5.0, run.init_s * 0.45)
+    return [
+        (sched.init_s + 1.2, f"INFO [train.py:64] job {run.job_id} on {hosts}: {run.model_name} ({run.params_b:g}B "
+                             f"params), world size {run.world_size} (tp={run.tp} pp={run.pp} dp={run.dp}), global batch "
+                             f"{run.global_batch} x {run.seq_len} = {run.tokens_per_step:,} tokens/step"),
+        (sched.init_s + 1.3, f"INFO [train.py:71] config {config_path(run)}: micro_batch={run.micro_batch} "
+                             f"grad_accum={run.grad_accum} precision={run.precision} "
+                             f"activation_checkpointing={str(run.activation_recompute).lower()} "
+                             f"num_workers={run.loader_workers} checkpoint_every={run.checkpoint_every} "
+                             f"async_checkpoint={str(run.async_checkpoint).lower()}"),
+        (sched.init_s + 24.0, f"INFO [dist.py:40] process group ready: backend nccl, {run.world_size} ranks"),
+        (sched.first_batch_s - 0.5, f"INFO [checkpoint.py:151] loaded checkpoint {run.checkpoint_dir}/"
+                                    f"step_{sched.resume_step:07d} in {load_s:.1f}s"),
+        (sched.first_batch_s, f"INFO [train.py:118] resuming at step {sched.resume_step}, waiting for the first batch"),
+        (sched.steady_s, f"INFO [train.py:131] first batch ready after {run.first_batch_s:.1f}s"),
+    ]
+
+
+def _step_lines(cluster: Cluster, run: TrainingRun, sched: Schedule, prof: StepProfile, now: float,
+                limit: int = MAX_STEP_LINES) -> list[tuple[float, str]]:
+    lines: list[tuple[float, str]] = []
+    last = sched.completed_at(now)
+    every = max(1, run.log_interval)
+    first = (sched.resume_step // every + 1) * every
+    start = max(first, (last // every - limit + 1) * every)
+    for step in range(start, last + 1, every):
+        end = sched.step_end(step)
+        begin = sched.step_end(step - every) if step - every > sched.resume_step else sched.steady_s
+        jit = rng(cluster.seed, "steplog", step).gauss(0.0, 0.004)
+        step_time = (end - begin) / min(every, step - sched.resume_step) * (1.0 + jit)
+        data = prof.data_wait_s * (1.0 + 3 * abs(jit))
+        tps = run.tokens_per_step / step_time
+        tflops = 6.0 * run.params_b * 1e9 * tps / max(1, run.world_size) / 1e12
+        lines.append((end, f"INFO [train.py:212] step {step} | loss {_loss(cluster.seed, step):.4f} | lr "
+                           f"{_lr(step):.3e} | step_time {step_time:.3f}s | data_wait {data:.3f}s | tokens/s "
+                           f"{tps:,.0f} | tflops/gpu {tflops:.1f} | mfu {100 * tflops / 989.0:.1f}%"))
+    for step, begin, finish in sched.saves_between(sched.steady_s, now):
+        size = prof.checkpoint_bytes / 1e9
+        mode = "async" if run.async_checkpoint else "sync"
+        path = f"{run.checkpoint_dir}/step_{step:07d}"
+        lines.append((begin, f"INFO [checkpoint.py:88] saving checkpoint step {step} to {path} ({size:.1f} GB, {mode})"))
+        if run.async_checkpoint:
+            lines.append((finish, f"INFO [checkpoint.py:97] step {step}: state staged to host in {finish - begin:.2f}s, "
+                                  f"writing in background"))
+            done = begin + prof.checkpoint_write_s
+            if done <= now:
+                lines.append((done, f"INFO [checkpoint.py:121] saved checkpoint step {step} in "
+                                    f"{prof.checkpoint_write_s:.2f}s ({size / prof.checkpoint_write_s:.2f} GB/s)"))
+        elif finish <= now:
+            lines.append((finish, f"INFO [checkpoint.py:97] saved checkpoint step {step} in {finish - begin:.2f}s "
+                                  f"({size / (finish - begin):.2f} GB/s), training paused"))
+    return lines
+
+
+def train_log(cluster: Cluster) -> str:
+    """Rank 0's log (``train.log``) up to the current simulated instant."""
+    run = cluster.training
+    if run is None:
+        return ""
+    now = cluster.clock.elapsed
+    prof = profile(cluster)
+    sched = schedule(cluster, prof)
+    entries: list[tuple[float, str]] = []
+    for offset, reason in sorted(run.restarts):
+        if offset <= now:
+            entries.append((offset, f"ERROR [train.py:305] run stopped: {reason}"))
+    entries += [e for e in _header(cluster, run, sched, prof) if e[0] <= now]
+    entries += _step_lines(cluster, run, sched, prof, now)
+    entries.sort(key=lambda e: e[0])
+    return "".join(f"{_ts(cluster, t)} {text}\n" for t, text in entries)
+
+
+def previous_log(cluster: Cluster) -> str:
+    """The previous job's log (``train.log.1``), run with ``run.previous_config``."""
+    run = cluster.training
+    if run is None or not run.previous_config:
+        return ""
+    before = replace(run, **run.previous_config)  # type: ignore[arg-type]
+    saved = cluster.training
+    cluster.training = before
+    try:
+        prof = profile(cluster)
+        sched0 = schedule(cluster, prof)
+        span = 200 * prof.step_s
+        sched = replace(sched0, started_s=run.started_s - span - 600, init_s=run.started_s - span - 562,
+                        first_batch_s=run.started_s - span - 467, steady_s=run.started_s - span - 426,
+                        resume_step=max(0, sched0.resume_step - run.checkpoint_every), hang_s=None)
+        end = run.started_s - 420.0
+        entries = _header(cluster, before, sched, prof) + _step_lines(cluster, before, sched, prof, end)
+        entries.append((end, "INFO [train.py:322] stopping after requeue: SIGTERM received"))
+    finally:
+        cluster.training = saved
+    entries.sort(key=lambda e: e[0])
+    return "".join(f"{_ts(cluster, t)} {text}\n" for t, text in entries)
+
+
+# -- the Slurm output file ------------------------------------------------------------------
+
+
+def _procs(run: TrainingRun) -> list[Proc]:
+    return [Proc(rank=r.rank, node=r.node, gpu=r.gpu, pid=r.pid) for r in run.ranks]
+
+
+def hang_fired_s(cluster: Cluster) -> float | None:
+    """When the NCCL watchdog fires for a hang (offset s), or None."""
+    run = cluster.training
+    if run is None or run.hang_s is None:
+        return None
+    return run.hang_s + NCCL_TIMEOUT_MS / 1000.0 + 0.06
+
+
+def failed_at(cluster: Cluster) -> float | None:
+    """When the launcher has torn the job down after a watchdog timeout (offset s), or None."""
+    fired = hang_fired_s(cluster)
+    return None if fired is None else fired + TEARDOWN_S
+
+
+def slurm_out(cluster: Cluster) -> str:
+    """``slurm-<jobid>.out``: the launcher, NCCL_DEBUG lines, and the watchdog when a rank hangs."""
+    run = cluster.training
+    if run is None:
+        return ""
+    now = cluster.clock.elapsed
+    prof = profile(cluster)
+    sched = schedule(cluster, prof)
+    if now < sched.started_s:
+        return ""
+    master = run.nodes[0] if run.nodes else "node01"
+    out = [f"+ srun --kill-on-bad-exit=1 torchrun --nnodes={len(run.nodes)} --nproc-per-node=8 "
+           f"--rdzv-id={run.job_id} --rdzv-backend=c10d --rdzv-endpoint={master}:29500 train.py "
+           f"--config {config_path(run)}"]
+    agents = {}
+    for n_i, node in enumerate(run.nodes):
+        pid0 = min(r.pid for r in run.ranks if r.node == node)
+        agents[node] = pid0 - 31 - n_i
+        prefix = f"{_glog(cluster, sched.started_s + 6.0 + 0.13 * n_i)} {agents[node]} torch/distributed/run.py:793]"
+        out += [f"{prefix} ", f"{prefix} *****************************************",
+                f"{prefix} Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid "
+                "your system being overloaded, please further tune the variable for optimal performance in your "
+                "application as needed. ", f"{prefix} *****************************************"]
+    if now >= sched.init_s + 20.0:
+        out += init_lines(cluster, _procs(run), run.env)
+    fired = hang_fired_s(cluster)
+    if fired is not None and now >= fired and run.hang_s is not None:
+        out += _watchdog(cluster, run, sched, fired, now, agents)
+    return "\n".join(out) + "\n"
+
+
+def _watchdog(cluster: Cluster, run: TrainingRun, sched: Schedule, fired: float, now: float,
+              agents: dict[str, int]) -> list[str]:
+    """The PyTorch 2.x NCCL watchdog report on every rank still waiting in the all-reduce."""
+    assert run.hang_s is not None
+    grad_bytes = run.params_b * 1e9 * 2.0 / (max(1, run.tp) * max(1, run.pp))
+    buckets = max(1, math.ceil(grad_bytes / BUCKET_BYTES))
+    steps_done = sched.completed_at(run.hang_s) - sched.resume_step
+    seq = 3 + steps_done * buckets + 1
+    numel = BUCKET_BYTES // 2
+    lines: list[str] = []
+    waiting = [r for r in run.ranks if r.rank != run.hang_rank]
+    for r in waiting:
+        r_rng = rng(cluster.seed, "watchdog", r.rank)
+        t = fired + r_rng.uniform(0.0, 0.08)
+        ns = r_rng.randrange(1000)
+        ran = NCCL_TIMEOUT_MS + r_rng.randint(20, 95)
+        lines.append(f"[rank{r.rank}]:[{_glog(cluster, t, 'E')}{ns:03d} ProcessGroupNCCL.cpp:607] [Rank {r.rank}] "
+                     f"Watchdog caught collective operation timeout: WorkNCCL(SeqNum={seq}, OpType=ALLREDUCE, "
+                     f"NumelIn={numel}, NumelOut={numel}, Timeout(ms)={NCCL_TIMEOUT_MS}) ran for {ran} milliseconds "
+                     f"before timing out.")
+    for r in waiting:
+        t = fired + 0.1 + rng(cluster.seed, "watchdog2", r.rank).uniform(0.0, 0.05)
+        lines.append(f"[rank{r.rank}]:[{_glog(cluster, t, 'E')}{r.rank * 37 % 1000:03d} ProcessGroupNCCL.cpp:1664] "
+                     f"[PG 0 (default_pg) Rank {r.rank}] Exception (either an error or timeout) detected by watchdog "
+                     f"at work: {seq}, last enqueued NCCL work: {seq + 1}, last completed NCCL work: {seq - 1}.")
+        lines.append(f"[rank{r.rank}]:[{_glog(cluster, t, 'E')}{r.rank * 41 % 1000:03d} ProcessGroupNCCL.cpp:1709] "
+                     f"[PG 0 (default_pg) Rank {r.rank}] To avoid data inconsistency, we are taking the entire process "
+                     f"down.")
+    down = fired + TEARDOWN_S
+    if now >= down:
+        for node, agent in agents.items():
+            pid = min(r.pid for r in run.ranks if r.node == node)
+            local = min(r.local_rank for r in run.ranks if r.node == node)
+            lines.append(f"{_glog(cluster, down - 1.0, 'E')} {agent} torch/distributed/elastic/multiprocessing/"
+                         f"api.py:833] failed (exitcode: -6) local_rank: {local} (pid: {pid}) of binary: /usr/bin/python3")
+        for i, node in enumerate(run.nodes):
+            lines.append(f"srun: error: {node}: task {i}: Exited with exit code 1")
+    return lines
+
+
+# -- checkpoints -------------------------------------------------------------------------
+
+
+def latest_checkpoint(cluster: Cluster) -> int:
+    """The step the latest-checkpoint pointer names (the last save that finished)."""
+    run = cluster.training
+    if run is None:
+        return 0
+    prof = profile(cluster)
+    sched = schedule(cluster, prof)
+    now = cluster.clock.elapsed
+    latest = sched.resume_step
+    for step, begin, _finish in sched.saves_between(sched.steady_s, now):
+        if begin + prof.checkpoint_write_s <= now:
+            latest = step
+    return latest
+
+
+def checkpoint_files(cluster: Cluster, keep: int = 3) -> dict[str, int]:
+    """Files of the checkpoint directory now: absolute path -> size in bytes.
+
+    The last ``keep`` finished saves, each a ``step_NNNNNNN`` directory with
+    one ``__<rank>_0.distcp`` shard per rank and a ``.metadata`` file; a save
+    in progress shows its shards growing; a broken save lacks a shard.
+    """
+    run = cluster.training
+    if run is None:
+        return {}
+    prof = profile(cluster)
+    sched = schedule(cluster, prof)
+    now = cluster.clock.elapsed
+    shard = int(prof.checkpoint_bytes / max(1, run.world_size))
+    steps: list[tuple[int, float]] = [(sched.resume_step, 1.0)]
+    for step, begin, _finish in sched.saves_between(sched.steady_s, now):
+        done = min(1.0, (now - begin) / max(1e-6, prof.checkpoint_write_s))
+        steps.append((step, done))
+    finished = [s for s in steps if s[1] >= 1.0][-keep:]
+    partial = [s for s in steps if s[1] < 1.0]
+    table: dict[str, int] = {}
+    for step, done in finished + partial:
+        base = f"{run.checkpoint_dir}/step_{step:07d}"
+        missing = run.broken_checkpoints.get(step)
+        for r in run.ranks:
+            if r.rank == missing:
+                continue
+            table[f"{base}/__{r.rank}_0.distcp"] = int(shard * done)
+        if done >= 1.0:
+            table[f"{base}/.metadata"] = 1_412_000 + 96 * len(run.ranks)
+    return table

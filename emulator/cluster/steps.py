@@ -1,0 +1,372 @@
+"""The step-time model of the training run, and its place on the simulated clock.
+
+One synchronous step, per rank: wait for the input batch (loader workers x
+CPU time per batch against the step time, storage reads and metadata
+latency), compute (6·N FLOPs per token, or 8·N with activation recompute, at
+a realistic kernel efficiency, scaled by the GPU's clock), then
+communicate (tensor-parallel all-reduces on the critical path, the
+data-parallel gradient all-reduce mostly hidden behind backward). The
+slowest rank holds everyone at the next collective, so every other rank's
+difference shows as time waiting in the all-reduce.
+
+:func:`profile` returns that breakdown; :func:`schedule` places the run on
+the clock (allocation, initialisation, first batch, steady state, checkpoint
+saves, a hang); :mod:`emulator.cluster.joblogs` renders the logs from both.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from . import storage
+from .catalog import H100
+from .collectives import CollectiveError, collective
+from .model import Cluster
+from .telemetry import gpu_speed_factor
+from .training import Rank, TrainingRun
+
+#: Fraction of BF16 dense peak the kernels reach at a large micro-batch.
+KERNEL_EFFICIENCY = 0.48
+#: Soft knee of kernel efficiency in micro-batch size: eff = peak * mb / (mb + knee).
+MICRO_BATCH_KNEE = 0.2
+#: Compute slowdown of a rank whose process runs on the other socket (remote memory, launch latency).
+NUMA_COMPUTE_PENALTY = 1.05
+NUMA_LOADER_PENALTY = 1.45
+#: DDP gradient bucket size (bytes) and the share of communication that stays exposed.
+BUCKET_BYTES = 25 * 2**20
+EXPOSED_MIN = 0.12
+#: Part of the backward pass the gradient all-reduce can hide behind.
+OVERLAP_WINDOW = 0.5
+#: Input: random reads per sample and reads/opens per micro-batch.
+READS_PER_SAMPLE = 4
+OPENS_PER_BATCH = 0.25
+#: Host-to-device copy and collation per micro-batch once a batch is ready, s.
+FETCH_S = 0.0015
+#: Copy of one rank's checkpoint state to host memory before an async save, GB/s.
+SNAPSHOT_GBPS = 20.0
+
+
+@dataclass(frozen=True)
+class RankStep:
+    """One rank's share of a steady-state step, in seconds."""
+
+    rank: int
+    node: str
+    gpu: int
+    data_s: float
+    compute_s: float
+    comm_s: float              # exposed communication plus waiting for the slowest rank
+
+    @property
+    def busy_s(self) -> float:
+        return self.data_s + self.compute_s
+
+
+@dataclass(frozen=True)
+class StepProfile:
+    """The steady-state step of the run, and what bounds it."""
+
+    step_s: float
+    tokens_per_s: float
+    tflops_per_gpu: float      # model FLOPs (6·N), as MFU counts them
+    mfu: float
+    ranks: list[RankStep]
+    data_wait_s: float         # rank 0's wait for input
+    loader_s: float            # worker time to produce one step's batches (rank 0)
+    compute_s: float           # the slowest rank's compute
+    dp_comm_s: float           # full gradient all-reduce time
+    tp_comm_s: float           # tensor-parallel all-reduces per step (exposed)
+    exposed_comm_s: float
+    late_rank: int | None      # the rank the others wait for, when one stands out
+    checkpoint_bytes: float
+    checkpoint_write_s: float  # time to write one checkpoint to the parallel fs
+    checkpoint_stall_s: float  # what every rank loses per save (sync: all of it)
+    bound: str                 # "compute", "input", "communication"
+    transport: str             # what the gradient all-reduce runs over
+
+
+def _efficiency(run: TrainingRun) -> float:
+    mb = max(1, run.micro_batch)
+    return KERNEL_EFFICIENCY * mb / (mb + MICRO_BATCH_KNEE)
+
+
+def _compute_s(cluster: Cluster, run: TrainingRun, rank: Rank) -> float:
+    flops_per_token = (8.0 if run.activation_recompute else 6.0) * run.params_b * 1e9
+    per_gpu = flops_per_token * run.tokens_per_step / max(1, run.world_size)
+    node = cluster.node(rank.node)
+    speed = gpu_speed_factor(node.gpus[rank.gpu]) if node and rank.gpu < len(node.gpus) else 1.0
+    seconds = per_gpu / (H100.bf16_dense_tflops * 1e12 * _efficiency(run) * max(0.02, speed))
+    if _misbound(cluster, run, rank):
+        seconds *= NUMA_COMPUTE_PENALTY
+    return seconds
+
+
+def _misbound(cluster: Cluster, run: TrainingRun, rank: Rank) -> bool:
+    if rank.rank not in run.rank_numa:
+        return False
+    node = cluster.node(rank.node)
+    if node is None or rank.gpu >= len(node.gpus):
+        return False
+    return run.rank_numa[rank.rank] != node.gpus[rank.gpu].numa_node
+
+
+def loader_batch_s(cluster: Cluster, run: TrainingRun, rank: Rank | None = None) -> float:
+    """Seconds one loader worker needs to produce one micro-batch."""
+    fs = cluster.storage
+    miss = 1.0 - fs.client_cache_hit
+    io = run.micro_batch * READS_PER_SAMPLE * miss * storage.read_latency_ms(fs) / 1000.0
+    io += OPENS_PER_BATCH * storage.metadata_latency_ms(fs) / 1000.0
+    cpu = run.batch_cpu_s
+    if rank is not None and _misbound(cluster, run, rank):
+        cpu *= NUMA_LOADER_PENALTY
+    return cpu + io
+
+
+def _groups(run: TrainingRun) -> tuple[list[Rank], list[Rank]]:
+    """Rank 0's tensor-parallel group and its data-parallel group (tp is the fastest index)."""
+    tp = max(1, run.tp)
+    tp_group = [r for r in run.ranks if r.rank // tp == 0]
+    dp_group = [r for r in run.ranks if r.rank % (tp * max(1, run.pp)) == 0]
+    return tp_group, dp_group
+
+
+def _collective_s(cluster: Cluster, run: TrainingRun, op: str, size: float, group: list[Rank]) -> tuple[float, str]:
+    if len(group) <= 1 or size <= 0:
+        return 0.0, "local"
+    try:
+        result = collective(cluster, op, int(size), [(r.node, r.gpu) for r in group], run.env, sample="training")
+    except CollectiveError:
+        return math.inf, "unavailable"
+    return result.time_us / 1e6, result.transport
+
+
+def profile(cluster: Cluster) -> StepProfile:
+    """The steady-state step of ``cluster.training`` under the current state."""
+    run = cluster.training
+    if run is None or not run.ranks:
+        raise ValueError("no training run in this cluster")
+    computes = {r.rank: _compute_s(cluster, run, r) for r in run.ranks}
+    slowest_compute = max(computes.values())
+    backward = slowest_compute * (0.75 if run.activation_recompute else 2.0 / 3.0)
+
+    tp_group, dp_group = _groups(run)
+    grad_bytes = run.params_b * 1e9 * 2.0 / (max(1, run.tp) * max(1, run.pp))
+    dp_s, transport = _collective_s(cluster, run, "all_reduce", grad_bytes, dp_group)
+    exposed_dp = max(EXPOSED_MIN * dp_s, dp_s - OVERLAP_WINDOW * backward)
+    tp_s = 0.0
+    if run.tp > 1:
+        msg = run.micro_batch * run.seq_len * run.hidden * 2.0
+        one, _ = _collective_s(cluster, run, "all_reduce", msg, tp_group)
+        per_layer = 6 if run.activation_recompute else 4
+        tp_s = one * per_layer * run.layers * run.grad_accum
+    exposed = exposed_dp + tp_s
+
+    datas: dict[int, float] = {}
+    loader_rank0 = 0.0
+    for r in run.ranks:
+        loader = run.grad_accum * loader_batch_s(cluster, run, r) / max(1, run.loader_workers)
+        if r.rank == 0:
+            loader_rank0 = loader
+        overlap = computes[r.rank] + exposed
+        datas[r.rank] = max(0.0, loader - overlap) + run.grad_accum * FETCH_S
+    busy = {rk: datas[rk] + computes[rk] for rk in computes}
+    slowest = max(busy.values())
+    step_s = slowest + exposed
+
+    ranks = [RankStep(rank=r.rank, node=r.node, gpu=r.gpu, data_s=datas[r.rank], compute_s=computes[r.rank],
+                      comm_s=step_s - busy[r.rank]) for r in run.ranks]
+    ordered = sorted(busy.values())
+    median = ordered[len(ordered) // 2]
+    late = max(busy, key=lambda k: (busy[k], -k))
+    late_rank = late if busy[late] > median * 1.03 else None
+
+    fs = cluster.storage
+    ckpt_bytes = run.params_b * 1e9 * run.checkpoint_bytes_per_param
+    write_s = storage.checkpoint_write_s(fs, ckpt_bytes, len(run.nodes))
+    if run.async_checkpoint:
+        stall = ckpt_bytes / max(1, run.world_size) / (SNAPSHOT_GBPS * 1e9) + 0.2
+    else:
+        stall = write_s
+
+    tokens_per_s = run.tokens_per_step / step_s if math.isfinite(step_s) else 0.0
+    model_flops = 6.0 * run.params_b * 1e9 * tokens_per_s / max(1, run.world_size)
+    tflops = model_flops / 1e12
+    data0 = datas.get(0, 0.0)
+    parts = {"input": max(datas.values()), "communication": exposed, "compute": slowest_compute}
+    bound = max(parts, key=lambda k: parts[k])
+    return StepProfile(
+        step_s=step_s, tokens_per_s=tokens_per_s, tflops_per_gpu=tflops, mfu=tflops * 1e12 / (H100.bf16_dense_tflops * 1e12),
+        ranks=ranks, data_wait_s=data0, loader_s=loader_rank0, compute_s=slowest_compute, dp_comm_s=dp_s,
+        tp_comm_s=tp_s, exposed_comm_s=exposed, late_rank=late_rank, checkpoint_bytes=ckpt_bytes,
+        checkpoint_write_s=write_s, checkpoint_stall_s=stall, bound=bound, transport=transport,
+    )
+
+
+# -- the run on the clock ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """Where the run's phases fall on the clock (offsets in seconds from the clock's start)."""
+
+    started_s: float           # allocation granted, srun launched
+    init_s: float              # processes up, NCCL and model initialisation begins
+    first_batch_s: float       # waiting for the first input batch
+    steady_s: float            # first step starts
+    resume_step: int           # the checkpoint step the run resumed from
+    step_s: float
+    every: int
+    stall_s: float
+    hang_s: float | None       # no step completes after this offset
+
+    @property
+    def period_s(self) -> float:
+        """One checkpoint interval: ``every`` steps then one save."""
+        return self.every * self.step_s + self.stall_s
+
+    def step_end(self, step: int) -> float:
+        """Offset at which global ``step`` (> resume_step) completes."""
+        k = step - self.resume_step
+        saves = (step - 1) // self.every - self.resume_step // self.every
+        return self.steady_s + k * self.step_s + saves * self.stall_s
+
+    def completed_at(self, offset: float) -> int:
+        """The last global step completed at ``offset``."""
+        if self.hang_s is not None:
+            offset = min(offset, self.hang_s)
+        elapsed = offset - self.steady_s
+        if elapsed < self.step_s:
+            return self.resume_step
+        cycles = int(elapsed // self.period_s)
+        rem = elapsed - cycles * self.period_s
+        k = cycles * self.every + min(self.every, int(rem // self.step_s))
+        return self.resume_step + k
+
+    def saving_at(self, offset: float) -> int | None:
+        """The step being saved at ``offset``, if a checkpoint save is in progress."""
+        if offset < self.steady_s or (self.hang_s is not None and offset >= self.hang_s):
+            return None
+        rem = (offset - self.steady_s) % self.period_s
+        if rem >= self.every * self.step_s:
+            return self.completed_at(offset)
+        return None
+
+    def saves_between(self, start: float, end: float) -> list[tuple[int, float, float]]:
+        """Checkpoint saves (step, start offset, end offset) that begin in [start, end)."""
+        saves = []
+        first = (self.resume_step // self.every + 1) * self.every
+        step = first
+        while True:
+            begin = self.step_end(step)
+            if begin >= end or (self.hang_s is not None and begin >= self.hang_s):
+                break
+            if begin >= start:
+                saves.append((step, begin, begin + self.stall_s))
+            step += self.every
+            if len(saves) > 10_000:
+                break
+        return saves
+
+
+def schedule(cluster: Cluster, prof: StepProfile | None = None) -> Schedule:
+    """Place the run on the clock: ``run.start_step`` is about where it stands at offset 0."""
+    run = cluster.training
+    if run is None:
+        raise ValueError("no training run in this cluster")
+    prof = prof or profile(cluster)
+    init = run.started_s + run.alloc_s
+    first = init + run.init_s
+    steady = first + run.first_batch_s
+    every = max(1, run.checkpoint_every)
+    step_s = prof.step_s if math.isfinite(prof.step_s) else 1e9
+    period = every * step_s + prof.checkpoint_stall_s
+    before = max(0.0, -steady)
+    done = int(before // period) * every + min(every, int((before % period) // step_s))
+    resume = max(0, (run.start_step - done) // every * every)
+    return Schedule(started_s=run.started_s, init_s=init, first_batch_s=first, steady_s=steady, resume_step=resume,
+                    step_s=step_s, every=every, stall_s=prof.checkpoint_stall_s, hang_s=run.hang_s)
+
+
+@dataclass(frozen=True)
+class Phase:
+    name: str                  # allocation, initialisation, first batch, steady state, checkpoint, hang, recovery
+    start_s: float
+    end_s: float
+    detail: str = ""
+
+
+def phases(cluster: Cluster, until: float | None = None) -> list[Phase]:
+    """The run's phases from its (re)start to ``until`` (default: now)."""
+    run = cluster.training
+    if run is None:
+        return []
+    now = cluster.clock.elapsed if until is None else until
+    prof = profile(cluster)
+    sched = schedule(cluster, prof)
+    out: list[Phase] = []
+    for offset, reason in sorted(run.restarts):
+        if offset < sched.started_s:
+            out.append(Phase("recovery", offset, sched.started_s, reason))
+    out.append(Phase("allocation", sched.started_s, min(now, sched.init_s), "srun, container start"))
+    if now > sched.init_s:
+        out.append(Phase("initialisation", sched.init_s, min(now, sched.first_batch_s),
+                         f"NCCL init, load step {sched.resume_step}"))
+    if now > sched.first_batch_s:
+        out.append(Phase("first batch", sched.first_batch_s, min(now, sched.steady_s), "data loader warm-up"))
+    end = now if sched.hang_s is None else min(now, sched.hang_s)
+    cursor = sched.steady_s
+    for step, begin, finish in sched.saves_between(sched.steady_s, end):
+        out.append(Phase("steady state", cursor, begin, f"{prof.step_s:.2f} s/step"))
+        out.append(Phase("checkpoint", begin, min(finish, end),
+                         f"step {step}, {'async' if run.async_checkpoint else 'sync'}"))
+        cursor = finish
+    if end > cursor:
+        out.append(Phase("steady state", cursor, end, f"{prof.step_s:.2f} s/step"))
+    if sched.hang_s is not None and now > sched.hang_s:
+        out.append(Phase("hang", sched.hang_s, now, f"rank {run.hang_rank} stopped"))
+    return [p for p in out if p.end_s > p.start_s or p.name == "allocation"]
+
+
+def where(cluster: Cluster, rank: Rank, offset: float | None = None) -> str:
+    """What a rank's main thread is doing at ``offset`` (default now).
+
+    One of ``data`` (waiting for the loader), ``compute``, ``collective``
+    (in the all-reduce, including waiting for a late rank), ``checkpoint``
+    (writing its shard), ``init``, ``hung-gpu``/``hung-io`` (the stuck rank)
+    or ``done``.
+    """
+    run = cluster.training
+    assert run is not None
+    now = cluster.clock.elapsed if offset is None else offset
+    prof = profile(cluster)
+    sched = schedule(cluster, prof)
+    if now < sched.steady_s:
+        return "init" if now >= sched.init_s else "done"
+    if sched.hang_s is not None and now >= sched.hang_s:
+        if rank.rank == run.hang_rank:
+            return "hung-io" if run.hang_in == "io" else "hung-gpu"
+        return "collective"
+    if sched.saving_at(now) is not None and not run.async_checkpoint:
+        return "checkpoint"
+    mine = next((r for r in prof.ranks if r.rank == rank.rank), None)
+    if mine is None:
+        return "done"
+    into = ((now - sched.steady_s) % sched.period_s) % sched.step_s
+    if into < mine.data_s:
+        return "data"
+    if into < mine.data_s + mine.compute_s:
+        return "compute"
+    return "collective"
+
+
+def log_files(cluster: Cluster) -> dict[str, Callable[[], str]]:
+    """Absolute path -> producer of the file's text now, for the virtual filesystem.
+
+    The training log, the Slurm output file, the job's config and the
+    checkpoint directory's pointer; see :mod:`emulator.cluster.joblogs`.
+    """
+    from .joblogs import files
+
+    return files(cluster)
