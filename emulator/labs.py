@@ -11,9 +11,9 @@ but the healthy sandbox:
 
 ``[[faults]]``
     ``name`` of a fault in :mod:`emulator.cluster.faults` (or a list of
-    names, one picked per seed), fixed ``params``, and ``vary``: parameter →
-    list of choices, one picked per seed (any N consecutive seeds cover N
-    choices). Anything a lab leaves open the fault function chooses from the
+    names, one picked per seed, each given the parameters it knows), fixed
+    ``params``, and ``vary``: parameter → list of choices, one picked per
+    seed (any N consecutive seeds cover N choices). Anything a lab leaves open the fault function chooses from the
     seed itself.
 ``goal``
     The question the learner answers.
@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from .cluster.build import ClusterSpec, build_cluster
+from .cluster.faults import apply_fault, catalog
 from .cluster.ids import rng
 from .cluster.model import Cluster
 from .cluster.scheduler import expand_hostlist
@@ -405,6 +406,9 @@ def fault_params(lab: Lab, seed: int) -> list[tuple[str, dict[str, Any]]]:
         params = dict(fault.params)
         for key, options in fault.vary.items():
             params[key] = _pick(options, seed, lab.id, i, key)
+        if len(fault.names) > 1:
+            known = catalog()[name].params if name in catalog() else params
+            params = {k: v for k, v in params.items() if k in known}
         out.append((name, params))
     return out
 
@@ -419,8 +423,6 @@ def _pick(options: list[Any], seed: int, *names: object) -> Any:
 
 def build(lab: Lab, seed: int, faults: bool = True) -> Cluster:
     """The lab's cluster for ``seed``; ``faults=False`` gives its healthy twin."""
-    from .cluster.faults import apply_fault
-
     cluster = build_cluster(spec_for(lab, seed))
     if faults:
         for name, params in fault_params(lab, seed):
@@ -440,13 +442,13 @@ def cluster_for(lab_id: str | None, seed: int) -> Cluster:
 
 
 def normalise(name: str, value: str) -> str:
-    """One spelling per value: ``node7``/``node07.cluster.internal`` → ``node07``, ``GPU3`` → ``3``."""
+    """One spelling per value: ``node07``/``node07.cluster.internal`` → ``node7``, ``GPU3`` → ``3``."""
     v = value.strip().lower()
     if name == "node" or name.endswith("_node"):
         v = v.split(".")[0]
         m = re.fullmatch(r"([a-z-]*?)(\d+)", v)
         if m:
-            v = f"{m.group(1)}{int(m.group(2)):02d}"
+            v = f"{m.group(1)}{int(m.group(2))}"
     elif name in ("gpu", "rank", "local_rank"):
         v = re.sub(r"^(gpu|rank)\s*", "", v)
         if v.isdigit():
