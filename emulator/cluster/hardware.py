@@ -229,6 +229,8 @@ class SelEntry:
     sensor: str                # "Power Unit #0x01"
     event: str                 # "Power off/down"
     direction: str = "Asserted"
+    #: The sensor's SDR name, which ``sel elist`` prints after its type ("Pwr Unit Status").
+    name: str = ""
 
 
 @dataclass
@@ -267,6 +269,12 @@ class HostHealth:
     os_up: bool = True
     boots: list[BootRecord] = field(default_factory=list)
     last_seen_s: float = 0.0   # for a down host: when it last answered
+    #: Why the OS stopped answering (psu-failure, cpu-ierr, kernel-panic...), "" when up.
+    down_cause: str = ""
+    #: The serial console's last lines while the OS is down (what ``sol activate`` shows).
+    console: list[str] = field(default_factory=list)
+    #: Offset when a boot in progress reaches the login prompt (None: no boot pending).
+    boot_done_s: float | None = None
 
 
 @dataclass

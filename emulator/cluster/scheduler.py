@@ -42,6 +42,10 @@ class Job:
     is_training: bool = False
     #: Job steps for sacct: (step name, state, exit code).
     steps: list[tuple[str, str, str]] = field(default_factory=list)
+    #: Whether Slurm may requeue the job after a node failure (``--requeue``).
+    requeue: bool = False
+    #: Who cancelled the job (uid), for sacct's ``CANCELLED by N``.
+    cancelled_by: int | None = None
 
     def __post_init__(self) -> None:
         if not self.num_nodes:
@@ -59,6 +63,10 @@ class SlurmState:
     node_reason: dict[str, str]
     jobs: list[Job]
     next_job_id: int
+    #: Who set each node's reason and when: node → (user, offset s), for ``sinfo -R``.
+    reason_set: dict[str, tuple[str, float]] = field(default_factory=dict)
+    #: slurm.conf SlurmdTimeout: seconds without contact before a node is set DOWN.
+    slurmd_timeout_s: float = 300.0
 
     def job(self, job_id: int) -> Job | None:
         for job in self.jobs:

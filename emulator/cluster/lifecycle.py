@@ -1,0 +1,168 @@
+"""A compute host's life: its OS stops answering, it powers off and on, it boots.
+
+Faults (:mod:`emulator.cluster.faults.hosts`) and out-of-band power commands
+(``ipmitool power ...``) both go through these functions, so the BMC's power
+state, the SEL, the boot history, the serial console and Slurm's view of the
+node always tell the same story. Later changes (Slurm giving up on a silent
+node, a boot reaching the login prompt) are scheduled on the simulated clock.
+"""
+
+from __future__ import annotations
+
+from . import catalog
+from .hardware import BootRecord, SelEntry
+from .model import Cluster, Node
+
+#: Seconds from power-on to the login prompt on an HGX node (POST, kernel, services).
+BOOT_S = 240.0
+#: Seconds from the kernel's start to the login prompt (the boot record's offset).
+KERNEL_TO_LOGIN_S = 40.0
+#: Seconds an ACPI soft shutdown takes on a healthy OS.
+SOFT_OFF_S = 25.0
+
+#: Slurm states of a node that still belongs to a job, and what they become when it ends.
+_RELEASED = {"alloc": "idle", "mix": "idle", "drng": "drain"}
+
+
+def sel(node: Node, offset_s: float, sensor: str, name: str, event: str, direction: str = "Asserted") -> None:
+    """Append one SEL record to the node's BMC."""
+    assert node.bmc is not None
+    node.bmc.sel.append(SelEntry(offset_s, sensor, event, direction, name))
+
+
+def end_jobs_on(cluster: Cluster, name: str, at_s: float) -> list[int]:
+    """Kill the running jobs holding ``name`` as Slurm does on a node failure.
+
+    The cluster runs with ``JobRequeue=0``: a batch job on a failed node ends
+    in NODE_FAIL rather than being requeued. Returns the job ids that ended.
+    """
+    slurm = cluster.slurm
+    ended = []
+    for job in slurm.jobs:
+        if job.state != "RUNNING" or name not in job.nodes:
+            continue
+        job.state, job.end_s, job.reason, job.exit_code = "NODE_FAIL", at_s, "NodeDown", "0:0"
+        job.steps = [("batch", "CANCELLED", "0:15"), ("extern", "COMPLETED", "0:0"), ("0", "CANCELLED", "0:15")]
+        for other in job.nodes:
+            state = slurm.node_state.get(other, "idle")
+            slurm.node_state[other] = _RELEASED.get(state, state)
+        ended.append(job.job_id)
+    return ended
+
+
+def slurm_lost_contact(cluster: Cluster, node: Node, at_s: float) -> None:
+    """slurmctld has not heard from the node for SlurmdTimeout: DOWN, its jobs fail."""
+    if node.health.os_up:
+        return
+    slurm = cluster.slurm
+    end_jobs_on(cluster, node.name, at_s)
+    if slurm.node_state.get(node.name) in ("drain", "drng"):
+        slurm.node_state[node.name] = "drain"
+        return
+    slurm.node_state[node.name] = "down"
+    slurm.node_reason[node.name] = "Not responding"
+    slurm.reason_set[node.name] = ("slurm", at_s)
+
+
+def os_lost(cluster: Cluster, node: Node, at_s: float, cause: str, console: list[str]) -> None:
+    """The OS stops answering at ``at_s``; Slurm notices after SlurmdTimeout."""
+    health = node.health
+    health.os_up = False
+    health.last_seen_s = at_s
+    health.down_cause = cause
+    health.console = list(console)
+    health.boot_done_s = None
+    timeout = cluster.slurm.slurmd_timeout_s
+    cluster.clock.schedule(at_s + timeout, lambda: slurm_lost_contact(cluster, node, at_s + timeout))
+
+
+def power_off(cluster: Cluster, node: Node, at_s: float, event: str = "command") -> None:
+    """Main power goes off (a command, an overload, a fault); the BMC stays on standby power."""
+    assert node.bmc is not None
+    node.bmc.power_on = False
+    node.bmc.last_power_event = event
+    sel(node, at_s, "Power Unit #0x01", "Pwr Unit Status", "Power off/down")
+    if node.health.os_up:
+        os_lost(cluster, node, at_s, "powered-off", [])
+    node.health.boot_done_s = None
+    node.health.console = []
+
+
+def power_on(cluster: Cluster, node: Node, at_s: float) -> None:
+    """Main power comes on and the host starts booting."""
+    assert node.bmc is not None
+    if node.bmc.power_on:
+        return
+    node.bmc.power_on = True
+    node.bmc.last_power_event = "command"
+    sel(node, at_s, "Power Unit #0x01", "Pwr Unit Status", "Power off/down", "Deasserted")
+    start_boot(cluster, node, at_s)
+
+
+def reset(cluster: Cluster, node: Node, at_s: float, cycle: bool) -> None:
+    """A hard reset or a power cycle of a powered host: whatever the OS did, it reboots."""
+    assert node.bmc is not None
+    if node.health.os_up:
+        os_lost(cluster, node, at_s, "reset", [])
+    if cycle:
+        sel(node, at_s, "Power Unit #0x01", "Pwr Unit Status", "Power off/down")
+        sel(node, at_s + 5.0, "Power Unit #0x01", "Pwr Unit Status", "Power off/down", "Deasserted")
+        node.bmc.last_power_event = "command"
+    start_boot(cluster, node, at_s)
+
+
+def soft_off(cluster: Cluster, node: Node, at_s: float) -> None:
+    """An ACPI power-button event: a running OS shuts down cleanly; a hung one ignores it."""
+    if node.health.os_up and node.bmc and node.bmc.power_on:
+        cluster.clock.schedule(at_s + SOFT_OFF_S, lambda: power_off(cluster, node, at_s + SOFT_OFF_S))
+
+
+def start_boot(cluster: Cluster, node: Node, at_s: float) -> None:
+    done = at_s + BOOT_S
+    node.health.boot_done_s = done
+    node.health.console = post_console(node)
+    sel(node, at_s + 70.0, "System Event #0x0c", "Sys Boot Event", "OEM System boot event")
+    cluster.clock.schedule(done, lambda: finish_boot(cluster, node, done))
+
+
+def finish_boot(cluster: Cluster, node: Node, done: float) -> None:
+    """The boot reaches the login prompt; slurmd registers and the node returns to service."""
+    health = node.health
+    if health.boot_done_s != done or not (node.bmc and node.bmc.power_on):
+        return  # powered off or reset again meanwhile
+    health.boot_done_s = None
+    health.os_up = True
+    health.down_cause = ""
+    health.console = []
+    health.boots.append(BootRecord(done - KERNEL_TO_LOGIN_S, catalog.VERSIONS.kernel))
+    node._hw = None  # a fresh boot: new kernel log, services, counters
+    slurm = cluster.slurm
+    end_jobs_on(cluster, node.name, done)  # slurmd re-registers without the jobs it had
+    # ReturnToService=1: a node set DOWN for not responding returns when it registers.
+    if slurm.node_state.get(node.name) == "down" and slurm.node_reason.get(node.name) == "Not responding":
+        slurm.node_state[node.name] = "idle"
+        slurm.node_reason.pop(node.name, None)
+        slurm.reason_set.pop(node.name, None)
+
+
+def post_console(node: Node) -> list[str]:
+    """What the serial console shows while the host is in firmware and early boot."""
+    return [
+        "BIOS Date: 11/14/2024 Ver: 2.3.1",
+        "Press <DEL> or <F2> to enter setup, <F11> Boot Menu, <F12> Network Boot",
+        "Initializing memory (this may take several minutes)...",
+    ]
+
+
+def login_console(cluster: Cluster, node: Node) -> list[str]:
+    """The console of a running host: the getty banner and login prompt."""
+    return ["", f"{cluster.versions.os_name} {node.name} ttyS0", "", f"{node.name} login: "]
+
+
+def console(cluster: Cluster, node: Node) -> list[str]:
+    """What ``sol activate`` shows now: nothing when powered off, else the console's tail."""
+    if node.bmc is None or not node.bmc.power_on:
+        return []
+    if node.health.os_up:
+        return login_console(cluster, node)
+    return list(node.health.console)
