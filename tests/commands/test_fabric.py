@@ -1,0 +1,209 @@
+"""Fabric tools through the shell: formats, faults, resets, and one port agreeing across tools."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from emulator.cluster.faults import apply_fault
+from emulator.session import Session
+
+
+def on(node: str, *faults: tuple[str, dict[str, object]], seed: int = 0) -> Session:
+    """A sandbox session logged in to ``node`` with ``faults`` applied."""
+    s = Session(seed=seed)
+    for name, params in faults:
+        apply_fault(s.cluster, name, params)
+    s.shell.push_host(s.cluster.nodes[node])
+    return s
+
+
+def run(s: Session, line: str) -> str:
+    out, status = s.execute(line)
+    assert status == 0, out
+    return out
+
+
+def test_ibstat_one_port_golden():
+    s = on("node02")
+    assert run(s, "ibstat mlx5_3 1") == (
+        "CA: 'mlx5_3'\n"
+        "Port 1:\n"
+        "State: Active\n"
+        "Physical state: LinkUp\n"
+        "Rate: 400\n"
+        "Base lid: 111\n"
+        "LMC: 0\n"
+        "SM lid: 1\n"
+        "Capability mask: 0xa751e848\n"
+        "Port GUID: 0xa088c203008ef968\n"
+        "Link layer: InfiniBand\n"
+    )
+
+
+def test_ibstat_lists_every_rdma_device():
+    s = on("node01")
+    assert run(s, "ibstat -l").split() == [f"mlx5_{i}" for i in range(10)]
+    full = run(s, "ibstat")
+    assert full.count("CA type: MT4129") == 10
+    assert full.count("Link layer: Ethernet") == 2
+
+
+def test_ibstat_unknown_device_panics_like_ibdiags():
+    out, status = on("node01").execute("ibstat mlx4_0")
+    assert status == 255
+    assert re.fullmatch(r"ibpanic: \[\d+\] main: 'mlx4_0' IB device can't be found\n", out)
+
+
+def test_ibstat_bad_flag_is_a_getopt_error():
+    out, status = on("node01").execute("ibstat -z")
+    assert status == 2
+    assert out.startswith("ibstat: invalid option -- 'z'\nUsage: ibstat [options] <ca_name> [portnum]")
+
+
+def test_ibstatus_shows_hdr_rate_of_a_downgraded_port():
+    s = on("node03", ("link-rate", {"node": "node03", "port": "mlx5_5"}))
+    out = run(s, "ibstatus mlx5_5")
+    assert "\tstate:\t\t 4: ACTIVE\n" in out
+    assert "\tphys state:\t 5: LinkUp\n" in out
+    assert "\trate:\t\t 200 Gb/sec (4X HDR)\n" in out
+
+
+def test_ibv_devices_golden_header():
+    out = run(on("node01"), "ibv_devices")
+    lines = out.splitlines()
+    assert lines[0] == "    device          \t   node GUID"
+    assert lines[1] == "    ------          \t----------------"
+    assert re.fullmatch(r"    mlx5_0          \t[0-9a-f]{16}", lines[2])
+
+
+def test_ibv_devinfo_unknown_device():
+    out, status = on("node01").execute("ibv_devinfo -d mlx5_77")
+    assert (out, status) == ("IB device 'mlx5_77' wasn't found\n", 255)
+
+
+def test_perfquery_extended_layout_and_header():
+    out = run(on("node01"), "perfquery -x")
+    lines = out.splitlines()
+    assert lines[0] == "# Port extended counters: Lid 100 port 1 (CapMask: 0x5A00)"
+    assert lines[1] == "PortSelect:......................1"
+    assert lines[3].startswith("PortXmitData:....................")
+    assert all(len(line.split(":", 1)[0]) + len(re.match(r"[^:]*:(\.*)", line).group(1)) == 32 for line in lines[1:])
+
+
+def test_perfquery_basic_data_counters_saturate_at_32_bits():
+    out = run(on("node01"), "perfquery")
+    assert "PortXmitData:....................4294967295\n" in out
+
+
+def test_perfquery_reset_then_counts_from_zero():
+    s = on("node02", ("symbol-errors", {"node": "node02", "port": "mlx5_3", "errors_per_s": 10}))
+    before = run(s, "perfquery -x 111 1")
+    assert int(re.search(r"SymbolErrorCounter:\.+(\d+)", before).group(1)) > 1000
+    assert run(s, "perfquery -R -C mlx5_3 -P 1") == ""
+    after = run(s, "perfquery -x -C mlx5_3 -P 1")
+    symbols = int(re.search(r"SymbolErrorCounter:\.+(\d+)", after).group(1))
+    assert 0 < symbols < 100
+
+
+def test_perfquery_remote_lid_reads_the_other_nodes_port():
+    s = on("node01")
+    out = run(s, "perfquery 123 1")
+    assert out.startswith("# Port counters: Lid 123 port 1 (CapMask: 0x5A00)\n")
+
+
+def test_perfquery_unknown_lid_times_out():
+    out, status = on("node01").execute("perfquery 4000")
+    assert status == 255
+    assert "dport (Lid 4000)" in out and out.endswith("perfquery: iberror: failed: classportinfo query\n")
+
+
+def test_mlxlink_shows_degraded_speed_against_supported():
+    s = on("node03", ("link-rate", {"node": "node03", "port": "mlx5_5"}))
+    out = run(s, "mlxlink -d mlx5_5")
+    assert "Speed                           : IB-HDR\n" in out
+    assert "Supported Cable Speed           : 0x000000f2 (NDR,HDR,EDR,FDR,SDR)\n" in out
+    assert "Recommendation                  : No issue was observed\n" in out
+
+
+def test_mlxlink_counters_show_symbol_errors():
+    s = on("node02", ("symbol-errors", {"node": "node02", "port": "mlx5_3", "errors_per_s": 10}))
+    out = run(s, "mlxlink -d mlx5_3 -c")
+    assert "Physical Counters and BER Info\n------------------------------\n" in out
+    assert int(re.search(r"Symbol Errors\s+: (\d+)", out).group(1)) > 1000
+
+
+def test_mlxlink_unknown_device():
+    out, status = on("node01").execute("mlxlink -d mlx5_55")
+    assert status == 1 and out.startswith("-E- Failed to open device")
+
+
+def test_rdma_link_line():
+    out = run(on("node01"), "rdma link show mlx5_0/1")
+    assert out == ("link mlx5_0/1 subnet_prefix fe80:0000:0000:0000 lid 100 sm_lid 1 lmc 0 state ACTIVE "
+                   "physical_state LINK_UP netdev ibp24s0\n")
+
+
+def test_port_down_reads_down_everywhere():
+    s = on("node02", ("port-down", {"node": "node02", "port": "mlx5_3"}))
+    assert "State: Down\nPhysical state: Disabled\nRate: 40\n" in run(s, "ibstat mlx5_3 1")
+    assert "state DOWN physical_state DISABLED netdev ibp94s0" in run(s, "rdma link")
+    assert "ibp94s0          DOWN" in run(s, "ip -br link")
+    assert "Link detected: no" in run(s, "ethtool ibp94s0")
+
+
+def test_ibdiagnet_counts_speed_and_counter_problems():
+    s = on("node01", ("link-rate", {"node": "node03", "port": "mlx5_0"}),
+           ("symbol-errors", {"node": "node02", "port": "mlx5_0", "errors_per_s": 10}))
+    out, status = s.execute("ibdiagnet")
+    assert status == 1
+    assert "-I- Speed / Width checks      1          0          \n" in out
+    assert re.search(r"-I- Port Counters\s+[1-9]\d*\s+[1-9]", out)
+
+
+def test_ibdiagnet_healthy_fabric_is_clean():
+    out, status = on("node01").execute("ibdiagnet")
+    assert status == 0
+    assert "Discovering ... 10 nodes (2 Switches & 8 CA-s) discovered." in out or "CA-s) discovered." in out
+    assert "-I- Port Counters             0          0" in out
+
+
+def test_ip_brief_addresses():
+    out = run(on("node01"), "ip -br a")
+    assert out.splitlines()[0] == "lo               UNKNOWN        127.0.0.1/8 ::1/128 "
+    assert re.search(r"^eno1 +UP +10\.10\.0\.11/16 ", out, re.M)
+
+
+def test_ip_unknown_device_and_object():
+    s = on("node01")
+    assert s.execute("ip link show eth7") == ('Device "eth7" does not exist.\n', 1)
+    assert s.execute("ip bogus") == ('Object "bogus" is unknown, try "ip help".\n', 255)
+
+
+def test_ethtool_ib_speed_follows_rate():
+    s = on("node03", ("link-rate", {"node": "node03", "port": "mlx5_5"}))
+    assert "\tSpeed: 200000Mb/s\n" in run(s, "ethtool ibp192s0")
+    assert "\tSpeed: 400000Mb/s\n" in run(s, "ethtool ibp24s0")
+
+
+@pytest.mark.parametrize("seed", [0, 5])
+def test_one_faulty_port_agrees_across_tools(seed):
+    s = Session(seed=seed)
+    truth = apply_fault(s.cluster, "link-rate", {}).truth
+    s.shell.push_host(s.cluster.nodes[truth["node"]])
+    port, lid, guid, netdev = truth["port"], truth["lid"], truth["guid"], truth["netdev"]
+    ibstat = run(s, f"ibstat {port} 1")
+    assert f"Rate: 200\nBase lid: {lid}\n" in ibstat and f"Port GUID: {guid}\n" in ibstat
+    ibstatus = run(s, f"ibstatus {port}")
+    assert f"base lid:\t 0x{int(lid):x}\n" in ibstatus and "200 Gb/sec (4X HDR)" in ibstatus
+    assert guid[2:6] in ibstatus.replace(":", "")
+    devinfo = run(s, f"ibv_devinfo -v -d {port}")
+    assert f"port_lid:\t\t{lid}\n" in devinfo and "active_speed:\t\t50.0 Gbps (64)" in devinfo
+    assert guid[2:].lstrip("0")[-8:] in devinfo.replace(":", "")
+    assert f"Lid {lid} port 1" in run(s, f"perfquery -C {port}")
+    assert f"Lid {lid} port 1" in run(s, f"perfquery {lid} 1")
+    assert "Speed                           : IB-HDR" in run(s, f"mlxlink -d {port}")
+    assert f"link {port}/1 subnet_prefix fe80:0000:0000:0000 lid {lid} " in run(s, "rdma link")
+    assert re.search(rf"^{netdev} +UP ", run(s, "ip -br link"), re.M)
+    assert "\tSpeed: 200000Mb/s\n" in run(s, f"ethtool {netdev}")
