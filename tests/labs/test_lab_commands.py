@@ -1,0 +1,151 @@
+"""The lab commands as a learner types them: lab, lab list/start/reset, hint, solutions, submit."""
+
+from __future__ import annotations
+
+from emulator import labs
+from emulator.session import Session
+
+LAB = "fabric-triage"
+
+
+def started(seed: int = 1) -> Session:
+    session = Session()
+    out, status = session.execute(f"lab start {LAB} --seed {seed}")
+    assert status == 0, out
+    return session
+
+
+def test_lab_on_the_sandbox_says_no_lab_runs_and_how_to_start_one():
+    out, status = Session().execute("lab")
+    assert status == 0
+    assert out.startswith("No lab is running: this is the healthy sandbox (seed 0).")
+    assert "Run 'lab list' to see the labs and 'lab start ID' to start one." in out
+
+
+def test_lab_list_lists_every_lab_but_the_sandbox_with_its_difficulty():
+    out, status = Session().execute("lab list")
+    assert status == 0
+    lines = out.splitlines()
+    assert lines[0].split() == ["LAB", "DIFFICULTY", "TITLE"]
+    for lab_id in labs.known_labs():
+        lab = labs.get(lab_id)
+        listed = [line for line in lines if line.split()[:1] == [lab_id]]
+        assert listed == [] if lab.is_sandbox else len(listed) == 1 and lab.difficulty in listed[0]
+
+
+def test_lab_start_switches_the_terminal_to_the_labs_cluster_and_shows_the_goal():
+    session = started(seed=1)
+    assert (session.lab, session.seed) == (LAB, 1)
+    assert session.cluster.truth() == labs.build(labs.get(LAB), 1).truth()
+    out, _ = session.execute("lab")
+    assert out.startswith(f"Lab: {labs.get(LAB).title} ({LAB}, seed 1, intermediate)")
+    assert "Answer with: submit node=<node> port=<port> cause=<cause>" in out
+    assert "Progress: 0 of 4 hints used, 0 findings submitted, not solved yet." in out
+
+
+def test_lab_start_with_an_unknown_id_fails_without_changing_the_cluster():
+    session = Session()
+    out, status = session.execute("lab start nope")
+    assert status == 2
+    assert out == "lab start: unknown lab 'nope'; 'lab list' shows them\n"
+    assert session.lab is None
+
+
+def test_hint_walks_the_ladder_then_says_there_are_no_more():
+    session = started()
+    total = len(labs.get(LAB).hints)
+    for n in range(1, total + 1):
+        out, status = session.execute("hint")
+        assert status == 0 and out.startswith(f"Hint {n} of {total}:")
+    out, _ = session.execute("hint")
+    assert out.startswith(f"No more hints ({total} of {total} used).")
+    out, status = session.execute("hint 9")
+    assert status == 2 and out == f"hint: this lab has hints 1 to {total}\n"
+
+
+def test_hint_on_the_sandbox_fails_with_a_pointer_to_lab_list():
+    out, status = Session().execute("hint")
+    assert status == 1 and out.startswith("hint: no lab is running on this terminal")
+
+
+def test_solutions_prints_the_procedure_with_placeholders_not_the_answer():
+    session = started()
+    truth = session.cluster.truth()
+    out, status = session.execute("solutions")
+    assert status == 0
+    assert out.startswith(f"Reference procedure: {labs.get(LAB).title} ({LAB})")
+    assert "   $ ssh <node> perfquery -x -C <port> -P 1" in out
+    assert truth["port"] not in out.replace("mlx5_0 to mlx5_7", "")
+    assert out.rstrip().endswith("Finding: submit node=<node> port=<port> cause=<cause>")
+
+
+def test_solutions_alone_on_the_sandbox_lists_the_labs_and_takes_an_id():
+    session = Session()
+    out, _ = session.execute("solutions")
+    assert out.startswith("Reference procedures exist for these labs:")
+    out, status = session.execute("solutions late-rank")
+    assert status == 0 and out.startswith("Reference procedure: A late rank (late-rank)")
+
+
+def test_submit_rejects_malformed_unknown_and_incomplete_findings_without_counting_them():
+    session = started()
+    for line, message in [
+        ("submit node07", "submit: expected FIELD=VALUE, got 'node07'"),
+        ("submit colour=red", "submit: this lab does not ask for 'colour'"),
+        ("submit node=node01", "submit: missing port, cause"),
+        ("submit node=node01 port=mlx5_0 cause=gremlins", "submit: 'gremlins' is not a cause this lab knows"),
+    ]:
+        out, status = session.execute(line)
+        assert status == 2 and out.startswith(message), out
+    assert "0 findings submitted" in session.execute("lab")[0]
+
+
+def test_a_wrong_finding_names_the_wrong_part_and_a_right_one_is_judged_on_state():
+    session = started(seed=1)
+    truth = session.cluster.truth()
+    other = "mlx5_7" if truth["port"] != "mlx5_7" else "mlx5_6"
+    out, status = session.execute(f"submit node={truth['node']} port={other} cause={truth['cause']}")
+    assert status == 1
+    assert out.splitlines()[0] == "Not yet: 1 of 3 parts do not match the cluster."
+    assert f"  port={other}: not what the cluster shows. The node is right" in out
+    assert f"  node={truth['node']}: correct" in out
+    short = truth["node"].replace("node0", "node")
+    out, status = session.execute(f"submit node={short} port={truth['port']}/1 cause={truth['cause'].upper()}")
+    assert status == 0 and out.startswith(f"Correct: {labs.get(LAB).title} solved after 2 findings and 0 hints.")
+    assert "Progress: 0 of 4 hints used, 2 findings submitted, solved." in session.execute("lab")[0]
+
+
+def test_a_correct_finding_reports_the_evidence_the_learner_looked_at():
+    session = started(seed=1)
+    truth = session.cluster.truth()
+    session.execute(f"ssh {truth['node']}")
+    session.execute(f"perfquery -x -C {truth['port']} -P 1")
+    session.execute("exit")
+    out, _ = session.execute(f"submit node={truth['node']} port={truth['port']} cause={truth['cause']}")
+    lines = out.splitlines()
+    assert "Evidence the reference procedure uses, and whether you looked at it:" in lines
+    assert any(line.startswith("  1. ") and line.endswith("... no") for line in lines)
+    assert any(line.startswith("  2. ") and line.endswith("... partly") for line in lines)
+
+
+def test_lab_reset_starts_the_lab_again_with_fresh_progress():
+    session = started()
+    session.execute("hint")
+    out, status = session.execute("lab reset")
+    assert status == 0 and "Progress: 0 of 4 hints used" in out
+
+
+def test_progress_survives_snapshot_and_restore():
+    session = started()
+    session.execute("hint")
+    session.execute("submit node=node01 port=mlx5_0 cause=link-flap")
+    restored = Session.restore(session.snapshot())
+    assert restored.execute("lab")[0] == session.execute("lab")[0]
+
+
+def test_tool_runs_follow_ssh_exit_and_srun_to_the_host_each_tool_ran_on():
+    lines = ["ssh node03", "ibstat mlx5_1 | grep Rate", "exit", "ssh node04 perfquery -x",
+             "srun -w node02 nvidia-smi -q; sinfo -R", "sudo dmesg -T", "srun -N 2 hostname"]
+    assert labs.tool_runs(lines) == [("node03", "ibstat"), ("node03", "grep"), ("node04", "perfquery"),
+                                     ("node02", "nvidia-smi"), ("login01", "sinfo"), ("login01", "dmesg"),
+                                     (None, "hostname")]
