@@ -15,6 +15,7 @@ later reads subtract.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from .hardware import NIC, PORT_COUNTERS
@@ -28,9 +29,8 @@ DATA_COUNTERS = (
     "PortUnicastXmitPkts", "PortUnicastRcvPkts", "PortMulticastXmitPkts", "PortMulticastRcvPkts",
 )
 
-#: Average share of a rail's usable rate the training job keeps busy over a step
-#: (gradient all-reduce and parameter all-gather between compute phases).
-RAIL_UTILIZATION = 0.35
+#: Compute rails (NICs) per node that carry the job's inter-node traffic.
+RAILS = 8
 
 #: Bytes on the wire per packet at a 4096-byte MTU (payload plus LRH/BTH/ICRC/VCRC).
 PACKET_BYTES = 4096 + 30
@@ -89,14 +89,30 @@ def _job_nodes(cluster: Cluster) -> list[str]:
 
 
 def job_rail_gbps(cluster: Cluster) -> float:
-    """Rate (Gb/s) every rail of the job carries on average: a ring runs at its
-    slowest hop, so one degraded port lowers the traffic on all of them."""
+    """Average rate (Gb/s, each direction) every rail of the job carries.
+
+    Each step's gradient all-reduce moves ``2(k-1)/k`` of the gradient bytes
+    through every node's NICs (k nodes), split over its eight rails; spread
+    over the step time of :func:`emulator.cluster.steps.profile`, so a slower
+    step (one degraded port bounds the ring) means less traffic on every rail.
+    A single-node job keeps its collectives on NVLink.
+    """
     nodes = _job_nodes(cluster)
-    rates = [effective_gbps(nic) for name in nodes for nic in cluster.nodes[name].nics if nic.role == "compute"]
-    rates = [r for r in rates if r > 0]
-    if not rates:
+    run = cluster.training
+    if run is None or len(nodes) < 2:
         return 0.0
-    return min(rates) * RAIL_UTILIZATION
+    from . import steps  # steps reads link rates through collectives: import late
+
+    try:
+        step_s = steps.profile(cluster).step_s
+    except (ValueError, ZeroDivisionError):
+        return 0.0
+    if not math.isfinite(step_s) or step_s <= 0:
+        return 0.0
+    k = len(nodes)
+    grad_bytes = run.params_b * 1e9 * 2.0 / (max(1, run.tp) * max(1, run.pp))
+    per_rail = 2.0 * (k - 1) / k * grad_bytes / RAILS
+    return per_rail * 8 / 1e9 / step_s
 
 
 def traffic_gbps(cluster: Cluster, node: Node, nic: NIC) -> float:

@@ -1,0 +1,116 @@
+"""systemctl, journalctl and dmesg through the shell, healthy and under GPU faults."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from emulator.cluster.faults import apply_fault
+from emulator.commands.registry import lookup
+from emulator.session import Session
+from emulator.shell.interpreter import Frame
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def on(host: str, lab: str | None = None, seed: int = 0) -> Session:
+    s = Session(lab, seed)
+    if host != s.cluster.login:
+        if lookup("ssh") is not None:
+            s.execute(f"ssh {host}")
+        else:
+            s.shell.frames.append(Frame(s.cluster.nodes[host], "/home/alice"))
+    return s
+
+
+def golden(name: str, text: str) -> None:
+    path = GOLDEN / name
+    if os.environ.get("REGOLD"):
+        path.write_text(text)
+    assert text == path.read_text()
+
+
+@pytest.mark.parametrize("name,line", [
+    ("systemctl_status_fm.txt", "systemctl status nvidia-fabricmanager"),
+    ("journalctl_u_fm.txt", "journalctl -u nvidia-fabricmanager --no-pager"),
+    ("dmesg.txt", "dmesg"),
+])
+def test_healthy_output_matches_golden(name, line):
+    out, status = on("node01").execute(line)
+    assert status == 0
+    golden(name, out)
+
+
+def test_status_header_uses_simulated_time_and_systemd_relative_age():
+    s = on("node01")
+    out, _ = s.execute("systemctl status nvidia-persistenced")
+    assert out.startswith("● nvidia-persistenced.service - NVIDIA Persistence Daemon\n")
+    assert "     Active: active (running) since Thu 2026-02-26 20:46:44 UTC; 1 week 5 days ago\n" in out
+
+
+def test_login_node_has_no_gpu_services():
+    out, status = on("login01").execute("systemctl status nvidia-fabricmanager")
+    assert (out, status) == ("Unit nvidia-fabricmanager.service could not be found.\n", 4)
+
+
+def test_unknown_option_is_gnu_style():
+    out, status = on("node01").execute("dmesg --bogus")
+    assert out == "dmesg: unrecognized option '--bogus'\nTry 'dmesg --help' for more information.\n"
+    assert status == 1
+
+
+def test_dmesg_time_formats_agree_on_the_instant():
+    s = on("node01")
+    raw, _ = s.execute("dmesg")
+    ctime, _ = s.execute("dmesg -T")
+    iso, _ = s.execute("dmesg --time-format iso")
+    assert raw.splitlines()[0].startswith("[    0.000000] Linux version")
+    assert ctime.splitlines()[0].startswith("[Thu Feb 26 20:46:24 2026] Linux version")
+    assert iso.splitlines()[0].startswith("2026-02-26T20:46:24,")
+
+
+def test_journalctl_without_entries_says_so():
+    assert on("node01").execute("journalctl -u nvidia-fabricmanager --since today") == ("-- No entries --\n", 0)
+
+
+def test_fabric_manager_failure_shows_in_status_is_active_list_units_and_journal():
+    s = on("node07")
+    apply_fault(s.cluster, "fabricmanager-stopped", {"node": "node07"})
+    out, status = s.execute("systemctl status nvidia-fabricmanager")
+    assert status == 3
+    assert out.startswith("× nvidia-fabricmanager.service - NVIDIA fabric manager service\n")
+    assert "Active: failed (Result: exit-code) since" in out
+    assert "systemd[1]: Failed to start NVIDIA fabric manager service." in out
+    assert s.execute("systemctl is-active nvidia-fabricmanager") == ("failed\n", 3)
+    listed, _ = s.execute("systemctl list-units --failed")
+    assert "● nvidia-fabricmanager.service loaded failed failed NVIDIA fabric manager service" in listed
+    journal, _ = s.execute("journalctl -u nvidia-fabricmanager -p err")
+    assert "Failed with result 'exit-code'." in journal
+
+
+def test_dbe_leaves_the_48_63_94_sequence_in_dmesg():
+    s = on("node02")
+    truth = apply_fault(s.cluster, "ecc-dbe-remap", {"node": "node02", "gpu": 1}).truth
+    out, _ = s.execute("dmesg -l err")
+    codes = [int(line.split("): ")[1].split(",")[0]) for line in out.splitlines() if "NVRM: Xid" in line]
+    assert codes[:3] == [48, 63, 94] and set(codes[3:]) == {94}
+    pid = next(r.pid for r in s.cluster.training.ranks if r.node == "node02" and r.gpu == 1)
+    tag = truth["bus_id"].split(":", 1)[1].lower().rsplit(".", 1)[0]
+    assert f"NVRM: Xid (PCI:0000:{tag}): 94, pid={pid}, name=python3, Ch 00000008" in out
+
+
+def test_pcie_downgrade_logs_the_limited_by_line_at_boot():
+    s = on("node03")
+    apply_fault(s.cluster, "pcie-downgrade", {"node": "node03", "gpu": 4, "gen": 4})
+    out, _ = s.execute("dmesg")
+    assert ("pci 0000:9d:00.0: 252.048 Gb/s available PCIe bandwidth, limited by 16.0 GT/s PCIe x16 link at "
+            "0000:9c:00.0 (capable of 504.112 Gb/s with 32.0 GT/s PCIe x16 link)") in out
+
+
+def test_xid_79_names_the_gpu_that_fell_off_the_bus():
+    s = on("node04")
+    apply_fault(s.cluster, "xid", {"code": 79, "node": "node04", "gpu": 2})
+    out, _ = s.execute("journalctl -k -p err")
+    assert "kernel: NVRM: Xid (PCI:0000:52:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus." in out
