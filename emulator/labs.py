@@ -250,7 +250,7 @@ def _evidence(r: _Reader, index: int, names: set[str], causes: set[str]) -> Evid
     else:
         r.unknown({"pattern", "cause"})
         pattern, cause = r.text("pattern"), r.text("cause", "")
-        if cause and cause not in causes:
+        if cause and causes and cause not in causes:
             raise r.fail("cause", "not one of check.causes")
         where, key = r, "pattern"
     _placeholders_ok(where, key, pattern, names)
