@@ -65,9 +65,9 @@ def build_cluster(spec: ClusterSpec) -> Cluster:
     nodes[login.name] = login
     for i, name in enumerate(node_names(spec.nodes), start=1):
         r = rng(spec.seed, name, "bmc")
-        bmc = BMC(hostname=f"{name}-bmc", ipv4=f"10.20.{i // 250}.{i % 250 + 1}", mac=mac(r, 0x7C8AE1),
-                  firmware=catalog.VERSIONS.bmc_firmware, sensors=_sensors(spec.seed, name), sel=_baseline_sel())
         boot = -UPTIME_S - rng(spec.seed, name, "boot").uniform(0, 3600)
+        bmc = BMC(hostname=f"{name}-bmc", ipv4=f"10.20.{i // 250}.{i % 250 + 1}", mac=mac(r, 0x7C8AE1),
+                  firmware=catalog.VERSIONS.bmc_firmware, sensors=_sensors(spec.seed, name), sel=_baseline_sel(boot))
         nodes[name] = Node(
             name=name, index=i, role="compute", mgmt_ipv4=f"10.10.{i // 250}.{i % 250 + 10}",
             cpu=cpu, memory_kib=2_113_407_116, bmc=bmc,
@@ -233,10 +233,11 @@ def _sensors(seed: int, name: str) -> list[Sensor]:
     return sensors
 
 
-def _baseline_sel() -> list[SelEntry]:
-    return [SelEntry(-UPTIME_S - 3600.0, "Event Logging Disabled #0x0f", "Log area reset/cleared"),
-            SelEntry(-UPTIME_S - 120.0, "Power Unit #0x01", "Power off/down", "Deasserted"),
-            SelEntry(-UPTIME_S - 118.0, "System Event #0x0c", "OEM System boot event")]
+def _baseline_sel(boot: float) -> list[SelEntry]:
+    """The SEL since commissioning: cleared, then the power-on and firmware boot before the kernel at ``boot``."""
+    return [SelEntry(boot - 7200.0, "Event Logging Disabled #0x0f", "Log area reset/cleared", name="SEL Status"),
+            SelEntry(boot - 200.0, "Power Unit #0x01", "Power off/down", "Deasserted", name="Pwr Unit Status"),
+            SelEntry(boot - 130.0, "System Event #0x0c", "OEM System boot event", name="Sys Boot Event")]
 
 
 # -- fabric, scheduler, storage, training ---------------------------------------------
