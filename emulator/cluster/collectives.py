@@ -141,8 +141,13 @@ def ib_devices(node: Node, env: Mapping[str, str]) -> list[NIC]:
     return rails or active
 
 
-def net_plan(cluster: Cluster, nodes: Sequence[str], env: Mapping[str, str]) -> NetPlan:
-    """Choose NET/IB or NET/Socket for a job spanning ``nodes``."""
+def net_plan(cluster: Cluster, nodes: Sequence[str], env: Mapping[str, str],
+             local: Mapping[str, int] | None = None) -> NetPlan:
+    """Choose NET/IB or NET/Socket for a job spanning ``nodes``.
+
+    ``local`` is how many ranks of the communicator sit on each node: a node
+    pushes the ring through at most that many of its NICs (one rail per GPU).
+    """
     if len(nodes) <= 1:
         return NetPlan(transport="")
     disabled = env.get("NCCL_IB_DISABLE", "0") not in ("", "0") or env.get("NCCL_NET", "").lower() == "socket"
@@ -154,9 +159,13 @@ def net_plan(cluster: Cluster, nodes: Sequence[str], env: Mapping[str, str]) -> 
         socket = SOCKET_IFACE_GBITS / 8.0 * SOCKET_EFFICIENCY
         return NetPlan(transport="Socket", node_gbps={n: socket for n in nodes})
     node_gbps = {}
+    local = local or {}
+    leaves = {devs[0].peer_switch.rsplit("-", 1)[-1] for devs in devices.values()}
+    # A ring that leaves its leaf switches crosses the spine, tapered by the oversubscription.
+    taper = max(1.0, cluster.oversubscription) if len(leaves) > 1 else 1.0
     for name, devs in devices.items():
         slowest = min(effective_gbps(nic) for nic in devs) / 8.0
-        node_gbps[name] = len(devs) * slowest
+        node_gbps[name] = min(len(devs), local.get(name, len(devs))) * slowest / taper
     return NetPlan(transport="IB", devices=devices, node_gbps=node_gbps)
 
 
@@ -268,7 +277,7 @@ def collective(cluster: Cluster, op: str, size_bytes: int, ranks: Sequence[tuple
     if n == 1:
         algorithm, transport = "Copy", "local"
     if len(grouped) > 1:
-        plan = net_plan(cluster, list(grouped), env)
+        plan = net_plan(cluster, list(grouped), env, {k: len(v) for k, v in grouped.items()})
         peak = min(peak, _net_peak(op, plan, n, per_node))
         transport = "NET/IB" if plan.transport == "IB" else "NET/Socket"
         algorithm = "Ring"

@@ -32,15 +32,15 @@ KERNEL_EFFICIENCY = 0.48
 #: Soft knee of kernel efficiency in micro-batch size: eff = peak * mb / (mb + knee).
 MICRO_BATCH_KNEE = 0.2
 #: Compute slowdown of a rank whose process runs on the other socket (remote memory, launch latency).
-NUMA_COMPUTE_PENALTY = 1.05
+NUMA_COMPUTE_PENALTY = 1.07
 NUMA_LOADER_PENALTY = 1.45
 #: DDP gradient bucket size (bytes) and the share of communication that stays exposed.
 BUCKET_BYTES = 25 * 2**20
-EXPOSED_MIN = 0.12
+EXPOSED_MIN = 0.2
 #: Part of the backward pass the gradient all-reduce can hide behind.
-OVERLAP_WINDOW = 0.5
+OVERLAP_WINDOW = 0.3
 #: Input: random reads per sample and reads/opens per micro-batch.
-READS_PER_SAMPLE = 4
+READS_PER_SAMPLE = 16
 OPENS_PER_BATCH = 0.25
 #: Host-to-device copy and collation per micro-batch once a batch is ready, s.
 FETCH_S = 0.0015

@@ -65,7 +65,7 @@ CLIENT_WRITE_GBPS = 4.0
 #: Service time of one small read (an input shard chunk) on an idle filesystem, ms.
 READ_SERVICE_MS = 0.9
 #: Utilisation is capped below 1 so queueing latency stays finite.
-MAX_UTILISATION = 0.985
+MAX_UTILISATION = 0.998
 
 
 def _queue(base: float, load: float) -> float:

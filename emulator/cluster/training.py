@@ -54,7 +54,7 @@ class TrainingRun:
     #: CPU time (s) a worker needs to produce one micro-batch (tokenize, pack, collate).
     batch_cpu_s: float = 0.35
     #: Async (background) checkpoint saves hide the write behind steps.
-    async_checkpoint: bool = False
+    async_checkpoint: bool = True
     ranks: list[Rank] = field(default_factory=list)
     #: Restarts in this run's history: (offset s, reason), newest last.
     restarts: list[tuple[float, str]] = field(default_factory=list)

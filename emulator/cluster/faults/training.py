@@ -1,7 +1,238 @@
-"""Faults of the training domain (see :mod:`emulator.cluster.faults`)."""
+"""Faults of the training domain (see :mod:`emulator.cluster.faults`).
+
+Each fault changes state only: the training run's configuration, its rank
+placement and environment, a GPU's clock cap, the parallel filesystem's
+background load. The step model (:mod:`emulator.cluster.steps`) turns that
+into step times, logs, ``py-spy`` stacks and ``timeline`` bars, and the
+collective model into nccl-tests numbers.
+"""
 
 from __future__ import annotations
 
-from . import Fault
+import random
+from dataclasses import replace
 
-FAULTS: list[Fault] = []
+from ..model import Cluster
+from ..training import Rank, TrainingRun
+from . import Fault
+from .gpu import gpu_power_brake, gpu_thermal
+
+
+def _run(cluster: Cluster) -> TrainingRun:
+    if cluster.training is None or not cluster.training.ranks:
+        raise ValueError("this fault needs a training run (training_nodes > 0)")
+    return cluster.training
+
+
+def _rank(run: TrainingRun, r: random.Random, params: dict[str, object]) -> Rank:
+    given = params.get("rank")
+    if given is None or given == "":
+        return r.choice(run.ranks[1:] or run.ranks)
+    if not str(given).isdigit() or int(str(given)) >= run.world_size:
+        raise ValueError(f"no rank {given} in a world of {run.world_size}")
+    return run.ranks[int(str(given))]
+
+
+def _step_s(cluster: Cluster) -> float:
+    from ..steps import profile
+
+    return profile(cluster).step_s
+
+
+# -- input and storage ----------------------------------------------------------------------
+
+
+def slow_input(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
+    """Too few loader workers for heavy per-batch CPU work: the GPUs wait for input."""
+    run = _run(cluster)
+    run.baseline_step_s = _step_s(cluster)
+    run.loader_workers = int(str(params["workers"]))
+    run.batch_cpu_s = float(str(params["batch_cpu_s"]))
+    return {"cause": "slow-input", "workers": str(run.loader_workers), "batch_cpu_s": f"{run.batch_cpu_s:g}"}
+
+
+def storage_contention(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
+    """Another tenant saturates the parallel filesystem: reads queue, checkpoint writes crawl."""
+    run = _run(cluster)
+    run.baseline_step_s = _step_s(cluster)
+    fs = cluster.storage
+    load = float(str(params["load"]))
+    fs.background_read_load = load
+    fs.background_write_load = min(0.995, load + 0.01)
+    fs.background_metadata_load = max(0.0, load - 0.08)
+    fs.client_cache_hit = 0.05
+    tenant = str(params.get("tenant") or r.choice(("bob", "carol", "dave", "erin")))
+    return {"cause": "storage-contention", "tenant": tenant, "load": f"{load:g}"}
+
+
+def checkpoint_stall(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
+    """Synchronous saves that stall every rank, and a latest checkpoint that never completed."""
+    from ..joblogs import latest_checkpoint
+
+    run = _run(cluster)
+    run.async_checkpoint = False
+    run.checkpoint_every = int(str(params["every"]))
+    cluster.storage.background_write_load = float(str(params["write_load"]))
+    step = latest_checkpoint(cluster)
+    missing = r.choice(run.ranks).rank
+    run.broken_checkpoints[step] = missing
+    return {"cause": "checkpoint-stall", "step": str(step), "missing_rank": str(missing)}
+
+
+# -- a late rank ------------------------------------------------------------------------------
+
+
+def straggler(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
+    """One rank holds the others at every all-reduce: its GPU is slowed, or it is stuck reading."""
+    run = _run(cluster)
+    rank = _rank(run, r, params)
+    kind = str(params.get("kind") or r.choice(("thermal", "power-brake", "io")))
+    target = {"node": rank.node, "gpu": rank.gpu}
+    if kind == "thermal":
+        gpu_thermal(cluster, r, target)
+        cause = "gpu-thermal"
+    elif kind == "power-brake":
+        gpu_power_brake(cluster, r, {**target, "scope": "gpu", "cap_mhz": params.get("cap_mhz") or 990})
+        cause = "gpu-power-brake"
+    elif kind == "io":
+        at = params.get("at")
+        run.hang_rank = rank.rank
+        run.hang_in = "io"
+        run.hang_s = float(str(at)) if at not in (None, "") else -r.uniform(420.0, 540.0)
+        cause = "io"
+    else:
+        raise ValueError("straggler: kind must be thermal, power-brake or io")
+    return {"cause": cause, "rank": str(rank.rank), "node": rank.node, "gpu": str(rank.gpu), "pid": str(rank.pid)}
+
+
+def numa_misbinding(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
+    """One rank (and its loader workers) bound to the other socket than its GPU and NIC."""
+    run = _run(cluster)
+    rank = _rank(run, r, params)
+    node = cluster.node(rank.node)
+    assert node is not None
+    right = node.gpus[rank.gpu].numa_node
+    run.rank_numa[rank.rank] = 1 - right if node.numa_nodes > 1 else right
+    return {"cause": "numa-misbinding", "rank": str(rank.rank), "node": rank.node, "gpu": str(rank.gpu),
+            "numa": str(run.rank_numa[rank.rank]), "pid": str(rank.pid)}
+
+
+# -- NCCL's network ---------------------------------------------------------------------------
+
+
+def nccl_socket_fallback(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
+    """NCCL finds no IB device (HCA list names netdevs, or IB disabled) and falls back to TCP sockets."""
+    run = _run(cluster)
+    variant = str(params.get("variant") or r.choice(("netdev-names", "ib-disabled")))
+    node = cluster.node(run.nodes[0])
+    assert node is not None
+    if variant == "netdev-names":
+        run.env["NCCL_IB_HCA"] = "=" + ",".join(n.netdev for n in node.nics if n.role == "compute")
+    elif variant == "ib-disabled":
+        run.env["NCCL_IB_DISABLE"] = "1"
+    else:
+        raise ValueError("nccl-socket-fallback: variant must be netdev-names or ib-disabled")
+    return {"cause": "nccl-socket-fallback", "variant": variant}
+
+
+def wrong_hca_list(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
+    """NCCL_IB_HCA pulls in the storage ports, or leaves rails out."""
+    run = _run(cluster)
+    variant = str(params.get("variant") or r.choice(("storage-ports", "missing-rails")))
+    if variant == "storage-ports":
+        run.env["NCCL_IB_HCA"] = "mlx5"
+    elif variant == "missing-rails":
+        run.env["NCCL_IB_HCA"] = "mlx5_0,mlx5_1,mlx5_2,mlx5_3"
+    else:
+        raise ValueError("wrong-hca-list: variant must be storage-ports or missing-rails")
+    return {"cause": "wrong-hca-list", "variant": variant, "value": run.env["NCCL_IB_HCA"]}
+
+
+# -- placement, scale, configuration ----------------------------------------------------------
+
+
+def tp_across_nodes(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
+    """Tensor parallelism of 8 with ranks laid out node-first: each TP group spans every node."""
+    run = _run(cluster)
+    run.tp = int(str(params["tp"]))
+    run.grad_accum = max(1, run.grad_accum * run.tp)
+    run.baseline_step_s = _step_s(cluster)
+    nodes = run.nodes
+    pids = {(rk.node, rk.gpu): rk.pid for rk in run.ranks}
+    placed = []
+    for rk in run.ranks:
+        node, gpu = nodes[rk.rank % len(nodes)], rk.rank // len(nodes)
+        placed.append(Rank(rank=rk.rank, node=node, gpu=gpu, local_rank=gpu, pid=pids[(node, gpu)]))
+    run.ranks = placed
+    return {"cause": "tp-across-nodes", "tp": str(run.tp)}
+
+
+def larger_allocation(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
+    """The job resubmitted on twice the nodes at the same global batch, across a tapered spine."""
+    run = _run(cluster)
+    nodes = run.nodes
+    half = max(1, len(nodes) // 2)
+    small = [rk for rk in run.ranks if rk.node in nodes[:half]]
+    run.micro_batch = int(str(params["micro_batch"]))
+    run.grad_accum = 1
+    before = replace(run, ranks=small, micro_batch=run.micro_batch * 2)
+    saved, cluster.training = cluster.training, before
+    try:
+        baseline = _step_s(cluster)
+    finally:
+        cluster.training = saved
+    run.baseline_step_s = baseline
+    run.previous_config = {"ranks": small, "micro_batch": run.micro_batch * 2}
+    cluster.oversubscription = float(str(params["oversubscription"]))
+    for name in nodes[half:]:
+        node = cluster.node(name)
+        assert node is not None
+        for nic in node.nics:
+            if nic.role == "compute":
+                nic.peer_switch = f"leaf-r{nic.rail}-02"
+                cluster.switches.setdefault(nic.peer_switch, ("leaf", nic.rail if nic.rail is not None else -1))
+    return {"cause": "larger-allocation", "nodes": str(len(nodes)), "baseline_nodes": str(half)}
+
+
+#: Settings config-regression may change, with the value it sets.
+REGRESSIONS = {"activation_checkpointing": ("activation_recompute", True), "micro_batch_size": ("micro_batch", 1)}
+
+
+def config_regression(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
+    """A config change between two runs explains a tokens/s regression."""
+    run = _run(cluster)
+    setting = str(params.get("setting") or r.choice(sorted(REGRESSIONS)))
+    if setting not in REGRESSIONS:
+        raise ValueError(f"config-regression: setting must be one of {', '.join(sorted(REGRESSIONS))}")
+    run.baseline_step_s = _step_s(cluster)
+    field, value = REGRESSIONS[setting]
+    run.previous_config = {field: getattr(run, field)}
+    if field == "micro_batch":
+        run.previous_config["grad_accum"] = run.grad_accum
+        run.grad_accum = run.grad_accum * run.micro_batch // int(str(value))
+    setattr(run, field, value)
+    return {"cause": "config-regression", "setting": setting}
+
+
+FAULTS: list[Fault] = [
+    Fault("slow-input", "Too few loader workers for the per-batch CPU work: data wait dominates the step",
+          slow_input, {"workers": 1, "batch_cpu_s": 2.2}),
+    Fault("storage-contention", "Another tenant saturates the parallel filesystem: slow reads, stalled saves",
+          storage_contention, {"load": 0.997, "tenant": ""}),
+    Fault("checkpoint-stall", "Synchronous checkpoint saves stall every rank; the latest save is incomplete",
+          checkpoint_stall, {"every": 100, "write_load": 0.88}),
+    Fault("straggler", "One rank is late to every all-reduce: a slowed GPU, or a read that never returns",
+          straggler, {"rank": None, "kind": "", "cap_mhz": None, "at": None}),
+    Fault("numa-misbinding", "One rank and its loader workers bound to the wrong socket",
+          numa_misbinding, {"rank": None}),
+    Fault("nccl-socket-fallback", "NCCL finds no usable IB device and falls back to NET/Socket",
+          nccl_socket_fallback, {"variant": ""}),
+    Fault("wrong-hca-list", "NCCL_IB_HCA includes the storage ports or omits rails",
+          wrong_hca_list, {"variant": ""}),
+    Fault("tp-across-nodes", "Tensor-parallel groups placed across nodes instead of inside the NVLink domain",
+          tp_across_nodes, {"tp": 8}),
+    Fault("larger-allocation", "Twice the nodes at the same global batch: exposed communication eats the gain",
+          larger_allocation, {"micro_batch": 1, "oversubscription": 4.0}),
+    Fault("config-regression", "A config change (activation checkpointing, micro-batch) costs tokens/s",
+          config_regression, {"setting": ""}),
+]
