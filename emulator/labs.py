@@ -29,7 +29,8 @@ but the healthy sandbox:
 ``[check]``
     ``fields`` the finding must state, each compared with the model's truth
     (:meth:`Cluster.truth`); ``causes``: canonical cause word → accepted
-    synonyms; ``[check.wrong]``: field → what to say when that field is
+    synonyms; ``[check.synonyms.FIELD]``: the same for another field;
+    ``[check.wrong]``: field → what to say when that field is
     wrong; ``[[check.feedback]]``: ``when`` (a partial finding) → ``say``, for
     plausible wrong answers.
 
@@ -106,6 +107,8 @@ class Check:
     causes: dict[str, list[str]]
     wrong: dict[str, str]
     feedback: list[Feedback]
+    #: Other fields' vocabularies: field → canonical value → accepted spellings.
+    synonyms: dict[str, dict[str, list[str]]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -316,7 +319,7 @@ def parse_lab(data: dict[str, Any], source: str) -> Lab:
 
 
 def _check(r: _Reader) -> Check:
-    r.unknown({"fields", "uses", "causes", "wrong", "feedback"})
+    r.unknown({"fields", "uses", "causes", "synonyms", "wrong", "feedback"})
     fields = r.strings("fields")
     for i, name in enumerate(fields):
         if not re.fullmatch(r"[a-z][a-z_]*", name):
@@ -328,6 +331,13 @@ def _check(r: _Reader) -> Check:
             raise r.fail("causes", "must list the cause words when fields has cause")
         for word in table.data:
             causes[word] = table.strings(word, [], nonempty=False)
+    synonyms: dict[str, dict[str, list[str]]] = {}
+    table = r.table("synonyms", {})
+    for key in table.data:
+        if key not in fields or key == "cause":
+            raise table.fail(key, "not one of check.fields other than cause")
+        words = table.table(key)
+        synonyms[key] = {word: words.strings(word, [], nonempty=False) for word in words.data}
     wrong = r.table("wrong", {})
     for key in wrong.data:
         if key not in fields:
@@ -344,7 +354,7 @@ def _check(r: _Reader) -> Check:
                 raise when.fail(key, "not one of check.fields")
             when.text(key)
         feedback.append(Feedback(dict(when.data), fb.text("say")))
-    return Check(fields, causes, dict(wrong.data), feedback)
+    return Check(fields, causes, dict(wrong.data), feedback, synonyms)
 
 
 # -- loading ---------------------------------------------------------------------------
@@ -486,7 +496,7 @@ def judge(lab: Lab, truth: dict[str, str], finding: dict[str, str]) -> Verdict:
             cause = canonical_cause(check, value)
             ok = cause is not None and cause == truth.get("cause", "").lower()
         else:
-            ok = normalise(name, value) == normalise(name, str(truth.get(name, "")))
+            ok = _canonical(check, name, value) == _canonical(check, name, str(truth.get(name, "")))
         if ok:
             lines.append(f"  {name}={value}: correct")
             continue
@@ -500,10 +510,18 @@ def judge(lab: Lab, truth: dict[str, str], finding: dict[str, str]) -> Verdict:
     return Verdict(not wrong, lines, wrong)
 
 
+def _canonical(check: Check, name: str, value: str) -> str:
+    v = normalise(name, value)
+    for word, spellings in check.synonyms.get(name, {}).items():
+        if v == word.lower() or v in (s.lower() for s in spellings):
+            return word.lower()
+    return v
+
+
 def _matches(check: Check, name: str, value: str, expected: str) -> bool:
     if name == "cause":
         return (canonical_cause(check, value) or value.lower()) == expected.lower()
-    return normalise(name, value) == normalise(name, expected)
+    return _canonical(check, name, value) == _canonical(check, name, expected)
 
 
 # -- evidence: what the learner ran against the reference procedure -------------------------

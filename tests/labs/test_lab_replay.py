@@ -65,6 +65,8 @@ def wrong_value(lab: labs.Lab, name: str, truth: dict[str, str]) -> str:
     value = truth[name]
     if name == "cause":
         return next(c for c in lab.check.causes if c != value)
+    if name in lab.check.synonyms:
+        return next(word for word in lab.check.synonyms[name] if word != value)
     if value == "all":
         return "0"
     m = re.fullmatch(r"(.*?)(\d+)", value)

@@ -107,6 +107,8 @@ def test_a_good_lab_parses_with_its_parts():
     ({"solution__0__evidence__0": 7}, "labs/demo.toml: solution[0].evidence[0]: expected a string or a table"),
     ({"solution__0__record": None}, "labs/demo.toml: solution[0].record: missing"),
     ({"check__causes": {}}, "labs/demo.toml: check.causes: must list the cause words when fields has cause"),
+    ({"check__synonyms": {"cause": {"x": []}}},
+     "labs/demo.toml: check.synonyms.cause: not one of check.fields other than cause"),
     ({"check__wrong__gpu": "x"}, "labs/demo.toml: check.wrong.gpu: not one of check.fields"),
     ({"check__feedback__0__when": {}}, "labs/demo.toml: check.feedback[0].when: must not be empty"),
     ({"check": None}, "labs/demo.toml: check: missing"),
@@ -140,6 +142,14 @@ def test_evidence_for_one_cause_holds_only_when_the_seed_picked_that_cause():
     step = lab.solution[0]
     assert step.expected({"port": "mlx5_3", "cause": "link-rate"}) == ["mlx5_3", "Rate: 200"]
     assert step.expected({"port": "mlx5_3", "cause": "symbol-errors"}) == ["mlx5_3"]
+
+
+def test_synonyms_give_a_field_one_canonical_spelling():
+    lab = parse(check__fields=["port", "cause"], check__wrong={},
+                check__synonyms={"port": {"mlx5_3": ["rail3", "ibp94s0"]}})
+    truth = {"port": "mlx5_3", "cause": "link-rate"}
+    assert labs.judge(lab, truth, {"port": "IBP94S0", "cause": "speed"}).correct
+    assert labs.judge(lab, truth, {"port": "rail4", "cause": "speed"}).wrong_fields == ["port"]
 
 
 def test_an_unknown_lab_id_is_a_lab_error():
