@@ -145,7 +145,7 @@ def test_evidence_for_one_cause_holds_only_when_the_seed_picked_that_cause():
 
 
 def test_synonyms_give_a_field_one_canonical_spelling():
-    lab = parse(check__fields=["port", "cause"], check__wrong={},
+    lab = parse(check__fields=["port", "cause"], check__wrong={}, check__uses=["node"],
                 check__synonyms={"port": {"mlx5_3": ["rail3", "ibp94s0"]}})
     truth = {"port": "mlx5_3", "cause": "link-rate"}
     assert labs.judge(lab, truth, {"port": "IBP94S0", "cause": "speed"}).correct
