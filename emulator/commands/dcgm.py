@@ -1,0 +1,479 @@
+"""``dcgmi`` (DCGM 3.3.9): discovery, diagnostics, field monitoring and health.
+
+Every verdict is read from the model: a pending row remap fails the
+deployment check, a thermal or power slowdown fails the stress tests with
+violation times from telemetry, a PCIe link below Gen5 x16 fails the PCIe
+bandwidth test, a stopped Fabric Manager fails every CUDA test with 'system
+not yet initialized'. ``diag`` advances the simulated clock by the run's
+length (seconds for ``-r 1``, about 2 minutes for ``-r 2``, about 12 for
+``-r 3``).
+"""
+
+from __future__ import annotations
+
+import getopt
+from collections.abc import Generator
+from typing import Any
+
+from ..cluster import telemetry
+from ..cluster.catalog import H100
+from ..cluster.hardware import GPU
+from ..cluster.model import Node
+from .base import Command, Context, Outcome
+
+NO_HOSTENGINE = ("Error: unable to establish a connection to the specified host: localhost\n"
+                 "Error: Unable to connect to host engine. Host engine connection invalid/disconnected.\n")
+
+USAGE = """\
+ dcgmi -- Command line interface for the DCGM host engine.
+
+ Usage: dcgmi <subsystem> [options]
+
+ Subsystems:
+    discovery   Discover GPUs on the system
+    diag        System validation/diagnostic
+    dmon        Stats monitoring of GPUs
+    health      Monitor the health of the system
+    group       GPU group management
+    stats       Process statistics
+
+ Options:
+    -h  --help  Displays usage information and exits.
+    -v  --version  Displays the version of DCGM.
+"""
+
+#: Field id → (short name, kind). Kinds: how the value is computed and printed.
+FIELDS: dict[int, tuple[str, str]] = {
+    100: ("SMCLK", "sm_mhz"), 101: ("MMCLK", "mem_mhz"), 140: ("MMTMP", "mem_temp"), 150: ("TMPTR", "temp"),
+    155: ("POWER", "power"), 156: ("TOTEC", "energy"), 203: ("GPUTL", "util"), 204: ("MCUTL", "mem_util"),
+    230: ("XIDER", "xid"), 240: ("PVIOL", "pviol"), 241: ("TVIOL", "tviol"), 250: ("FBTTL", "fb_total"),
+    251: ("FBFRE", "fb_free"), 252: ("FBUSD", "fb_used"), 310: ("ESVTL", "sbe"), 311: ("EDVTL", "dbe"),
+    1001: ("GRACT", "gract"), 1002: ("SMACT", "smact"), 1003: ("SMOCC", "smocc"), 1004: ("TENSO", "tensor"),
+    1005: ("DRAMA", "dram"), 1009: ("PCITX", "pcitx"), 1010: ("PCIRX", "pcirx"), 1011: ("NVLTX", "nvltx"),
+    1012: ("NVLRX", "nvlrx"),
+}
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """DCGM's table cells: hard-wrapped every ``width`` characters, mid-word."""
+    return [text[i:i + width] for i in range(0, len(text), width)] or [""]
+
+
+# -- discovery ---------------------------------------------------------------------------
+
+
+def discovery(node: Node) -> str:
+    gpus = [g for g in node.gpus if g.present]
+    rule = "+--------+----------------------------------------------------------------------+"
+    lines = [f"{len(gpus)} GPUs found.", rule, "| GPU ID | Device Information                                                   |", rule]
+    for gpu in gpus:
+        for i, text in enumerate((f"Name: {H100.name}", f"PCI Bus ID: {gpu.pci_bus_id}", f"Device UUID: {gpu.uuid}")):
+            lines.append(f"| {str(gpu.index) if i == 0 else '':<7}| {text:<69}|")
+        lines.append(rule)
+    switches = [8 + k for k in (2, 0, 3, 1)][: node.hw.nvswitches]
+    lines += [f"{len(switches)} NvSwitches found.", "+-----------+", "| Switch ID |", "+-----------+"]
+    lines += [f"| {s:<10}|" for s in switches]
+    lines.append("+-----------+")
+    return "\n".join(lines) + "\n"
+
+
+# -- diag -------------------------------------------------------------------------------------
+
+
+class DiagTable:
+    """Rows of the ``dcgmi diag`` result table."""
+
+    LEFT, RIGHT = 27, 48
+
+    def __init__(self) -> None:
+        self.lines = ["Successfully ran diagnostic for group.",
+                      "+---------------------------+------------------------------------------------+",
+                      "| Diagnostic                | Result                                         |",
+                      "+===========================+================================================+"]
+
+    def section(self, title: str, first: bool = False) -> None:
+        label = f"-----  {title}  "
+        if first:
+            self.lines.append(f"|{label:-<27}+{'-' * 48}|")
+        else:
+            self.lines.append(f"+{label:-<27}+{'-' * 48}+")
+
+    def row(self, name: str, text: str) -> None:
+        for i, chunk in enumerate(_wrap(text, 45)):
+            self.lines.append(f"| {name if i == 0 else '':<26}| {chunk:<47}|")
+
+    def end(self) -> str:
+        self.lines.append("+---------------------------+------------------------------------------------+")
+        return "\n".join(self.lines) + "\n"
+
+
+def _verdict(table: DiagTable, test: str, failures: dict[int, list[tuple[str, str]]], gpus: list[GPU]) -> None:
+    """``Pass - All`` or the pass and fail GPU lists, then each failure's message rows."""
+    if not failures:
+        table.row(test, "Pass - All")
+        return
+    bad = sorted(failures)
+    good = [g.index for g in gpus if g.index not in failures]
+    if not good:
+        table.row(test, "Fail - All")
+    else:
+        table.row(test, f"Pass - GPU{'s' if len(good) > 1 else ''}: {', '.join(map(str, good))}")
+        table.row("", f"Fail - GPU{'s' if len(bad) > 1 else ''}: {', '.join(map(str, bad))}")
+    for index in bad:
+        for kind, message in failures[index]:
+            table.row(kind, message)
+
+
+def _cuda_broken(gpu: GPU) -> bool:
+    return gpu.fabric_state != "Completed"
+
+
+def _cuda_failure(gpu: GPU) -> tuple[str, str]:
+    return ("Warning", f"GPU {gpu.index} Error using CUDA API cuInit Check DCGM and system logs for errors. Reset GPU. "
+                       "Restart DCGM. Rerun diagnostics. 'system not yet initialized'.")
+
+
+def _slowdown_failure(ctx: Context, gpu: GPU, r: Any) -> tuple[str, str] | None:
+    reasons = gpu.clock_event_reasons
+    start = round(r.uniform(1.0, 12.0), 1)
+    if reasons & {"HW Thermal Slowdown", "SW Thermal Slowdown"}:
+        total = round(r.uniform(8.0, 40.0), 1)
+        return ("Warning", f"GPU {gpu.index} Thermal violations totaling {total} seconds started at {start} seconds "
+                           f"into the test for GPU {gpu.index} Verify that the cooling on this machine is functional, "
+                           "including external, thermal material interface, fans, and any other components.")
+    if reasons & {"HW Power Brake Slowdown", "HW Slowdown"}:
+        return ("Warning", f"GPU {gpu.index} Clocks are being throttled for GPU {gpu.index} because of clock "
+                           f"throttling starting {start} seconds into the test. 'HW Slowdown is engaged. This is an "
+                           "indicator of one of the following: 1) temperature being too high 2) External Power Brake "
+                           "Assertion is triggered (e.g. by the system power supply) 3) Power draw is too high and "
+                           "Fast Trigger protection is reducing the clocks'")
+    return None
+
+
+def _power_failure(ctx: Context, node: Node, gpu: GPU) -> tuple[str, str] | None:
+    reasons = gpu.clock_event_reasons
+    if not reasons & {"SW Power Cap", "HW Power Brake Slowdown", "HW Thermal Slowdown", "SW Thermal Slowdown"}:
+        return None
+    target = H100.power_limit_w
+    frac = (gpu.slowdown_cap_mhz or H100.max_sm_mhz) / H100.max_sm_mhz
+    reached = gpu.power_w + (690.0 - gpu.power_w) * frac ** 1.5
+    if "SW Power Cap" in reasons:
+        reached = gpu.power_limit_w - 0.6
+    minimum = round(target * 0.75, 1)
+    if reached >= minimum:
+        return None
+    return ("Warning", f"GPU {gpu.index} Max power of {reached:.1f} did not reach desired power minimum "
+                       f"target_power_min_ratio of {minimum} for GPU {gpu.index} Verify that the clock speeds and GPU "
+                       "utilization are high.")
+
+
+def _pcie_failure(gpu: GPU) -> tuple[str, str] | None:
+    if (gpu.pcie_gen_current, gpu.pcie_width_current) == (gpu.pcie_gen_max, gpu.pcie_width_max):
+        return None
+    per_lane = {1: 0.25, 2: 0.5, 3: 0.985, 4: 1.969, 5: 3.938}[gpu.pcie_gen_current]
+    measured = per_lane * gpu.pcie_width_current * 0.88
+    return ("Warning", f"Bandwidth of GPU {gpu.index} in direction h2d of {measured:.2f} did not exceed minimum "
+                       f"required bandwidth of 40.00.")
+
+
+def _nvlink_failures(gpu: GPU) -> list[tuple[str, str]]:
+    return [("Warning", f"GPU {gpu.index}'s NvLink link {link.index} is currently down Check DCGM and system logs for "
+                        "errors. Reset GPU. Restart DCGM. Rerun diagnostics.") for link in gpu.nvlinks if not link.up]
+
+
+def diag_report(ctx: Context, node: Node, level: int) -> str:
+    from ..cluster.ids import rng
+
+    gpus = [g for g in node.gpus if g.present]
+    r = rng(ctx.cluster.seed, node.name, "diag", level, int(ctx.clock.elapsed))
+    table = DiagTable()
+    table.section("Metadata", first=True)
+    table.row("DCGM Version", ctx.cluster.versions.dcgm)
+    table.row("Driver Version Detected", ctx.cluster.versions.driver)
+    table.row("GPU Device IDs Detected", ",".join(H100.dcgm_device_id for _ in gpus))
+    table.section("Deployment", first=True)
+    remap = [g for g in gpus if g.remap_pending or g.remap_failure]
+    deployment = ["Denylist", "NVML Library", "CUDA Main Library", "Permissions and OS Blocks", "Persistence Mode",
+                  "Environment Variables", "Page Retirement/Row Remap", "Graphics Processes", "Inforom"]
+    for test in deployment:
+        if test == "Page Retirement/Row Remap" and remap:
+            table.row(test, "Fail")
+            for gpu in remap:
+                message = (f"GPU {gpu.index} had a row remapping failure." if gpu.remap_failure else
+                           f"GPU {gpu.index} has uncorrectable memory errors and row remappings are pending")
+                table.row("Error", message)
+        else:
+            table.row(test, "Pass")
+    if level == 1 or remap:
+        return table.end()
+    table.section("Integration")
+    pcie: dict[int, list[tuple[str, str]]] = {}
+    for gpu in gpus:
+        found = [_cuda_failure(gpu)] if _cuda_broken(gpu) else []
+        if not found:
+            link = _pcie_failure(gpu)
+            found = ([link] if link else []) + _nvlink_failures(gpu)
+        if found:
+            pcie[gpu.index] = found
+    _verdict(table, "PCIe", pcie, gpus)
+    table.section("Hardware")
+    memory: dict[int, list[tuple[str, str]]] = {}
+    for gpu in gpus:
+        if _cuda_broken(gpu):
+            memory[gpu.index] = [_cuda_failure(gpu)]
+        elif (slow := _slowdown_failure(ctx, gpu, r)) is not None:
+            memory[gpu.index] = [slow]
+    _verdict(table, "GPU Memory", memory, gpus)
+    if level == 2:
+        return table.end()
+    stress = {g.index: [_cuda_failure(g)] for g in gpus if _cuda_broken(g)}
+    slow = {g.index: [s] for g in gpus if not _cuda_broken(g) and (s := _slowdown_failure(ctx, g, r)) is not None}
+    _verdict(table, "Diagnostic", {**stress, **slow}, gpus)
+    table.section("Stress")
+    _verdict(table, "Targeted Stress", {**stress, **slow}, gpus)
+    power = {g.index: [p] for g in gpus if not _cuda_broken(g) and (p := _power_failure(ctx, node, g)) is not None}
+    _verdict(table, "Targeted Power", {**stress, **power}, gpus)
+    _verdict(table, "Memory Bandwidth", stress, gpus)
+    table.row("EUD Test", "Skip - All")
+    return table.end()
+
+
+#: Simulated length of each run level (seconds) and the pause between progress points.
+DIAG_SECONDS = {1: 12.0, 2: 118.0, 3: 742.0}
+
+
+# -- dmon ---------------------------------------------------------------------------------------
+
+
+def _dmon_value(ctx: Context, node: Node, gpu: GPU, kind: str) -> str:
+    rd = telemetry.sample(ctx.cluster, node, gpu)
+    busy = rd.busy
+    act = rd.sm_mhz / H100.max_sm_mhz if busy else 0.0
+    values: dict[str, str] = {
+        "sm_mhz": str(rd.sm_mhz), "mem_mhz": str(rd.mem_mhz), "mem_temp": str(rd.mem_temp_c),
+        "temp": str(rd.temp_c), "power": f"{rd.power_w:.3f}",
+        "energy": str(int(gpu.power_w * 1_080_000_000 + rd.power_w * 1000 * max(0.0, ctx.clock.elapsed))),
+        "util": str(rd.util_pct), "mem_util": str(rd.mem_util_pct),
+        "xid": str(gpu.xids[-1] if gpu.xids else 0),
+        "pviol": str(int(telemetry.violation_s(ctx.cluster, gpu, "SW Power Cap") * 1e6
+                         + telemetry.violation_s(ctx.cluster, gpu, "HW Power Brake Slowdown") * 1e6)),
+        "tviol": str(int(telemetry.violation_s(ctx.cluster, gpu, "HW Thermal Slowdown") * 1e6)),
+        "fb_total": str(H100.memory_mib), "fb_free": str(rd.mem_free_mib), "fb_used": str(rd.mem_used_mib),
+        "sbe": str(gpu.ecc_volatile.sram_correctable + gpu.ecc_volatile.dram_correctable),
+        "dbe": str(gpu.ecc_volatile.dram_uncorrectable + gpu.ecc_volatile.sram_uncorrectable_secded),
+        "gract": f"{0.97 * act if busy else 0.0:.3f}", "smact": f"{0.91 * act if busy else 0.0:.3f}",
+        "smocc": f"{0.38 * act if busy else 0.0:.3f}", "tensor": f"{0.52 * act if busy else 0.0:.3f}",
+        "dram": f"{rd.mem_util_pct / 100 * 0.9:.3f}",
+        "pcitx": str(412_000_000 + 2_000_000 * gpu.index if busy else 632_000),
+        "pcirx": str(1_804_000_000 + 3_000_000 * gpu.index if busy else 531_000),
+        "nvltx": str(int(sum(link.speed_gbps for link in gpu.nvlinks if link.up) * 1e9 * 0.31 * act)),
+        "nvlrx": str(int(sum(link.speed_gbps for link in gpu.nvlinks if link.up) * 1e9 * 0.31 * act)),
+    }
+    return values[kind]
+
+
+# -- health ---------------------------------------------------------------------------------------
+
+
+def health_findings(ctx: Context, node: Node) -> list[tuple[GPU, str, str, str]]:
+    """(gpu, system, severity, message) for every condition DCGM's watches report."""
+    found: list[tuple[GPU, str, str, str]] = []
+    for gpu in node.gpus:
+        if not gpu.present:
+            found.append((gpu, "PCIe system", "Failure", f"Detected XID 79 for GPU {gpu.index}: GPU has fallen off the "
+                                                         "bus. Reboot the node."))
+            continue
+        if gpu.ecc_volatile.dram_uncorrectable:
+            found.append((gpu, "Memory system", "Failure",
+                          f"Detected {gpu.ecc_volatile.dram_uncorrectable} volatile double-bit ECC error(s) in GPU "
+                          f"{gpu.index}."))
+        if gpu.remap_pending:
+            found.append((gpu, "Memory system", "Failure", f"GPU {gpu.index} has uncorrectable memory errors and row "
+                                                           "remappings are pending"))
+        down = [link.index for link in gpu.nvlinks if not link.up]
+        for link in down:
+            found.append((gpu, "NVLink system", "Failure", f"GPU {gpu.index}'s NvLink link {link} is currently down "
+                                                           "Check DCGM and system logs for errors. Reset GPU. Restart "
+                                                           "DCGM. Rerun diagnostics."))
+        reasons = gpu.clock_event_reasons
+        if reasons & {"HW Thermal Slowdown", "SW Thermal Slowdown"}:
+            found.append((gpu, "Thermal system", "Warning", f"Detected clocks event due to thermal violation in GPU "
+                                                            f"{gpu.index}. Check the cooling of this GPU."))
+        if reasons & {"SW Power Cap", "HW Power Brake Slowdown"}:
+            found.append((gpu, "Power system", "Warning", f"Detected clocks event due to power violation in GPU "
+                                                          f"{gpu.index}. Monitor the power conditions. This GPU can "
+                                                          "still perform workload."))
+    return found
+
+
+def health_report(findings: list[tuple[GPU, str, str, str]]) -> str:
+    rule = "+---------------------------+----------------------------------------------------------+"
+    lines = [rule, "| Health Monitor Report                                                                |",
+             "+===========================+==========================================================+"]
+
+    def row(left: str, text: str) -> None:
+        for i, chunk in enumerate(_wrap(text, 56) if text else [""]):
+            lines.append(f"| {left if i == 0 else '':<26}| {chunk:<57}|")
+
+    order = {"Healthy": 0, "Warning": 1, "Failure": 2}
+    overall = max((f[2] for f in findings), key=lambda s: order[s], default="Healthy")
+    row("Overall Health", overall)
+    if findings:
+        row("GPU", "")
+        for index in sorted({f[0].index for f in findings}):
+            mine = [f for f in findings if f[0].index == index]
+            row(f"-> {index}", max((f[2] for f in mine), key=lambda s: order[s]))
+            row("   -> Errors", "")
+            for _, system, severity, message in mine:
+                row(f"      -> {system}", severity)
+                row("", message)
+    lines.append(rule)
+    return "\n".join(lines) + "\n"
+
+
+# -- the command -------------------------------------------------------------------------------------
+
+
+class Dcgmi(Command):
+    name = "dcgmi"
+    summary = "NVIDIA Data Center GPU Manager CLI: discovery, diag, dmon, health"
+    section = "GPU"
+    parses_args = False
+    notes = "DCGM 3.3.9. diag -r 1|2|3 advances the simulated clock by the run's length."
+
+    def option_strings(self) -> list[str]:
+        return ["-h", "--help", "-v", "--version"]
+
+    def subcommands(self) -> list[str]:
+        return ["discovery", "diag", "dmon", "health", "stats"]
+
+    def help_text(self) -> str:
+        return USAGE
+
+    def execute(self, ctx: Context, args: Any) -> Outcome:
+        argv = ctx.argv[1:]
+        if not argv or argv[0] in ("-h", "--help"):
+            ctx.out(USAGE)
+            return 0
+        if argv[0] in ("-v", "--version"):
+            ctx.out(f"dcgmi  version: {ctx.cluster.versions.dcgm}\n")
+            return 0
+        sub, rest = argv[0], argv[1:]
+        handlers = {"discovery": self._discovery, "diag": self._diag, "dmon": self._dmon, "health": self._health}
+        if sub not in handlers:
+            ctx.err(f"dcgmi: unrecognized subsystem '{sub}'\n{USAGE}")
+            return 255
+        if not ctx.host.gpus:
+            ctx.err(NO_HOSTENGINE)
+            return 255
+        return handlers[sub](ctx, rest)
+
+    def _opts(self, ctx: Context, sub: str, argv: list[str], short: str, long: list[str]) -> dict[str, str]:
+        try:
+            opts, rest = getopt.gnu_getopt(argv, short, long)
+        except getopt.GetoptError as exc:
+            raise ctx.fail(f"PARSE ERROR: \n             {exc.msg}\n\nBrief USAGE: \n   dcgmi {sub} --help\n", 255) \
+                from None
+        if rest:
+            raise ctx.fail(f"PARSE ERROR: \n             Couldn't find match for argument '{rest[0]}'\n\n"
+                           f"Brief USAGE: \n   dcgmi {sub} --help\n", 255)
+        return {k.lstrip("-"): v for k, v in opts}
+
+    def _discovery(self, ctx: Context, argv: list[str]) -> int:
+        opts = self._opts(ctx, "discovery", argv, "hl", ["help", "list"])
+        if "h" in opts or "help" in opts or not ({"l", "list"} & set(opts)):
+            ctx.out(" discovery -- Used to discover and identify GPUs and their attributes.\n\n"
+                    " Usage: dcgmi discovery -l\n")
+            return 0
+        ctx.out(discovery(ctx.host))
+        return 0
+
+    def _diag(self, ctx: Context, argv: list[str]) -> Outcome:
+        opts = self._opts(ctx, "diag", argv, "hr:g:i:j", ["help", "run=", "group=", "gpuList=", "json"])
+        if "h" in opts or "help" in opts:
+            ctx.out(" diag -- System validation/diagnostic.\n\n Usage: dcgmi diag -r <level> [-i <gpuList>]\n"
+                    "    -r  --run  Run a diagnostic: 1 (short), 2 (medium), 3 (long).\n")
+            return 0
+        level = opts.get("r", opts.get("run"))
+        if level is None:
+            raise ctx.fail("PARSE ERROR: \n             Required argument missing: run\n\n"
+                           "Brief USAGE: \n   dcgmi diag --help\n", 255)
+        if level not in ("1", "2", "3"):
+            raise ctx.fail(f"Error: Invalid test name or run level '{level}'.\n", 255)
+        return self._diag_run(ctx, int(level))
+
+    def _diag_run(self, ctx: Context, level: int) -> Generator[float, None, int]:
+        total = DIAG_SECONDS[level]
+        steps = max(1, int(total // 60))
+        for _ in range(steps):
+            yield total / steps
+        report = diag_report(ctx, ctx.host, level)
+        ctx.out(report)
+        return 226 if "Fail" in report or "| Error" in report else 0
+
+    def _dmon(self, ctx: Context, argv: list[str]) -> Outcome:
+        opts = self._opts(ctx, "dmon", argv, "he:c:d:i:l", ["help", "field-id=", "count=", "delay=", "gpu-id=",
+                                                             "list"])
+        if "h" in opts or "help" in opts:
+            ctx.out(" dmon -- Used to monitor GPUs and their stats.\n\n"
+                    " Usage: dmon -e <fieldIds> [-i <gpuIds>] [-c <count>] [-d <delay ms>]\n")
+            return 0
+        if "l" in opts or "list" in opts:
+            ctx.out("___________________________________________________________________________________\n")
+            for fid, (short, _) in FIELDS.items():
+                ctx.outln(f"{short:<30}{short:<10}{fid}")
+            return 0
+        spec = opts.get("e", opts.get("field-id"))
+        if not spec:
+            raise ctx.fail("Error: No fields were specified to monitor. Use -e to specify field IDs.\n", 255)
+        try:
+            fields = [int(x) for x in spec.split(",") if x]
+        except ValueError:
+            raise ctx.fail(f"Error: Invalid field ID list '{spec}'.\n", 255) from None
+        unknown = [f for f in fields if f not in FIELDS]
+        if unknown:
+            raise ctx.fail(f"Error: Field ID {unknown[0]} is not a valid field ID.\n", 255)
+        count_text = opts.get("c", opts.get("count", "0"))
+        delay_text = opts.get("d", opts.get("delay", "1000"))
+        if not count_text.isdigit() or not delay_text.isdigit() or int(delay_text) < 1:
+            raise ctx.fail("Error: count and delay must be positive integers.\n", 255)
+        count = int(count_text) or 3600
+        gpus = [g for g in ctx.host.gpus if g.present]
+        if "i" in opts or "gpu-id" in opts:
+            wanted = opts.get("i", opts.get("gpu-id", ""))
+            ids = {int(x) for x in wanted.split(",") if x.isdigit()}
+            gpus = [g for g in gpus if g.index in ids]
+            if not gpus:
+                raise ctx.fail(f"Error: Invalid GPU ID list '{wanted}'.\n", 255)
+        return self._dmon_run(ctx, gpus, fields, min(count, 3600), int(delay_text) / 1000.0)
+
+    def _dmon_run(self, ctx: Context, gpus: list[GPU], fields: list[int], count: int,
+                  delay: float) -> Generator[float, None, int]:
+        ctx.outln("#Entity   " + "".join(f"{FIELDS[f][0]:<14}" for f in fields).rstrip())
+        ctx.outln("ID")
+        for n in range(count):
+            for gpu in gpus:
+                values = [_dmon_value(ctx, ctx.host, gpu, FIELDS[f][1]) for f in fields]
+                ctx.outln(f"{'GPU ' + str(gpu.index):<10}" + "".join(f"{v:<14}" for v in values).rstrip())
+            if n + 1 < count:
+                yield delay
+        return 0
+
+    def _health(self, ctx: Context, argv: list[str]) -> int:
+        opts = self._opts(ctx, "health", argv, "hcs:g:f", ["help", "check", "set=", "group=", "fetch"])
+        if "h" in opts or "help" in opts or not opts:
+            ctx.out(" health -- Used to manage the health watches of a group.\n\n"
+                    " Usage: dcgmi health [-g <groupId>] -c | -f | -s <systems>\n")
+            return 0
+        if "s" in opts or "set" in opts:
+            systems = opts.get("s", opts.get("set", ""))
+            if not systems or set(systems) - set("apmcintvd"):
+                raise ctx.fail(f"Error: Invalid health systems '{systems}'.\n", 255)
+            ctx.outln("Health monitor systems set successfully.")
+            return 0
+        ctx.out(health_report(health_findings(ctx, ctx.host)))
+        return 0
+
+
+def commands() -> list[Command]:
+    return [Dcgmi()]

@@ -1,0 +1,124 @@
+"""dcgmi through the shell: discovery, diag verdicts from the model, dmon fields, health."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from emulator.cluster.faults import apply_fault
+from emulator.commands.registry import lookup
+from emulator.session import Session
+from emulator.shell.interpreter import Frame
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def on(host: str, lab: str | None = None, seed: int = 0) -> Session:
+    s = Session(lab, seed)
+    if host != s.cluster.login:
+        if lookup("ssh") is not None:
+            s.execute(f"ssh {host}")
+        else:
+            s.shell.frames.append(Frame(s.cluster.nodes[host], "/home/alice"))
+    return s
+
+
+def cells(table: str, width: int = 45) -> str:
+    """The right-hand column of a DCGM table with its hard wraps joined back."""
+    return "".join(line[30:30 + width] if line.startswith("|                           |") else "\n" + line[30:30 + width]
+                   for line in table.splitlines() if line.startswith("| "))
+
+
+def golden(name: str, text: str) -> None:
+    path = GOLDEN / name
+    if os.environ.get("REGOLD"):
+        path.write_text(text)
+    assert text == path.read_text()
+
+
+@pytest.mark.parametrize("name,line", [
+    ("dcgmi_discovery_l.txt", "dcgmi discovery -l"),
+    ("dcgmi_diag_r3.txt", "dcgmi diag -r 3"),
+    ("dcgmi_dmon.txt", "dcgmi dmon -e 150,155,203,204,1001,1002 -c 2"),
+    ("dcgmi_health_c.txt", "dcgmi health -c"),
+])
+def test_healthy_output_matches_golden(name, line):
+    out, status = on("node01").execute(line)
+    assert status == 0
+    golden(name, out)
+
+
+def test_diag_levels_advance_the_clock_by_their_length():
+    for level, low, high in ((1, 5, 30), (2, 90, 180), (3, 600, 900)):
+        s = on("node06")
+        before = s.cluster.clock.elapsed
+        s.execute(f"dcgmi diag -r {level}")
+        assert low <= s.cluster.clock.elapsed - before <= high
+
+
+def test_diag_r1_has_only_metadata_and_deployment():
+    out, _ = on("node06").execute("dcgmi diag -r 1")
+    assert "Deployment" in out and "Integration" not in out and "Stress" not in out
+
+
+def test_login_node_has_no_host_engine():
+    out, status = on("login01").execute("dcgmi discovery -l")
+    assert status == 255 and out.startswith("Error: unable to establish a connection to the specified host")
+
+
+def test_unknown_dmon_field_is_rejected():
+    assert on("node01").execute("dcgmi dmon -e 99999 -c 1")[1] == 255
+
+
+def test_thermal_fault_fails_gpu_memory_with_violation_time_and_warns_in_health():
+    s = on("node02")
+    apply_fault(s.cluster, "gpu-thermal", {"node": "node02", "gpu": 5})
+    out, status = s.execute("dcgmi diag -r 2")
+    assert status != 0
+    assert "| GPU Memory                | Pass - GPUs: 0, 1, 2, 3, 4, 6, 7               |" in out
+    assert "|                           | Fail - GPU: 5                                  |" in out
+    assert "| Warning                   | GPU 5 Thermal violations totaling" in out
+    health, _ = s.execute("dcgmi health -c")
+    assert "Detected clocks event due to thermal violation in GPU 5." in health
+
+
+def test_pending_row_remap_fails_deployment():
+    s = on("node03")
+    apply_fault(s.cluster, "ecc-dbe-remap", {"node": "node03", "gpu": 3})
+    out, _ = s.execute("dcgmi diag -r 2")
+    assert "| Page Retirement/Row Remap | Fail                                           |" in out
+    assert "| Error                     | GPU 3 has uncorrectable memory errors and row  |" in out
+    assert "Integration" not in out
+
+
+def test_stopped_fabric_manager_fails_every_cuda_test():
+    s = on("node07")
+    apply_fault(s.cluster, "fabricmanager-stopped", {"node": "node07"})
+    out, _ = s.execute("dcgmi diag -r 2")
+    assert "| GPU Memory                | Fail - All                                     |" in out
+    assert "GPU 0 Error using CUDA API cuInit" in cells(out) and "'system not yet initialized'" in cells(out)
+
+
+def test_pcie_downgrade_fails_the_pcie_test_for_that_gpu():
+    s = on("node04")
+    apply_fault(s.cluster, "pcie-downgrade", {"node": "node04", "gpu": 6, "gen": 4})
+    out, _ = s.execute("dcgmi diag -r 2")
+    assert "|                           | Fail - GPU: 6                                  |" in out
+    assert "Bandwidth of GPU 6 in direction h2d" in out
+
+
+def test_nvlink_down_shows_in_diag_and_health():
+    s = on("node01")
+    truth = apply_fault(s.cluster, "nvlink-down", {"node": "node01", "gpu": 2, "links": 1}).truth
+    link = truth["links"]
+    health, _ = s.execute("dcgmi health -c")
+    assert f"GPU 2's NvLink link {link} is currently down" in cells(health, 56)
+
+
+def test_fallen_gpu_is_missing_from_discovery():
+    s = on("node02")
+    apply_fault(s.cluster, "xid", {"code": 79, "node": "node02", "gpu": 0})
+    out, _ = s.execute("dcgmi discovery -l")
+    assert out.startswith("7 GPUs found.")
