@@ -25,7 +25,7 @@ but the healthy sandbox:
     output of ``run`` must show under the fault and must not show on the
     healthy twin; the replay tests check both). An evidence item may be a
     table ``{cause = "link-rate", pattern = "..."}`` that holds only when the
-    seed picked that cause.
+    seed picked that cause (``when = {setting = "..."}`` for another field).
 ``[check]``
     ``fields`` the finding must state, each compared with the model's truth
     (:meth:`Cluster.truth`); ``causes``: canonical cause word → accepted
@@ -75,10 +75,10 @@ class FaultSpec:
 
 @dataclass(frozen=True)
 class Evidence:
-    """A pattern the step's output shows under the fault; ``cause`` limits it to one variant."""
+    """A pattern the step's output shows under the fault; ``when`` limits it to one variant."""
 
     pattern: str
-    cause: str = ""
+    when: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ class Step:
     def expected(self, truth: dict[str, str]) -> list[str]:
         """The patterns this step must show for this truth, with its values filled in."""
         return [substitute_pattern(e.pattern, truth) for e in self.evidence
-                if not e.cause or e.cause == truth.get("cause")]
+                if all(truth.get(k) == v for k, v in e.when.items())]
 
 
 @dataclass(frozen=True)
@@ -245,23 +245,30 @@ def _placeholders_ok(r: _Reader, key: str | int, text: str, names: set[str]) -> 
 
 
 def _evidence(r: _Reader, index: int, names: set[str], causes: set[str]) -> Evidence:
-    """One evidence item: a pattern string, or a table ``{cause = ..., pattern = ...}``."""
+    """One evidence item: a pattern string, or a table ``{cause = ..., pattern = ...}``
+    (``when = {field = value}`` for a variant named by another truth field)."""
+    when: dict[str, str] = {}
     if isinstance(r.data, str):
-        pattern, cause = r.data, ""
+        pattern = r.data
         where = _Reader(r.source, {}, r.path.rsplit("[", 1)[0])
         key: str | int = index
     else:
-        r.unknown({"pattern", "cause"})
+        r.unknown({"pattern", "cause", "when"})
         pattern, cause = r.text("pattern"), r.text("cause", "")
         if cause and causes and cause not in causes:
             raise r.fail("cause", "not one of check.causes")
+        table = r.table("when", {})
+        for k in table.data:
+            when[k] = table.text(k)
+        if cause:
+            when["cause"] = cause
         where, key = r, "pattern"
     _placeholders_ok(where, key, pattern, names)
     try:
         re.compile(PLACEHOLDER.sub("x", pattern))
     except re.error as exc:
         raise where.fail(key, f"bad regular expression: {exc}") from None
-    return Evidence(pattern, cause)
+    return Evidence(pattern, when)
 
 
 def parse_lab(data: dict[str, Any], source: str) -> Lab:
