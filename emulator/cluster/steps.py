@@ -370,3 +370,20 @@ def log_files(cluster: Cluster) -> dict[str, Callable[[], str]]:
     from .joblogs import files
 
     return files(cluster)
+
+
+#: Loader worker processes per rank get pids in a block per node above this base.
+WORKER_PID_BASE = 310_000
+MAX_WORKERS_SHOWN = 32
+
+
+def worker_pids(run: TrainingRun, rank: Rank) -> list[int]:
+    """PIDs of a rank's data loader worker processes (on the rank's node)."""
+    count = min(MAX_WORKERS_SHOWN, max(0, run.loader_workers))
+    return [WORKER_PID_BASE + rank.local_rank * (MAX_WORKERS_SHOWN + 1) + 1 + i for i in range(count)]
+
+
+def loader_busy(cluster: Cluster, prof: StepProfile | None = None) -> float:
+    """Fraction of the time the loader workers are busy (1.0: saturated, the GPUs wait)."""
+    prof = prof or profile(cluster)
+    return min(1.0, prof.loader_s / max(1e-9, prof.step_s))
