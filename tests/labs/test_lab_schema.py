@@ -152,6 +152,12 @@ def test_synonyms_give_a_field_one_canonical_spelling():
     assert labs.judge(lab, truth, {"port": "rail4", "cause": "speed"}).wrong_fields == ["port"]
 
 
+def test_evidence_may_depend_on_any_truth_field():
+    lab = parse(solution__0__evidence=[{"when": {"port": "mlx5_3"}, "pattern": "three"}])
+    assert lab.solution[0].expected({"port": "mlx5_3"}) == ["three"]
+    assert lab.solution[0].expected({"port": "mlx5_4"}) == []
+
+
 def test_an_unknown_lab_id_is_a_lab_error():
     with pytest.raises(LabError, match="unknown lab: nope"):
         labs.cluster_for("nope", 0)
