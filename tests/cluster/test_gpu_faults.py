@@ -1,0 +1,149 @@
+"""Each GPU fault, seen through every GPU tool that should show it, with the same identifiers."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from emulator.cluster.faults import apply_fault
+from emulator.cluster.faults.gpu import XID_MEANINGS
+from emulator.commands.registry import lookup
+from emulator.session import Session
+from emulator.shell.interpreter import Frame
+
+
+def faulty(fault: str, params: dict[str, object]) -> tuple[Session, dict[str, str]]:
+    """A sandbox session with ``fault`` applied, standing on the node it hit."""
+    s = Session(None, 0)
+    truth = apply_fault(s.cluster, fault, params).truth
+    if lookup("ssh") is not None:
+        s.execute(f"ssh {truth['node']}")
+    else:
+        s.shell.frames.append(Frame(s.cluster.nodes[truth["node"]], "/home/alice"))
+    return s, truth
+
+
+def run(s: Session, line: str) -> str:
+    return s.execute(line)[0]
+
+
+def test_thermal_shows_in_smi_query_dmon_and_dcgm():
+    s, t = faulty("gpu-thermal", {})
+    g = t["gpu"]
+    q = run(s, f"nvidia-smi -q -d PERFORMANCE,TEMPERATURE,CLOCK -i {g}")
+    assert re.search(r"HW Thermal Slowdown\s+: Active", q) and re.search(r"SW Thermal Slowdown\s+: Active", q)
+    sm = int(re.search(r"\n        SM\s+: (\d+) MHz", q).group(1))
+    assert sm <= int(t["sm_cap_mhz"]) < 1980
+    margin = int(q.split("GPU T.Limit Temp                  : ")[1].split(" C")[0])
+    assert margin <= -1
+    dmon = run(s, f"nvidia-smi dmon -c 1 -s v -i {g}").splitlines()[-1].split()
+    assert dmon[-1] == "1"
+    assert f"Fail - GPU: {g}" in run(s, "dcgmi diag -r 2")
+
+
+def test_power_brake_is_node_wide_and_leaves_a_sel_record():
+    s, t = faulty("gpu-power-brake", {})
+    csv = run(s, "nvidia-smi --query-gpu=clocks.sm,clocks_event_reasons.hw_power_brake_slowdown "
+                 "--format=csv,noheader,nounits")
+    assert csv.splitlines() == ["86, Active"] * 8
+    node = s.cluster.nodes[t["node"]]
+    assert any(e.event == "Power Supply AC lost" for e in node.bmc.sel)
+    assert "power violation" in run(s, "dcgmi health -c")
+
+
+def test_power_cap_shows_the_lowered_limit_everywhere():
+    s, t = faulty("gpu-power-cap", {"limit_w": 350})
+    g = t["gpu"]
+    assert "Current Power Limit               : 350.00 W" in run(s, f"nvidia-smi -q -d POWER -i {g}")
+    row = [ln for ln in run(s, "nvidia-smi").splitlines() if "W /  350W" in ln]
+    assert len(row) == 1
+    assert run(s, f"nvidia-smi --query-gpu=clocks_event_reasons.sw_power_cap --format=csv,noheader -i {g}") == \
+        "Active\n"
+    assert f"GPU {g} Max power of" in run(s, "dcgmi diag -r 3")
+
+
+@pytest.mark.parametrize("code", sorted(XID_MEANINGS))
+def test_every_xid_code_logs_nvrm_lines_naming_the_gpu(code):
+    s, t = faulty("xid", {"code": code})
+    tag = "0000:" + t["bus_id"].split(":", 1)[1].lower().rsplit(".", 1)[0]
+    log = run(s, "dmesg")
+    assert f"NVRM: GPU at PCI:{tag}: {t['uuid']}" in log
+    assert f"NVRM: Xid (PCI:{tag}): {code}, " in log
+    assert t["meaning"] == XID_MEANINGS[code]
+
+
+def test_xid_13_is_a_burst_ending_in_43_from_the_app():
+    s, _ = faulty("xid", {"code": 13})
+    lines = [ln for ln in run(s, "dmesg").splitlines() if "NVRM: Xid" in ln]
+    assert all("): 13, " in ln for ln in lines[:-1]) and "): 43, " in lines[-1]
+    assert all("name=pt_main_thread" in ln for ln in lines)
+
+
+def test_xid_79_removes_the_gpu_from_every_tool():
+    s, t = faulty("xid", {"code": 79})
+    out, status = s.execute("nvidia-smi")
+    assert status == 15 and "Unknown Error" in out
+    listing = run(s, "nvidia-smi -L")
+    assert listing.count("GPU ") >= 7 and t["uuid"] not in listing
+    assert run(s, "dcgmi discovery -l").startswith("7 GPUs found.")
+    assert "GPU has fallen off the bus." in run(s, "dmesg -l err")
+
+
+def test_dbe_counts_the_error_and_marks_the_remap_pending_in_smi_and_dcgm():
+    s, t = faulty("ecc-dbe-remap", {})
+    g = t["gpu"]
+    q = run(s, f"nvidia-smi -q -d ECC,ROW_REMAPPER -i {g}")
+    assert "DRAM Uncorrectable            : 1" in q and "Pending                           : Yes" in q
+    assert run(s, f"nvidia-smi --query-gpu=remapped_rows.pending,ecc.errors.uncorrected.volatile.total "
+                  f"--format=csv,noheader -i {g}") == "Yes, 1\n"
+    assert f"GPU {g} has uncorrectable memory errors and row" in run(s, "dcgmi diag -r 1")
+
+
+def test_nvlink_down_shows_inactive_links_in_nvlink_topo_and_counters():
+    s, t = faulty("nvlink-down", {"links": 2})
+    g = t["gpu"]
+    links = t["links"].split(",")
+    status = run(s, f"nvidia-smi nvlink -s -i {g}")
+    for link in links:
+        assert f"\t Link {link}: <inactive>" in status
+    assert "NV16" in run(s, "nvidia-smi topo -m")
+    errors = run(s, f"nvidia-smi nvlink -e -i {g}")
+    assert f"\t Link {links[0]}: Replay Errors: 0" not in errors
+    assert run(s, "dmesg").count("): 74, ") == 2
+
+
+def test_fabric_manager_stopped_shows_in_systemctl_smi_and_dcgm():
+    s, t = faulty("fabricmanager-stopped", {})
+    assert t["node"] not in s.cluster.training.nodes
+    assert run(s, "systemctl is-active nvidia-fabricmanager") == "failed\n"
+    q = run(s, "nvidia-smi -q -i 0")
+    assert "        State                             : In Progress" in q
+    assert "Fail - All" in run(s, "dcgmi diag -r 2")
+
+
+def test_pcie_downgrade_shows_in_smi_query_dmesg_and_dcgm():
+    s, t = faulty("pcie-downgrade", {"width": 8, "gen": 5})
+    g = t["gpu"]
+    assert run(s, f"nvidia-smi --query-gpu=pcie.link.gen.current,pcie.link.width.current --format=csv,noheader "
+                  f"-i {g}") == "5, 8\n"
+    assert "limited by 32.0 GT/s PCIe x8 link" in run(s, "dmesg")
+    assert f"Fail - GPU: {g}" in run(s, "dcgmi diag -r 2")
+
+
+def test_targets_are_seeded_and_named_params_win():
+    a = faulty("gpu-thermal", {})[1]
+    b = faulty("gpu-thermal", {})[1]
+    assert a == b and a["node"] in ("node01", "node02", "node03", "node04")
+    named = faulty("gpu-thermal", {"node": "node02", "gpu": 6})[1]
+    assert (named["node"], named["gpu"]) == ("node02", "6")
+
+
+def test_bad_parameters_are_refused():
+    s = Session(None, 0)
+    with pytest.raises(ValueError):
+        apply_fault(s.cluster, "xid", {"code": 12})
+    with pytest.raises(ValueError):
+        apply_fault(s.cluster, "gpu-thermal", {"node": "node01", "gpu": 9})
+    with pytest.raises(ValueError):
+        apply_fault(s.cluster, "pcie-downgrade", {"gen": 5, "width": 16})
