@@ -1,0 +1,183 @@
+/**
+ * The page's side of the worker: one worker per visit, shared by every
+ * terminal the visit shows (it survives Material's instant navigation because
+ * this module is evaluated once per full page load).
+ *
+ * Requests are matched to replies by id. Listeners hear the runtime's state
+ * (loading progress, ready, failed). `restart()` replaces a worker that no
+ * longer answers; terminals then reopen their sessions from saved state.
+ */
+
+import { Msg, LOAD_TIMEOUT_MS } from "./protocol.js";
+
+/** Plain-words reasons the terminal cannot run, shown instead of a terminal. */
+export const Failure = Object.freeze({
+  FILE:
+    "This page was opened as a file (file://), and browsers do not run the terminal's Python runtime from files. " +
+    "Serve the site instead (for example `make serve`, or `python3 -m http.server -d site 8000`) and open " +
+    "http://127.0.0.1:8000/. The rest of the page reads fine without the terminal.",
+  NO_WASM:
+    "This browser cannot run WebAssembly (it is missing or turned off), so the terminal cannot start. " +
+    "The rest of the page reads fine without it.",
+  NO_WORKER:
+    "This browser could not start the terminal's background worker, so the terminal cannot run. " +
+    "The rest of the page reads fine without it.",
+  TIMEOUT:
+    `The terminal's Python runtime did not start within ${LOAD_TIMEOUT_MS / 1000} seconds, so it was stopped. ` +
+    "Reload the page to try again; the rest of the page reads fine without the terminal.",
+  RUNTIME: (reason) =>
+    `The terminal's Python runtime failed to load: ${reason}. ` +
+    "Reload the page to try again; the rest of the page reads fine without the terminal.",
+});
+
+/** Why this browser or address cannot run the terminal at all, or null. */
+export function environmentFailure() {
+  if (location.protocol === "file:") return Failure.FILE;
+  if (typeof WebAssembly !== "object" || typeof WebAssembly.instantiate !== "function") return Failure.NO_WASM;
+  if (typeof Worker !== "function") return Failure.NO_WORKER;
+  return null;
+}
+
+export class Runtime {
+  constructor() {
+    this.worker = null;
+    this.nextId = 1;
+    this.pending = new Map();
+    this.listeners = new Set();
+    /** "idle" | "loading" | "ready" | "failed" */
+    this.state = "idle";
+    this.progress = null;
+    this.failure = null;
+    this.timer = null;
+    this.generation = 0;
+  }
+
+  /** Hear state changes: listener({state, progress, failure, restarted}). */
+  listen(listener) {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  emit(extra = {}) {
+    for (const listener of this.listeners) {
+      listener({ state: this.state, progress: this.progress, failure: this.failure, ...extra });
+    }
+  }
+
+  /** Start the worker (once). Safe to call again. */
+  start() {
+    if (this.worker || this.state === "failed") return;
+    const failure = environmentFailure();
+    if (failure) return this.fail(failure);
+    try {
+      this.worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
+    } catch {
+      return this.fail(Failure.NO_WORKER);
+    }
+    this.generation += 1;
+    this.worker.addEventListener("message", (event) => this.receive(event.data));
+    this.worker.addEventListener("error", (event) => {
+      event.preventDefault();
+      this.fail(Failure.RUNTIME(event.message || "the worker script could not be loaded"));
+    });
+    this.state = "loading";
+    this.timer = setTimeout(() => {
+      if (this.state === "loading") this.fail(Failure.TIMEOUT);
+    }, LOAD_TIMEOUT_MS);
+    this.emit();
+  }
+
+  /** Replace an unresponsive worker; terminals reopen their sessions. */
+  restart() {
+    this.stop();
+    this.state = "idle";
+    this.failure = null;
+    this.start();
+    this.emit({ restarted: true });
+  }
+
+  stop() {
+    clearTimeout(this.timer);
+    if (this.worker) this.worker.terminate();
+    this.worker = null;
+    const pending = [...this.pending.values()];
+    this.pending.clear();
+    for (const request of pending) request.onError?.("the runtime was restarted");
+  }
+
+  fail(message) {
+    this.stop();
+    this.state = "failed";
+    this.failure = message;
+    this.emit();
+  }
+
+  /** Send a request; handlers: onReady, onOutput, onDone, onCompletion, onError. Returns its id. */
+  request(message, handlers) {
+    this.start();
+    const id = this.nextId++;
+    if (this.state === "failed") {
+      handlers.onError?.(this.failure);
+      return id;
+    }
+    this.pending.set(id, handlers);
+    this.worker.postMessage({ ...message, id });
+    return id;
+  }
+
+  interrupt(sid) {
+    if (this.worker) this.worker.postMessage({ type: Msg.INTERRUPT, sid });
+  }
+
+  /** Forget a request whose replies nobody wants any more. */
+  forget(id) {
+    this.pending.delete(id);
+  }
+
+  receive(message) {
+    switch (message.type) {
+      case Msg.PROGRESS:
+        this.progress = message;
+        this.emit();
+        return;
+      case Msg.FATAL:
+        this.fail(Failure.RUNTIME(message.message));
+        return;
+      default:
+        // Any answer to a request means the runtime has loaded.
+        if (this.state !== "ready") {
+          clearTimeout(this.timer);
+          this.state = "ready";
+          this.emit();
+        }
+    }
+    const handlers = this.pending.get(message.id);
+    if (!handlers) return;
+    switch (message.type) {
+      case Msg.READY:
+        this.pending.delete(message.id);
+        handlers.onReady?.(message);
+        break;
+      case Msg.OUTPUT:
+        handlers.onOutput?.(message.chunks);
+        break;
+      case Msg.DONE:
+        this.pending.delete(message.id);
+        handlers.onDone?.(message);
+        break;
+      case Msg.COMPLETION:
+        this.pending.delete(message.id);
+        handlers.onCompletion?.(message);
+        break;
+      case Msg.ERROR:
+        this.pending.delete(message.id);
+        handlers.onError?.(message.message);
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+/** The one runtime of this visit. */
+export const runtime = new Runtime();

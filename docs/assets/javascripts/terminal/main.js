@@ -1,0 +1,83 @@
+/**
+ * Mounts the page's terminal each time Material shows a page (document$
+ * emits after the first load and after every in-site click), wires the
+ * "Run in terminal" buttons of `console` code blocks, and starts the runtime
+ * once the browser is idle.
+ *
+ * A URL such as `?lab=late-rank&seed=7` opens that lab and seed instead of
+ * the page's own.
+ */
+
+import { runtime } from "./client.js";
+import { Terminal } from "./terminal.js";
+
+const LAB_ID = /^[a-z0-9][a-z0-9-]{0,63}$/;
+
+let current = null;
+
+/** The lab and seed to open: the address's, else the page's. */
+function variant(el) {
+  const params = new URLSearchParams(location.search);
+  const lab = params.get("lab");
+  const seed = params.get("seed");
+  const page = { lab: el.dataset.mdxLab || "sandbox", seed: Number(el.dataset.mdxSeed) || 0 };
+  if (lab === null && seed === null) return page;
+  const chosen = { lab: lab ?? page.lab, seed: seed === null ? 0 : Number(seed) };
+  if (!LAB_ID.test(chosen.lab) || !Number.isSafeInteger(chosen.seed) || chosen.seed < 0) {
+    return { ...page, notice: `The address names a lab or seed that does not exist (lab=${lab}, seed=${seed}); showing this page's lab.` };
+  }
+  return chosen;
+}
+
+/** The `$ ` lines of a console block, the commands it shows. */
+function commandsOf(block) {
+  const code = block.querySelector("code");
+  return (code ? code.textContent : "")
+    .split("\n")
+    .filter((line) => line.startsWith("$ "))
+    .map((line) => line.slice(2));
+}
+
+function addRunButtons(root, terminal) {
+  for (const block of root.querySelectorAll(".language-console")) {
+    if (block.querySelector(".mdx-run") || !commandsOf(block).length) continue;
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "mdx-run";
+    button.textContent = "Run in terminal";
+    button.title = "Type these commands into the terminal at the end of this page";
+    button.addEventListener("click", () => terminal.type(commandsOf(block)));
+    block.append(button);
+  }
+}
+
+function showVariant(el, { lab, seed }) {
+  const label = el.querySelector("[data-mdx-variant]");
+  if (label) label.textContent = (lab === "sandbox" ? "healthy cluster" : `lab ${lab}`) + (seed ? ` · seed ${seed}` : "");
+}
+
+function mount(doc) {
+  if (current) current.dispose();
+  current = null;
+  const el = doc.querySelector('[data-mdx-component="terminal"]');
+  if (!el) return;
+  const chosen = variant(el);
+  showVariant(el, chosen);
+  const goal = el.querySelector("[data-mdx-lab-goal]");
+  if (goal && chosen.lab !== el.dataset.mdxLab) goal.textContent = "Type lab to see this lab's goal.";
+  current = new Terminal(el, chosen);
+  addRunButtons(doc.querySelector(".md-content") || doc, current);
+}
+
+function startWhenIdle() {
+  const start = () => runtime.start();
+  if ("requestIdleCallback" in window) requestIdleCallback(start, { timeout: 3000 });
+  else setTimeout(start, 1000);
+}
+
+if (window.document$ && typeof window.document$.subscribe === "function") {
+  window.document$.subscribe((doc) => mount(doc));
+} else {
+  mount(document);
+}
+startWhenIdle();

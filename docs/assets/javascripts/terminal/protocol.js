@@ -1,0 +1,54 @@
+/**
+ * The protocol between a page's terminal and the emulator worker.
+ *
+ * One message-type enum and one shape per message. Requests carry an `id`
+ * chosen by the page; every reply to a request carries the same `id`.
+ *
+ * Page → worker
+ *   {type: OPEN,      id, lab, seed, state}   state: a snapshot string or null
+ *   {type: RUN,       id, sid, line}
+ *   {type: INTERRUPT, sid}                    no reply of its own: the run ends
+ *   {type: COMPLETE,  id, sid, line}
+ *   {type: SNAPSHOT,  id, sid}
+ *   {type: RESET,     id, sid}
+ *
+ * Worker → page
+ *   {type: PROGRESS,   stage, loaded, total}  while the runtime loads (bytes, or 0)
+ *   {type: READY,      id, sid, banner, prompt, lab, seed, notice}   reply to OPEN and RESET
+ *   {type: OUTPUT,     id, chunks}            chunks: [[stream, text], ...] of a RUN
+ *   {type: DONE,       id, status, prompt, state}   end of a RUN (state null) or reply to SNAPSHOT
+ *   {type: COMPLETION, id, start, matches, common}
+ *   {type: ERROR,      id, message}           one request failed; the runtime is fine
+ *   {type: FATAL,      message}               the runtime cannot start or has died
+ */
+
+export const Msg = Object.freeze({
+  OPEN: "open",
+  RUN: "run",
+  INTERRUPT: "interrupt",
+  COMPLETE: "complete",
+  SNAPSHOT: "snapshot",
+  RESET: "reset",
+  READY: "ready",
+  PROGRESS: "progress",
+  OUTPUT: "output",
+  DONE: "done",
+  COMPLETION: "completion",
+  ERROR: "error",
+  FATAL: "fatal",
+});
+
+/** Loading stages, in order, as the worker reports them in PROGRESS. */
+export const Stage = Object.freeze({
+  MANIFEST: "Reading the runtime manifest",
+  RUNTIME: "Downloading the Python runtime",
+  STARTING: "Starting Python",
+  WHEEL: "Installing the emulator",
+  SESSION: "Opening the session",
+});
+
+/** How long the runtime may take to become ready before the page gives up. */
+export const LOAD_TIMEOUT_MS = 30000;
+
+/** The longest real pause between two chunks of a streaming command. */
+export const MAX_PAUSE_MS = 1000;

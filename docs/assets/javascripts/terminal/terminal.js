@@ -1,0 +1,589 @@
+/**
+ * One page's terminal: scrollback, the command line and its keys, the lab
+ * panel and controls. Python decides what a line means; this file only draws,
+ * keeps history and forwards keys to the worker through client.js.
+ *
+ * Output is always inserted as text (textContent), never as HTML.
+ */
+
+import { runtime } from "./client.js";
+import { Msg, Stage } from "./protocol.js";
+import * as store from "./storage.js";
+import { bigWordLeft, columns, searchBack, splitPaste, wordLeft, wordRight } from "./lineedit.js";
+
+/** Characters kept in the on-screen scrollback; older output is dropped. */
+export const MAX_SCROLLBACK = 200000;
+/** Characters of one command's output read out by the live region. */
+const MAX_ANNOUNCE = 1500;
+/** How long an interrupted command may take to stop before the runtime restarts. */
+const INTERRUPT_GRACE_MS = 4000;
+const DEFAULT_PROMPT = "alice@login01:~$ ";
+
+/** Sessions opened during this visit, by lab and seed, kept across instant navigation. */
+const sessions = new Map();
+runtime.listen(({ restarted }) => {
+  if (restarted) sessions.clear();
+});
+
+function megabytes(n) {
+  return (n / 1048576).toFixed(1);
+}
+
+export class Terminal {
+  constructor(el, { lab, seed, notice = null }) {
+    this.el = el;
+    this.lab = lab;
+    this.seed = seed;
+    this.key = `${lab}:${seed}`;
+    this.q = (selector) => el.querySelector(selector);
+    this.output = this.q("[data-mdx-output]");
+    this.screen = this.q("[data-mdx-screen]");
+    this.input = this.q("[data-mdx-input]");
+    this.promptEl = this.q("[data-mdx-prompt]");
+    this.status = this.q("[data-mdx-status]");
+    this.live = this.q("[data-mdx-live]");
+    this.sid = null;
+    this.prompt = DEFAULT_PROMPT;
+    this.busy = null;
+    this.queue = [];
+    this.killed = "";
+    this.search = null;
+    this.size = 0;
+    this.disposed = false;
+    this.opening = false;
+
+    const loaded = store.load(lab, seed);
+    this.record = loaded.record;
+    this.histPos = this.record.history.length;
+    this.draft = "";
+    this.notices = [notice, loaded.notice].filter(Boolean);
+
+    el.dataset.mdxState = "idle";
+    this.setPrompt(this.prompt);
+    for (const [stream, text] of this.record.scrollback) this.draw(stream, text);
+    this.wire();
+    this.unlisten = runtime.listen((event) => this.onRuntime(event));
+    this.onRuntime({ state: runtime.state, progress: runtime.progress, failure: runtime.failure });
+  }
+
+  dispose() {
+    this.disposed = true;
+    this.unlisten();
+    if (this.busy) {
+      runtime.interrupt(this.sid);
+      runtime.forget(this.busy.id);
+      clearTimeout(this.busy.timer);
+      this.busy = null;
+    }
+  }
+
+  // -- runtime ------------------------------------------------------------------
+
+  onRuntime({ state, progress, failure, restarted }) {
+    if (this.disposed) return;
+    this.el.dataset.mdxState = state;
+    if (restarted) {
+      this.sid = null;
+      this.el.dataset.mdxOpen = "false";
+      this.opening = false;
+      if (this.busy) {
+        clearTimeout(this.busy.timer);
+        this.busy = null;
+      }
+    }
+    if (state === "failed") {
+      this.showStatus(failure, true);
+      this.input.placeholder = "The terminal is unavailable";
+      return;
+    }
+    if (state === "idle") {
+      this.showStatus("The terminal starts when the page is idle or when you click into it.");
+      return;
+    }
+    if (state === "loading") {
+      let text = `${progress ? progress.stage : Stage.MANIFEST}…`;
+      if (progress && progress.total) text += ` ${megabytes(progress.loaded)} of ${megabytes(progress.total)} MB`;
+      if (this.queue.length) text += ` (${this.queue.length} queued)`;
+      this.showStatus(text);
+    }
+    if (state === "ready" && this.sid !== null) this.showStatus("");
+    this.open();
+  }
+
+  showStatus(text, failed = false) {
+    this.status.textContent = text;
+    this.status.hidden = !text;
+    this.status.classList.toggle("mdx-terminal__status--failed", failed);
+  }
+
+  /** Open (or rejoin) this terminal's session. */
+  open() {
+    if (this.sid !== null || this.opening) return;
+    const known = sessions.get(this.key);
+    if (known) {
+      this.ready(known, false);
+      return;
+    }
+    this.opening = true;
+    const state = this.record.state;
+    runtime.request(
+      { type: Msg.OPEN, lab: this.lab, seed: this.seed, state },
+      {
+        onReady: (m) => {
+          this.opening = false;
+          sessions.set(this.key, { sid: m.sid, prompt: m.prompt, banner: m.banner });
+          this.ready(m, state === null);
+          if (m.notice) this.print("err", `${m.notice}\n`);
+        },
+        onError: (message) => {
+          this.opening = false;
+          if (state !== null) {
+            // The saved session could not be restored: start fresh, say so.
+            this.record.state = null;
+            this.notices.push(store.STALE_NOTICE);
+            this.open();
+          } else {
+            this.showStatus(`The terminal could not open this lab: ${message}`, true);
+          }
+        },
+      },
+    );
+  }
+
+  ready(opened, fresh) {
+    if (this.disposed) return;
+    this.sid = opened.sid;
+    this.el.dataset.mdxOpen = "true";
+    this.setPrompt(opened.prompt);
+    this.showStatus("");
+    if (fresh && opened.banner) this.print("out", opened.banner.endsWith("\n") ? opened.banner : `${opened.banner}\n`);
+    for (const notice of this.notices.splice(0)) this.print("err", `${notice}\n`);
+    this.drain();
+  }
+
+  // -- running lines -------------------------------------------------------------
+
+  submit(line) {
+    if (line.trim() && this.record.history[this.record.history.length - 1] !== line) {
+      this.record.history.push(line);
+    }
+    this.histPos = this.record.history.length;
+    this.draft = "";
+    this.queue.push(line);
+    runtime.start();
+    if (runtime.state === "loading") this.onRuntime({ state: "loading", progress: runtime.progress });
+    this.drain();
+    if (runtime.state === "failed") store.save(this.record);
+  }
+
+  drain() {
+    if (this.busy || this.sid === null || !this.queue.length || this.disposed) return;
+    this.run(this.queue.shift());
+  }
+
+  run(line) {
+    this.print("cmd", `${this.prompt}${line}\n`);
+    const collected = [];
+    const busy = { id: 0, timer: null, interrupted: false };
+    this.busy = busy;
+    this.el.dataset.mdxBusy = "true";
+    busy.id = runtime.request(
+      { type: Msg.RUN, sid: this.sid, line },
+      {
+        onOutput: (chunks) => {
+          for (const [stream, text] of chunks) {
+            collected.push(text);
+            this.print(stream === "err" ? "err" : "out", text);
+          }
+        },
+        onDone: (m) => this.finish(busy, m.prompt, collected),
+        onError: (message) => {
+          this.print("err", `${message}\n`);
+          this.finish(busy, null, collected);
+        },
+      },
+    );
+  }
+
+  finish(busy, prompt, collected) {
+    clearTimeout(busy.timer);
+    if (this.busy !== busy || this.disposed) return;
+    this.busy = null;
+    delete this.el.dataset.mdxBusy;
+    this.el.dataset.mdxRuns = String(Number(this.el.dataset.mdxRuns || 0) + 1);
+    if (prompt) this.setPrompt(prompt);
+    this.announce(collected.join(""));
+    this.save();
+    this.drain();
+  }
+
+  /** Save history, scrollback and the session's state. */
+  save() {
+    store.save(this.record);
+    if (this.sid === null) return;
+    runtime.request(
+      { type: Msg.SNAPSHOT, sid: this.sid },
+      {
+        onDone: (m) => {
+          this.record.state = m.state;
+          store.save(this.record);
+        },
+      },
+    );
+  }
+
+  interrupt() {
+    const busy = this.busy;
+    this.queue = [];
+    if (!busy || busy.interrupted) return;
+    busy.interrupted = true;
+    runtime.interrupt(this.sid);
+    busy.timer = setTimeout(() => this.recover(busy), INTERRUPT_GRACE_MS);
+  }
+
+  /** A command did not stop: restart the runtime and reopen from the last saved state. */
+  recover(busy) {
+    if (this.busy !== busy) return;
+    this.print(
+      "err",
+      "The command did not stop, so the terminal restarted its runtime and restored your session from the last saved state.\n",
+    );
+    this.busy = null;
+    delete this.el.dataset.mdxBusy;
+    store.save(this.record);
+    runtime.restart();
+  }
+
+  reset() {
+    if (this.busy) this.interrupt();
+    this.queue = [];
+    this.record.state = null;
+    this.record.scrollback = [];
+    store.save(this.record);
+    if (this.sid === null) {
+      this.clear();
+      return;
+    }
+    runtime.request(
+      { type: Msg.RESET, sid: this.sid },
+      {
+        onReady: (m) => {
+          sessions.set(this.key, { sid: m.sid, prompt: m.prompt, banner: m.banner });
+          this.clear();
+          this.sid = null;
+          this.ready(m, true);
+          this.save();
+        },
+        onError: (message) => this.print("err", `${message}\n`),
+      },
+    );
+  }
+
+  /** Type commands into the terminal as if entered one after another. */
+  type(lines) {
+    for (const line of lines) this.submit(line);
+    this.input.focus({ preventScroll: true });
+    this.el.scrollIntoView({ block: "nearest" });
+  }
+
+  // -- drawing ---------------------------------------------------------------------
+
+  setPrompt(prompt) {
+    if (prompt) this.prompt = prompt;
+    this.promptEl.textContent = this.search ? this.searchPrompt() : this.prompt;
+  }
+
+  print(stream, text) {
+    if (!text) return;
+    this.draw(stream, text);
+    const last = this.record.scrollback[this.record.scrollback.length - 1];
+    if (last && last[0] === stream) last[1] += text;
+    else this.record.scrollback.push([stream, text]);
+  }
+
+  draw(stream, text) {
+    const last = this.output.lastChild;
+    if (last && last.dataset.stream === stream) {
+      last.textContent += text;
+    } else {
+      const span = document.createElement("span");
+      span.dataset.stream = stream;
+      span.className = `mdx-terminal__${stream}`;
+      span.textContent = text;
+      this.output.append(span);
+    }
+    this.size += text.length;
+    while (this.size > MAX_SCROLLBACK && this.output.firstChild) {
+      const first = this.output.firstChild;
+      const excess = this.size - MAX_SCROLLBACK;
+      if (first.textContent.length <= excess || first === this.output.lastChild) {
+        const cut = Math.min(excess, first.textContent.length);
+        if (cut === first.textContent.length) first.remove();
+        else first.textContent = first.textContent.slice(cut);
+        this.size -= cut;
+      } else {
+        first.textContent = first.textContent.slice(excess);
+        this.size -= excess;
+      }
+    }
+    this.screen.scrollTop = this.screen.scrollHeight;
+  }
+
+  clear() {
+    this.output.textContent = "";
+    this.size = 0;
+    this.record.scrollback = [];
+  }
+
+  announce(text) {
+    const trimmed = text.length > MAX_ANNOUNCE ? `${text.slice(0, MAX_ANNOUNCE)}… (more in the terminal output)` : text;
+    this.live.textContent = trimmed.trim() || "Done, no output.";
+  }
+
+  /** Terminal width in characters, for laying out completion lists. */
+  widthInChars() {
+    const probe = document.createElement("span");
+    probe.textContent = "0".repeat(10);
+    this.output.append(probe);
+    const w = probe.getBoundingClientRect().width / 10;
+    probe.remove();
+    return w > 0 ? Math.max(20, Math.floor(this.output.clientWidth / w)) : 80;
+  }
+
+  // -- keys ---------------------------------------------------------------------------
+
+  wire() {
+    const input = this.input;
+    input.addEventListener("keydown", (e) => this.onKey(e));
+    input.addEventListener("paste", (e) => this.onPaste(e));
+    input.addEventListener("focus", () => runtime.start(), { once: true });
+    this.output.addEventListener("click", () => {
+      if (!String(window.getSelection())) input.focus({ preventScroll: true });
+    });
+    this.el.addEventListener("click", (e) => {
+      const action = e.target.closest("[data-mdx-action]")?.dataset.mdxAction;
+      const key = e.target.closest("[data-mdx-key]")?.dataset.mdxKey;
+      const run = e.target.closest("[data-mdx-run]")?.dataset.mdxRun;
+      if (action === "reset") this.reset();
+      if (action === "panel") this.togglePanel(e.target.closest("[data-mdx-action]"));
+      if (run) this.type([run]);
+      if (key) {
+        input.focus({ preventScroll: true });
+        this.onVirtualKey(key);
+      }
+    });
+    // On-screen keys keep the focus (and the phone's keyboard) on the line.
+    for (const button of this.el.querySelectorAll("[data-mdx-key]")) {
+      button.addEventListener("pointerdown", (e) => e.preventDefault());
+    }
+  }
+
+  togglePanel(button) {
+    const panel = this.q("[data-mdx-panel]");
+    if (!panel) return;
+    panel.hidden = !panel.hidden;
+    button.setAttribute("aria-expanded", String(!panel.hidden));
+  }
+
+  onVirtualKey(key) {
+    if (key === "Tab") this.complete();
+    else if (key === "Ctrl-C") this.ctrlC();
+    else if (key === "ArrowUp") this.history(-1);
+    else if (key === "ArrowDown") this.history(1);
+  }
+
+  setLine(value, cursor = value.length) {
+    this.input.value = value;
+    this.input.setSelectionRange(cursor, cursor);
+  }
+
+  onKey(e) {
+    if (e.isComposing) return;
+    const ctrl = e.ctrlKey && !e.altKey && !e.metaKey;
+    const alt = e.altKey && !e.ctrlKey && !e.metaKey;
+    const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
+    if (this.search && this.onSearchKey(e, ctrl, key)) return;
+    const input = this.input;
+    const value = input.value;
+    const pos = input.selectionStart ?? value.length;
+    const handled = () => e.preventDefault();
+    if (key === "Enter" && !e.shiftKey) {
+      handled();
+      this.setLine("");
+      this.submit(value);
+    } else if (key === "Tab" && !e.shiftKey && !ctrl && !alt) {
+      handled();
+      this.complete();
+    } else if (key === "ArrowUp" && !ctrl && !alt) {
+      handled();
+      this.history(-1);
+    } else if (key === "ArrowDown" && !ctrl && !alt) {
+      handled();
+      this.history(1);
+    } else if (ctrl && key === "c") {
+      const selected = String(window.getSelection()) || input.selectionStart !== input.selectionEnd;
+      if (selected) return; // copy, as the browser does
+      handled();
+      this.ctrlC();
+    } else if (ctrl && key === "l") {
+      handled();
+      this.clear();
+    } else if (ctrl && key === "a") {
+      handled();
+      this.setLine(value, 0);
+    } else if (ctrl && key === "e") {
+      handled();
+      this.setLine(value);
+    } else if (ctrl && key === "u") {
+      handled();
+      this.killed = value.slice(0, pos);
+      this.setLine(value.slice(pos), 0);
+    } else if (ctrl && key === "k") {
+      handled();
+      this.killed = value.slice(pos);
+      this.setLine(value.slice(0, pos), pos);
+    } else if (ctrl && key === "w") {
+      handled();
+      const start = bigWordLeft(value, pos);
+      this.killed = value.slice(start, pos);
+      this.setLine(value.slice(0, start) + value.slice(pos), start);
+    } else if (ctrl && key === "y") {
+      handled();
+      this.setLine(value.slice(0, pos) + this.killed + value.slice(pos), pos + this.killed.length);
+    } else if (ctrl && key === "r") {
+      handled();
+      this.startSearch();
+    } else if (alt && e.code === "KeyB") {
+      handled();
+      const to = wordLeft(value, pos);
+      this.setLine(value, to);
+    } else if (alt && e.code === "KeyF") {
+      handled();
+      const to = wordRight(value, pos);
+      this.setLine(value, to);
+    }
+  }
+
+  ctrlC() {
+    if (this.busy) {
+      this.interrupt();
+      return;
+    }
+    this.queue = [];
+    this.print("cmd", `${this.prompt}${this.input.value}^C\n`);
+    this.setLine("");
+    this.histPos = this.record.history.length;
+  }
+
+  history(step) {
+    const list = this.record.history;
+    const next = this.histPos + step;
+    if (next < 0 || next > list.length) return;
+    if (this.histPos === list.length) this.draft = this.input.value;
+    this.histPos = next;
+    this.setLine(next === list.length ? this.draft : list[next]);
+  }
+
+  // -- reverse search (Ctrl-R) ---------------------------------------------------------
+
+  startSearch() {
+    if (this.search) return;
+    this.search = { query: "", index: this.record.history.length, original: this.input.value, failed: false };
+    this.setPrompt();
+  }
+
+  searchPrompt() {
+    const s = this.search;
+    return `(${s.failed ? "failed " : ""}reverse-i-search)\`${s.query}': `;
+  }
+
+  findSearch(from) {
+    const s = this.search;
+    const found = searchBack(this.record.history, s.query, from);
+    s.failed = found < 0;
+    if (!s.failed) {
+      s.index = found;
+      this.setLine(this.record.history[found]);
+    }
+    this.setPrompt();
+  }
+
+  endSearch(keep) {
+    const s = this.search;
+    this.search = null;
+    if (!keep) this.setLine(s.original);
+    this.histPos = this.record.history.length;
+    this.setPrompt();
+  }
+
+  /** Keys while searching; returns true when the key was used up. */
+  onSearchKey(e, ctrl, key) {
+    const s = this.search;
+    if (ctrl && key === "r") {
+      e.preventDefault();
+      this.findSearch(s.index - 1);
+      return true;
+    }
+    if ((ctrl && (key === "g" || key === "c")) || key === "Escape") {
+      e.preventDefault();
+      this.endSearch(false);
+      return true;
+    }
+    if (key === "Backspace") {
+      e.preventDefault();
+      s.query = s.query.slice(0, -1);
+      this.findSearch(this.record.history.length - 1);
+      return true;
+    }
+    if (e.key.length === 1 && !e.ctrlKey && !e.metaKey && !e.altKey) {
+      e.preventDefault();
+      s.query += e.key;
+      this.findSearch(s.failed ? s.index : Math.max(s.index, 0));
+      if (s.failed) this.findSearch(this.record.history.length - 1);
+      return true;
+    }
+    if (["Shift", "Control", "Alt", "Meta"].includes(e.key)) return true;
+    this.endSearch(true);
+    return false; // Enter, arrows, Ctrl-A/E... act on the found line
+  }
+
+  // -- completion and paste --------------------------------------------------------------
+
+  complete() {
+    if (this.busy || this.sid === null) return;
+    const value = this.input.value;
+    const pos = this.input.selectionStart ?? value.length;
+    const before = value.slice(0, pos);
+    runtime.request(
+      { type: Msg.COMPLETE, sid: this.sid, line: before },
+      {
+        onCompletion: (m) => {
+          if (this.input.value !== value || this.disposed) return;
+          const word = before.slice(m.start);
+          const matches = m.matches || [];
+          // `common` is the longest common prefix, or the single match and a space.
+          if (m.common && m.common.length > word.length) {
+            const head = before.slice(0, m.start) + m.common;
+            this.setLine(head + value.slice(pos), head.length);
+          } else if (matches.length > 1) {
+            this.print("cmd", `${this.prompt}${value}\n`);
+            this.print("out", columns(matches, this.widthInChars()));
+          }
+        },
+      },
+    );
+  }
+
+  onPaste(e) {
+    const text = e.clipboardData ? e.clipboardData.getData("text/plain") : "";
+    if (!/[\r\n]/.test(text)) return;
+    e.preventDefault();
+    const { lines, rest } = splitPaste(text);
+    const value = this.input.value;
+    const pos = this.input.selectionStart ?? value.length;
+    lines[0] = value.slice(0, pos) + lines[0];
+    const tail = rest + value.slice(this.input.selectionEnd ?? pos);
+    this.setLine(tail, rest.length);
+    for (const line of lines) this.submit(line);
+  }
+}
