@@ -40,11 +40,36 @@ def files(cluster: Cluster) -> dict[str, Callable[[], str]]:
         f"{jobdir}/train.log": lambda: train_log(cluster),
         out: lambda: slurm_out(cluster),
         config_path(run): lambda: config_text(run),
+        script_path(cluster): lambda: job_script(cluster),
         f"{run.checkpoint_dir}/latest_checkpointed_iteration.txt": lambda: f"{latest_checkpoint(cluster)}\n",
     }
     if run.previous_config:
         table[f"{jobdir}/train.log.1"] = lambda: previous_log(cluster)
     return table
+
+
+def script_path(cluster: Cluster) -> str:
+    run = cluster.training
+    job = cluster.slurm.job(run.job_id) if run else None
+    return job.command if job and job.command else "/home/alice/jobs/pretrain.sbatch"
+
+
+def job_script(cluster: Cluster) -> str:
+    """The batch script that launched the run, with the environment it exports."""
+    run = cluster.training
+    if run is None:
+        return ""
+    job = cluster.slurm.job(run.job_id)
+    out = job.stdout.replace(str(run.job_id), "%j") if job and job.stdout else "slurm-%j.out"
+    lines = ["#!/bin/bash", f"#SBATCH --job-name={run.name}", "#SBATCH --partition=gpu",
+             f"#SBATCH --nodes={len(run.nodes)}", "#SBATCH --ntasks-per-node=1", "#SBATCH --gpus-per-node=8",
+             "#SBATCH --exclusive", f"#SBATCH --output={out}", "#SBATCH --time=2-00:00:00", ""]
+    lines += [f"export {k}={v}" for k, v in run.env.items()]
+    lines += ["", "set -x", "srun --kill-on-bad-exit=1 torchrun --nnodes=$SLURM_NNODES --nproc-per-node=8 \\",
+              "    --rdzv-id=$SLURM_JOB_ID --rdzv-backend=c10d \\",
+              "    --rdzv-endpoint=$(scontrol show hostnames $SLURM_JOB_NODELIST | head -n 1):29500 \\",
+              f"    train.py --config {config_path(run)}"]
+    return "\n".join(lines) + "\n"
 
 
 def config_path(run: TrainingRun) -> str:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import bmc, builtins, dcgm, fabric, gpu, labcmds, nccl, sacct, slurm, slurm_jobs, system
+from . import bmc, builtins, dcgm, fabric, gpu, labcmds, nccl, sacct, slurm, slurm_jobs, system, training
 from .base import Command
 
-MODULES: tuple[ModuleType, ...] = (builtins, gpu, system, dcgm, labcmds, slurm, sacct, slurm_jobs, fabric, bmc, nccl)
+MODULES: tuple[ModuleType, ...] = (builtins, gpu, system, dcgm, labcmds, slurm, sacct, slurm_jobs, fabric, bmc, nccl, training)
 
 
 def _build() -> dict[str, Command]:
