@@ -1,0 +1,53 @@
+# One command each: `make serve` (set up, build, serve) and `make test`
+# (set up, install Chromium if missing, run every test). `make workshop`
+# builds the offline copy for a laptop with no network.
+
+PYTHON  ?= python3
+VENV    := .venv
+BIN     := $(VENV)/bin
+PORT    ?= 8000
+SITE_URL ?= http://127.0.0.1:$(PORT)/
+export NO_MKDOCS_2_WARNING := 1
+SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: setup site serve test lint workshop chromium clean
+
+setup: $(VENV)/.installed node_modules/.installed
+
+$(VENV)/.installed: requirements-dev.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --disable-pip-version-check -q -r requirements-dev.txt
+	touch $@
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+chromium:
+	@[ -x /usr/bin/chromium ] || { $(SUDO) apt-get update && $(SUDO) apt-get install -y chromium; }
+
+site: setup
+	SITE_URL=$(SITE_URL) $(BIN)/mkdocs build --strict
+
+serve: site
+	$(BIN)/python tools/serve_site.py site --port $(PORT)
+
+# The browser tests build their own copy of the site once, for the port they serve it on.
+test: setup chromium
+	$(BIN)/pytest -q
+
+lint: setup
+	$(BIN)/ruff check emulator tests hooks tools
+	$(BIN)/mypy
+
+workshop: setup
+	rm -rf dist/workshop
+	mkdir -p dist/workshop
+	SITE_URL=http://127.0.0.1:8000/ $(BIN)/mkdocs build --strict -d dist/workshop/site
+	cp tools/serve_site.py dist/workshop/serve.py
+	tar -C dist -czf dist/workshop.tar.gz workshop
+	@echo "Offline copy: dist/workshop/ and dist/workshop.tar.gz"
+	@echo "On the laptop: tar -xzf workshop.tar.gz && python3 workshop/serve.py, then open http://127.0.0.1:8000/"
+
+clean:
+	rm -rf site dist .cache test-results

@@ -1,0 +1,136 @@
+"""Build hook: put the terminal's runtime into the site.
+
+After the pages are written this hook
+
+* builds the ``emulator`` package into a pure-Python wheel (``py3-none-any``)
+  from a clean copy of the sources, cached under ``.cache/wheels/`` by a hash
+  of those sources;
+* copies it to ``assets/emulator/<sha>/`` and writes
+  ``assets/emulator/manifest.json`` (wheel path, sha256, Pyodide folder), the
+  one stable address the terminal's worker reads;
+* copies the Pyodide runtime files from ``node_modules/pyodide`` (the version
+  pinned in ``package.json``) to ``assets/pyodide/<version>/``.
+
+Any missing piece fails the build with a message saying what to run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+
+ROOT = Path(__file__).resolve().parents[1]
+PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
+WHEEL_SOURCES = ("pyproject.toml", "README.md", "emulator", "labs")
+
+
+def _source_files() -> list[Path]:
+    files: list[Path] = []
+    for name in WHEEL_SOURCES:
+        path = ROOT / name
+        if not path.exists():
+            raise PluginError(f"cannot build the emulator wheel: {name} is missing")
+        if path.is_file():
+            files.append(path)
+        else:
+            files += sorted(p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+                            and p.suffix != ".pyc")
+    return files
+
+
+def _sources_hash(files: list[Path]) -> str:
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def build_wheel() -> Path:
+    """The emulator wheel for the current sources, built once per change."""
+    files = _source_files()
+    cache = ROOT / ".cache" / "wheels" / _sources_hash(files)
+    built = sorted(cache.glob("*.whl")) if cache.is_dir() else []
+    if built:
+        return built[0]
+    with tempfile.TemporaryDirectory(prefix="emulator-wheel-") as tmp:
+        src = Path(tmp) / "src"
+        for path in files:
+            target = src / path.relative_to(ROOT)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
+        out = Path(tmp) / "dist"
+        proc = subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
+             "--disable-pip-version-check", "-q", "-w", str(out), str(src)],
+            capture_output=True, text=True, check=False,
+        )
+        if proc.returncode != 0:
+            raise PluginError(f"building the emulator wheel failed:\n{proc.stdout}{proc.stderr}")
+        wheels = sorted(out.glob("emulator-*.whl"))
+        if len(wheels) != 1 or not wheels[0].name.endswith("-py3-none-any.whl"):
+            raise PluginError(f"expected one py3-none-any emulator wheel, got {[w.name for w in wheels]}")
+        check_wheel(wheels[0], files)
+        cache.mkdir(parents=True, exist_ok=True)
+        return Path(shutil.copy2(wheels[0], cache / wheels[0].name))
+
+
+def check_wheel(wheel: Path, files: list[Path]) -> None:
+    """Every module and lab file of the sources is in the wheel."""
+    with zipfile.ZipFile(wheel) as archive:
+        inside = set(archive.namelist())
+    wanted = {p.relative_to(ROOT).as_posix() for p in files if p.suffix == ".py" and p.parts[-2:][0] != "labs"}
+    wanted = {name for name in wanted if name.startswith("emulator/")}
+    wanted |= {"emulator/labs_data/" + p.name for p in files if p.parent == ROOT / "labs" and p.suffix == ".toml"}
+    missing = sorted(wanted - inside)
+    if missing:
+        raise PluginError("the emulator wheel lacks " + ", ".join(missing)
+                          + ": list their packages under [tool.setuptools] packages in pyproject.toml")
+
+
+def pyodide_dir() -> tuple[Path, str]:
+    """The installed Pyodide package and its version, checked against the pin."""
+    pinned = json.loads((ROOT / "package.json").read_text())["dependencies"]["pyodide"]
+    folder = ROOT / "node_modules" / "pyodide"
+    meta = folder / "package.json"
+    if not meta.is_file():
+        raise PluginError("node_modules/pyodide is missing: run `npm ci` (or `make site`)")
+    version = json.loads(meta.read_text())["version"]
+    if version != pinned:
+        raise PluginError(f"node_modules/pyodide is {version} but package.json pins {pinned}: run `npm ci`")
+    missing = [name for name in PYODIDE_FILES if not (folder / name).is_file()]
+    if missing:
+        raise PluginError(f"node_modules/pyodide lacks {', '.join(missing)}: run `npm ci`")
+    return folder, version
+
+
+def on_post_build(config):
+    site = Path(config["site_dir"])
+    folder, version = pyodide_dir()
+    runtime = site / "assets" / "pyodide" / version
+    runtime.mkdir(parents=True, exist_ok=True)
+    for name in PYODIDE_FILES:
+        shutil.copyfile(folder / name, runtime / name)
+
+    wheel = build_wheel()
+    sha256 = hashlib.sha256(wheel.read_bytes()).hexdigest()
+    assets = site / "assets" / "emulator"
+    if assets.exists():
+        shutil.rmtree(assets)
+    (assets / sha256[:12]).mkdir(parents=True)
+    shutil.copyfile(wheel, assets / sha256[:12] / wheel.name)
+    manifest = {
+        "wheel": f"{sha256[:12]}/{wheel.name}",
+        "sha256": sha256,
+        "pyodide": f"../pyodide/{version}/",
+        "pyodideVersion": version,
+    }
+    (assets / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")

@@ -1,0 +1,90 @@
+"""Fixtures of the browser tests: one built site, one server, one Chromium.
+
+Each test gets a fresh browser context (its own storage and cache) and a
+record of every request it made; a test that fails because the build failed
+says so once, with mkdocs' output.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .site import ROOT, SiteServer, build_site
+
+CHROMIUM = "/usr/bin/chromium"
+LAUNCH_FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+]
+RESULTS = ROOT / "test-results"
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "tests/e2e/" in str(item.fspath):
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory) -> SiteServer:
+    """The built site, served; its address is ``site.url``."""
+    server = SiteServer()
+    out = tmp_path_factory.mktemp("site")
+    built = build_site(out, server.url)
+    if built.returncode != 0:
+        pytest.fail(f"mkdocs build --strict failed:\n{built.stdout}{built.stderr}", pytrace=False)
+    server.folder = out  # type: ignore[attr-defined]
+    server.serve(out)
+    yield server
+    server.close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: `make test` installs Debian's chromium", pytrace=False)
+    with playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_FLAGS, headless=True)
+        yield browser
+        browser.close()
+
+
+class Recorded:
+    """Every request a context made."""
+
+    def __init__(self) -> None:
+        self.urls: list[str] = []
+
+    def count(self, suffix: str) -> int:
+        return sum(1 for url in self.urls if url.split("?")[0].endswith(suffix))
+
+
+@pytest.fixture
+def requests() -> Recorded:
+    return Recorded()
+
+
+@pytest.fixture
+def context(browser, requests):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.on("request", lambda request: requests.urls.append(request.url))
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def page(context):
+    page = context.new_page()
+    page.set_default_timeout(30000)
+    yield page
+
+
+@pytest.fixture(scope="session")
+def results() -> Path:
+    RESULTS.mkdir(exist_ok=True)
+    return RESULTS

@@ -1,0 +1,75 @@
+"""The path from a page to the emulator and back: terminal, worker, Pyodide, offline."""
+
+from __future__ import annotations
+
+import shutil
+from urllib.parse import urlparse
+
+from .site import SiteServer
+from .terminal import INPUT, OUTPUT, PROMPT, STATUS, TERMINAL, open_lab_page, output, run, wait_ready
+
+
+def test_help_on_a_lab_page_lists_the_commands(page, site, results):
+    open_lab_page(page, site.url)
+    assert "help for the full list" in output(page)
+    assert "do not validate your environment" in output(page)
+    shown = run(page, "help")
+    assert "echo" in shown and "hostname" in shown
+    page.locator(TERMINAL).screenshot(path=str(results / "lab-page-help.png"))
+
+
+def test_prompt_shows_user_and_host(page, site):
+    open_lab_page(page, site.url)
+    assert page.text_content(PROMPT) == "alice@login01:~$ "
+
+
+def test_following_an_in_site_link_reuses_the_worker(page, site, requests):
+    open_lab_page(page, site.url)
+    page.evaluate("window.__sameWindow = true")
+    page.click('a.md-footer__link--next')
+    page.wait_for_function("() => !location.pathname.endsWith('/guides/training-step/')")
+    wait_ready(page)
+    assert page.evaluate("window.__sameWindow") is True, "the click reloaded the page"
+    assert run(page, "hostname").endswith("$ hostname\nlogin01\n")
+    assert requests.count("pyodide.asm.wasm") == 1
+    assert requests.count("manifest.json") == 1
+
+
+def test_no_request_leaves_the_site(page, site, requests):
+    open_lab_page(page, site.url)
+    run(page, "help")
+    hosts = {urlparse(url).hostname for url in requests.urls if not url.startswith(("data:", "blob:"))}
+    assert hosts == {"127.0.0.1"}
+
+
+def test_lines_typed_while_loading_run_once_ready(page, site):
+    page.goto(site.url + "guides/training-step/")
+    page.fill(INPUT, "echo queued-early")
+    page.press(INPUT, "Enter")
+    page.wait_for_function(
+        "(sel) => document.querySelector(sel).textContent.includes('\\nqueued-early')", arg=OUTPUT)
+    assert "$ echo queued-early" in output(page)
+
+
+def test_a_broken_runtime_says_so_in_plain_words(page, site, tmp_path):
+    # Requests from workers bypass Playwright's routing, so serve a copy of the
+    # site whose WebAssembly runtime is missing.
+    broken = tmp_path / "site"
+    shutil.copytree(site.folder, broken, ignore=shutil.ignore_patterns("pyodide.asm.wasm"))
+    server = SiteServer()
+    server.serve(broken)
+    try:
+        page.goto(server.url + "guides/training-step/")
+        page.click(INPUT)
+        page.wait_for_selector(f'{TERMINAL}[data-mdx-state="failed"]', timeout=40000)
+    finally:
+        server.close()
+    assert "failed to load" in page.text_content(STATUS)
+    assert page.is_visible("article h1")
+
+
+def test_a_page_opened_from_a_file_explains_why_the_terminal_cannot_start(page, site):
+    page.goto((site.folder / "guides/training-step/index.html").as_uri())
+    page.wait_for_selector(f'{TERMINAL}[data-mdx-state="failed"]')
+    assert "opened as a file" in page.text_content(STATUS)
+    assert page.is_visible("article h1")
