@@ -79,8 +79,12 @@ def gpu_speed_factor(gpu: GPU) -> float:
 
 
 def processes(cluster: Cluster, node: Node, gpu: GPU) -> list[GpuProcess]:
-    """The compute processes on ``gpu``: one per running job that owns it."""
-    if not gpu.present:
+    """The compute processes on ``gpu``: one per running job that owns it.
+
+    A GPU outside the NVLink fabric (Fabric Manager down) has none: CUDA cannot
+    initialise on it, so no rank holds a context there.
+    """
+    if not gpu.present or gpu.fabric_state != "Completed":
         return []
     found: list[GpuProcess] = []
     training = cluster.training
@@ -129,10 +133,10 @@ def sample(cluster: Cluster, node: Node, gpu: GPU, at: float | None = None) -> R
     sm = cap if cap >= H100.max_sm_mhz else max(H100.idle_sm_mhz // 4, cap - jitter.choice((0, 0, 15, 30)))
     frac = sm / H100.max_sm_mhz
     power = gpu.power_w + (natural_w - gpu.power_w) * frac ** 1.5
-    reasons = set(held)
+    busy_reasons = set(held)
     if "SW Power Cap" in held or power >= gpu.power_limit_w - 5.0:
         power = gpu.power_limit_w - jitter.uniform(0.4, 6.0)
-        reasons.add("SW Power Cap")
+        busy_reasons.add("SW Power Cap")
     load_temp = base.randint(57, 66) + jitter.choice((-1, 0, 0, 1))
     temp = round(gpu.temp_c + (load_temp - gpu.temp_c) * min(1.0, power / 620.0)) + gpu.cooling_deficit_c
     if held & {"HW Thermal Slowdown", "SW Thermal Slowdown"}:
@@ -145,7 +149,7 @@ def sample(cluster: Cluster, node: Node, gpu: GPU, at: float | None = None) -> R
         busy=True, util_pct=100 if jitter.random() < 0.8 else 99, mem_util_pct=max(1, mem_util),
         mem_used_mib=min(used, H100.memory_mib - H100.reserved_mib), power_w=round(power, 2),
         temp_c=int(temp), mem_temp_c=int(temp) + base.randint(6, 10) + jitter.choice((0, 1)),
-        sm_mhz=sm, mem_mhz=H100.max_mem_mhz, pstate="P0", reasons=frozenset(reasons),
+        sm_mhz=sm, mem_mhz=H100.max_mem_mhz, pstate="P0", reasons=frozenset(busy_reasons),
     )
 
 

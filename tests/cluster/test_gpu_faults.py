@@ -115,7 +115,8 @@ def test_nvlink_down_shows_inactive_links_in_nvlink_topo_and_counters():
 
 def test_fabric_manager_stopped_shows_in_systemctl_smi_and_dcgm():
     s, t = faulty("fabricmanager-stopped", {})
-    assert t["node"] not in s.cluster.training.nodes
+    assert t["node"] in s.cluster.training.nodes
+    assert "No running processes found" in run(s, "nvidia-smi")
     assert run(s, "systemctl is-active nvidia-fabricmanager") == "failed\n"
     q = run(s, "nvidia-smi -q -i 0")
     assert "        State                             : In Progress" in q
@@ -147,3 +148,9 @@ def test_bad_parameters_are_refused():
         apply_fault(s.cluster, "gpu-thermal", {"node": "node01", "gpu": 9})
     with pytest.raises(ValueError):
         apply_fault(s.cluster, "pcie-downgrade", {"gen": 5, "width": 16})
+
+
+def test_truth_time_is_the_instant_the_kernel_logged():
+    s, t = faulty("xid", {"code": 48})
+    first = next(ln for ln in run(s, "dmesg --time-format iso").splitlines() if "NVRM: Xid" in ln)
+    assert first.startswith(t["time"].rstrip("Z") + ",")

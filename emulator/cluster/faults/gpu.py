@@ -2,9 +2,9 @@
 
 Each fault changes GPU, service or log state only; nvidia-smi, dcgmi,
 systemctl and dmesg render the consequences. Targets are the training job's
-GPUs, chosen by the seeded source unless the lab names ``node`` and ``gpu``
-(``fabricmanager-stopped`` prefers a node outside the job: a node back from
-maintenance whose jobs fail at CUDA init).
+GPUs, chosen by the seeded source unless the lab names ``node`` and ``gpu``.
+Faults that leave kernel lines report their instant in the truth as ``time``
+(UTC, ISO 8601), so a lab can scope an incident by node and interval.
 
 Xid kernel lines follow the NVRM format ``NVRM: Xid (PCI:0000:1b:00): 48,
 pid=..., name=..., <message>`` and the sequences real drivers print (a DBE is
@@ -70,6 +70,10 @@ def _at(r: random.Random, params: dict[str, object]) -> float:
     return float(at) if isinstance(at, (int, float)) else -r.uniform(300.0, 1800.0)
 
 
+def _when(cluster: Cluster, at: float) -> str:
+    return cluster.clock.at(at).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def _truth(node: Node, gpu: GPU, cause: str, **extra: str) -> dict[str, str]:
     return {"node": node.name, "gpu": str(gpu.index), "bus_id": gpu.pci_bus_id, "uuid": gpu.uuid,
             "serial": gpu.serial, "cause": cause, **extra}
@@ -132,9 +136,9 @@ def _xid_events(cluster: Cluster, node: Node, gpu: GPU, r: random.Random, code: 
                          f"0x5{gpc}{tpc}644=0x{r.getrandbits(24):x} 0x5{gpc}{tpc}64c=0x17f", 0.001)
         add(43, who, f"Ch {r.randint(8, 15):08x}")
     elif code == 31:
-        address = f"0x{r.randint(0x7f00, 0x7fff):x}_{r.getrandbits(28) << 4:08x}"
+        va = f"0x{r.randint(0x7f00, 0x7fff):x}_{r.getrandbits(28) << 4:08x}"
         add(31, (pid, "pt_main_thread"), f"Ch {r.randint(8, 15):08x}, intr 00000000. MMU Fault: ENGINE GRAPHICS "
-                                         f"GPC{r.randint(0, 7)} GPCCLIENT_T1_{r.randint(0, 15)} faulted @ {address}. "
+                                         f"GPC{r.randint(0, 7)} GPCCLIENT_T1_{r.randint(0, 15)} faulted @ {va}. "
                                          "Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_READ")
     elif code == 43:
         add(43, (pid, "pt_main_thread"), f"Ch {r.randint(8, 15):08x}")
@@ -205,15 +209,17 @@ def xid(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[s
     if code not in XID_MEANINGS:
         raise ValueError(f"xid: unsupported code {code}; known: {', '.join(map(str, XID_MEANINGS))}")
     node, gpu = _target(cluster, r, params)
-    _log(node, _xid_events(cluster, node, gpu, r, code, _at(r, params)))
-    return _truth(node, gpu, f"xid-{code}", xid=str(code), meaning=XID_MEANINGS[code])
+    at = _at(r, params)
+    _log(node, _xid_events(cluster, node, gpu, r, code, at))
+    return _truth(node, gpu, f"xid-{code}", xid=str(code), meaning=XID_MEANINGS[code], time=_when(cluster, at))
 
 
 def ecc_dbe_remap(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
     """A double-bit ECC error in HBM: Xid 48 → 63 → 94, a row remap pending a GPU reset."""
     node, gpu = _target(cluster, r, params)
-    _log(node, _xid_events(cluster, node, gpu, r, 48, _at(r, params)))
-    return _truth(node, gpu, "ecc-dbe", xid="48", remap="pending")
+    at = _at(r, params)
+    _log(node, _xid_events(cluster, node, gpu, r, 48, at))
+    return _truth(node, gpu, "ecc-dbe", xid="48", remap="pending", time=_when(cluster, at))
 
 
 # -- slowdowns --------------------------------------------------------------------------------
@@ -296,13 +302,13 @@ def nvlink_down(cluster: Cluster, r: random.Random, params: dict[str, object]) -
                            f"NVLink: fatal error detected on link {index}(0x10000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0)"))
         gpu.xids.append(74)
     _log(node, events)
-    return _truth(node, gpu, "nvlink-down", links=",".join(map(str, down)))
+    return _truth(node, gpu, "nvlink-down", links=",".join(map(str, down)), time=_when(cluster, at))
 
 
 def fabricmanager_stopped(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
-    """nvidia-fabricmanager failed at boot: the GPUs never join the NVLink fabric and CUDA init
-    fails with 'system not yet initialized'."""
-    node = _node(cluster, r, params, busy=False)
+    """nvidia-fabricmanager failed at boot on one of the job's nodes: its GPUs never join the
+    NVLink fabric, CUDA init fails with 'system not yet initialized', and no rank runs there."""
+    node = _node(cluster, r, params)
     service = node.hw.services["nvidia-fabricmanager"]
     boot = node.health.boots[-1].offset_s if node.health.boots else -3600.0
     started = boot + 24.0
