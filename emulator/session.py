@@ -58,6 +58,8 @@ class Run:
 
     session: Session
     line: str
+    #: The shell the line runs in (``lab start`` swaps the session's shell mid-line).
+    shell: Shell
     _gen: Any = None
     status: int | None = None
     done: bool = False
@@ -73,7 +75,7 @@ class Run:
     def step(self) -> Chunk | None:
         if self._finished:
             return None
-        shell = self.session.shell
+        shell = self.shell
         if self._interrupted:
             if self._gen is not None:
                 self._gen.close()
@@ -90,7 +92,9 @@ class Run:
             pending.append(("err", f"bash: internal error: {type(exc).__name__}: {exc}\n"))
             return self._finish(pending, 1)
         self.steps += 1
-        return Chunk(shell.take_pending(), float(pause))
+        pause = max(0.0, float(pause or 0.0))
+        shell.cluster.clock.advance(pause)
+        return Chunk(shell.take_pending(), pause)
 
     def _finish(self, out: list[tuple[str, str]], status: int) -> Chunk:
         self._finished = self.done = True
@@ -109,6 +113,8 @@ class Session:
         self.cluster = labs.cluster_for(lab, seed)
         self.shell = Shell(self, self.cluster)
         self.history: list[str] = []
+        #: Lines dropped from the front of the history (numbering continues after them).
+        self.history_base = 0
         #: Lines run, for snapshots: (line, steps before an interrupt or None).
         self.journal: list[tuple[str, int | None]] = []
         self.current: Run | None = None
@@ -128,9 +134,11 @@ class Session:
         line = line.rstrip("\n")
         if line.strip():
             self.history.append(line)
-            del self.history[:-HISTORY_LIMIT]
+            if len(self.history) > HISTORY_LIMIT:
+                self.history_base += len(self.history) - HISTORY_LIMIT
+                del self.history[:-HISTORY_LIMIT]
             self.cluster.clock.advance(COMMAND_COST_S)
-        self.current = Run(self, line)
+        self.current = Run(self, line, self.shell)
         return self.current
 
     def execute(self, line: str) -> tuple[str, int]:

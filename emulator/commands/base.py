@@ -163,6 +163,8 @@ class Context:
     shell: Any
     _out: list[str] = field(default_factory=list)
     _size: int = 0
+    #: Whether stdout is the terminal (not a pipe or a file), as ``isatty(1)`` tells real tools.
+    isatty: bool = False
 
     # -- output ---------------------------------------------------------------
     def out(self, text: str) -> None:

@@ -1,17 +1,55 @@
-"""Shell built-ins and identity commands: help, echo, hostname, and the rest of the shell's own commands."""
+"""The shell's own commands: help and man, identity (hostname, whoami, uname,
+uptime, date), shell state (cd, pwd, export, env, history, clear), lookup
+(which, type), hosts (ssh, exit), timing (sleep, watch), echo and printf.
+"""
 
 from __future__ import annotations
 
 import argparse
+import re
+import shlex
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
+from ..errors import CommandError
+from ..shell import hostfs
 from . import registry
 from .base import ArgumentParser, Command, Context, Outcome
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..cluster.model import Node
+
+SECTION = "Shell"
+#: Names bash implements itself (``type`` says "shell builtin", ``which`` finds nothing).
+SHELL_BUILTINS = {"cd", "pwd", "echo", "printf", "export", "unset", "history", "exit", "logout", "type", "help",
+                  "true", "false"}
+#: Where ``which`` finds the commands that live outside /usr/bin.
+_PATHS = {
+    "ibstat": "/usr/sbin/ibstat", "ibstatus": "/usr/sbin/ibstatus", "iblinkinfo": "/usr/sbin/iblinkinfo",
+    "perfquery": "/usr/sbin/perfquery", "ibnetdiscover": "/usr/sbin/ibnetdiscover", "sminfo": "/usr/sbin/sminfo",
+    "ibqueryerrors": "/usr/sbin/ibqueryerrors", "ibswitches": "/usr/sbin/ibswitches", "ip": "/usr/sbin/ip",
+    "lspci": "/usr/bin/lspci", "all_reduce_perf": "/opt/nccl-tests/build/all_reduce_perf",
+    "all_gather_perf": "/opt/nccl-tests/build/all_gather_perf", "nvidia-smi": "/usr/bin/nvidia-smi",
+    "lab": "/usr/local/bin/lab", "hint": "/usr/local/bin/hint", "solutions": "/usr/local/bin/solutions",
+    "submit": "/usr/local/bin/submit", "py-spy": "/usr/local/bin/py-spy", "nvcc": "/usr/local/cuda/bin/nvcc",
+}
+#: Default ``watch`` refreshes before it stops by itself.
+WATCH_COUNT = 10
+#: Longest simulated ``sleep``.
+SLEEP_LIMIT_S = 7 * 86_400.0
+
+
+def command_path(name: str) -> str | None:
+    """The path ``which`` prints for a registered command, None for shell builtins."""
+    if name in SHELL_BUILTINS and name not in ("echo", "printf", "true", "false", "pwd"):
+        return None
+    return _PATHS.get(name, f"/usr/bin/{name}")
 
 
 class Help(Command):
     name = "help"
     summary = "list every command, grouped by topic"
-    section = "Shell"
+    section = SECTION
 
     def configure(self, parser: ArgumentParser) -> None:
         parser.add_argument("topic", nargs="?", help="a command name: the same as `man TOPIC`")
@@ -41,27 +79,64 @@ class Help(Command):
 
 def _section_rank(section: str) -> int:
     """The shell's own sections come last, after the operator tools."""
-    return {"Shell": 2, "Files and text": 1}.get(section, 0)
+    return {SECTION: 2, "Files and text": 1}.get(section, 0)
+
+
+class Man(Command):
+    name = "man"
+    summary = "show a command's manual page (from the same spec as --help)"
+    section = SECTION
+    usage_status = 1
+
+    def configure(self, parser: ArgumentParser) -> None:
+        parser.add_argument("page", nargs="?", help="command name")
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        assert args is not None
+        if not args.page:
+            raise ctx.fail("What manual page do you want?\nFor example, try 'man man'.", 1)
+        command = registry.lookup(args.page)
+        if command is None:
+            raise ctx.fail(f"No manual entry for {args.page}", 16)
+        ctx.out(render_man(command))
+        return 0
+
+
+def render_man(command: Command) -> str:
+    """A man page laid out like man(1): NAME, SYNOPSIS, DESCRIPTION, from the help text."""
+    title = f"{command.name.upper()}(1)"
+    middle = "User Commands"
+    pad = max(1, (78 - len(middle)) // 2 - len(title))
+    header = f"{title}{' ' * pad}{middle}"
+    header += " " * max(1, 78 - len(header) - len(title)) + title
+    help_lines = command.help_text().splitlines()
+    usage = help_lines[0].removeprefix("Usage: ") if help_lines else command.name
+    body = help_lines[2:] if len(help_lines) > 2 else []
+    lines = [header, "", "NAME", f"       {command.name} - {command.summary}", "", "SYNOPSIS", f"       {usage}", ""]
+    lines.append("DESCRIPTION")
+    for line in body:
+        lines.append(f"       {line}" if line else "")
+    while lines and not lines[-1]:
+        lines.pop()
+    lines += ["", f"{'':<30}emulator 0.1{'':<30}{title}"]
+    return "\n".join(lines).rstrip() + "\n"
 
 
 class Echo(Command):
     name = "echo"
     summary = "print arguments (-n: no newline, -e: interpret backslash escapes)"
-    section = "Shell"
+    section = SECTION
     parses_args = False
 
     def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
         words = ctx.argv[1:]
         newline, escapes = True, False
         while words and len(words[0]) > 1 and words[0][0] == "-" and set(words[0][1:]) <= set("neE"):
-            flags = words.pop(0)[1:]
-            for flag in flags:
+            for flag in words.pop(0)[1:]:
                 if flag == "n":
                     newline = False
-                elif flag == "e":
-                    escapes = True
                 else:
-                    escapes = False
+                    escapes = flag == "e"
         text = " ".join(words)
         if escapes:
             text, stop = unescape(text)
@@ -89,11 +164,12 @@ def unescape(text: str) -> tuple[str, bool]:
             i += 2
         elif nxt == "c":
             return "".join(out), True
-        elif nxt == "0":
-            j = i + 2
-            while j < len(text) and j < i + 5 and text[j] in "01234567":
+        elif nxt == "0" or nxt in "1234567":
+            start = i + 2 if nxt == "0" else i + 1
+            j = start
+            while j < len(text) and j < start + 3 and text[j] in "01234567":
                 j += 1
-            out.append(chr(int(text[i + 2:j] or "0", 8)))
+            out.append(chr(int(text[start:j] or "0", 8) & 0xFF))
             i = j
         elif nxt == "x":
             j = i + 2
@@ -107,20 +183,119 @@ def unescape(text: str) -> tuple[str, bool]:
     return "".join(out), False
 
 
+_FORMAT = re.compile(r"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d+))?([diouxXeEfgGcsb%q])")
+
+
+class Printf(Command):
+    name = "printf"
+    summary = "format and print data (%s %d %f %x %c %b %q, widths and precision)"
+    section = SECTION
+    parses_args = False
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        words = ctx.argv[1:]
+        if words and words[0] == "--":
+            words = words[1:]
+        if not words:
+            raise ctx.fail("bash: printf: usage: printf [-v var] format [arguments]", 2)
+        fmt, values = words[0], words[1:]
+        status = 0
+        out: list[str] = []
+        for _ in range(10_000):
+            text, used, stop, bad = _printf_once(fmt, values)
+            out.append(text)
+            for word in bad:
+                ctx.err(f"bash: printf: {word}: invalid number\n")
+                status = 1
+            values = values[used:]
+            if stop or not values or used == 0:
+                break
+        ctx.out("".join(out))
+        return status
+
+
+def _number(word: str, bad: list[str], integer: bool) -> float | int:
+    text = word.strip()
+    if len(text) >= 2 and text[0] in "'\"":
+        return ord(text[1])
+    try:
+        if integer:
+            return int(text, 0) if text.lower().startswith(("0x", "-0x")) else int(text or "0")
+        return float(text or "0")
+    except ValueError:
+        bad.append(word)
+        match = re.match(r"\s*[-+]?\d+", text)
+        return int(match.group()) if match else 0
+
+
+def _printf_once(fmt: str, values: list[str]) -> tuple[str, int, bool, list[str]]:
+    """One pass of the format: (text, values used, stopped by \\c, invalid numbers)."""
+    out: list[str] = []
+    used = 0
+    bad: list[str] = []
+    pos = 0
+
+    def take() -> str:
+        nonlocal used
+        value = values[used] if used < len(values) else ""
+        used += 1
+        return value
+
+    for match in _FORMAT.finditer(fmt):
+        literal, stop = unescape(fmt[pos:match.start()])
+        out.append(literal)
+        if stop:
+            return "".join(out), used, True, bad
+        pos = match.end()
+        flags, width, precision, conv = match.groups()
+        if conv == "%":
+            out.append("%")
+            continue
+        if width == "*":
+            width = str(int(_number(take(), bad, True)))
+        if precision == "*":
+            precision = str(int(_number(take(), bad, True)))
+        spec = "%" + flags + (width or "") + (f".{precision}" if precision is not None else "")
+        arg = take()
+        if conv in "diouxX":
+            value = int(_number(arg, bad, True))
+            if conv == "u":
+                conv = "d"
+            out.append((spec + conv) % value)
+        elif conv in "eEfgG":
+            out.append((spec + conv) % float(_number(arg, bad, False)))
+        elif conv == "c":
+            out.append((spec + "s") % arg[:1])
+        elif conv == "b":
+            text, stop = unescape(arg)
+            out.append((spec + "s") % text)
+            if stop:
+                return "".join(out), used, True, bad
+        elif conv == "q":
+            out.append((spec + "s") % shlex.quote(arg))
+        else:
+            out.append((spec + "s") % arg)
+    literal, stop = unescape(fmt[pos:])
+    out.append(literal)
+    return "".join(out), used, stop, bad
+
+
 class Hostname(Command):
     name = "hostname"
     summary = "show the name of the current host"
-    section = "Shell"
+    section = SECTION
 
     def configure(self, parser: ArgumentParser) -> None:
         parser.add_argument("-f", "--fqdn", "--long", action="store_true", help="the fully qualified domain name")
         parser.add_argument("-s", "--short", action="store_true", help="the short host name")
-        parser.add_argument("-i", "--ip-address", action="store_true", help="the host's address")
+        parser.add_argument("-i", "--ip-address", action="store_true", help="the host's addresses")
+        parser.add_argument("-I", "--all-ip-addresses", action="store_true", help="every address of the host")
 
     def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
         assert args is not None
-        if args.ip_address:
-            ctx.outln(ctx.host.mgmt_ipv4)
+        if args.ip_address or args.all_ip_addresses:
+            addresses = [ctx.host.mgmt_ipv4] + [n.ipv4 for n in ctx.host.nics if getattr(n, "ipv4", "")]
+            ctx.outln(" ".join(addresses) + (" " if args.all_ip_addresses else ""))
         elif args.fqdn:
             ctx.outln(f"{ctx.host.name}.{ctx.cluster.domain}")
         else:
@@ -128,5 +303,598 @@ class Hostname(Command):
         return 0
 
 
+class Whoami(Command):
+    name = "whoami"
+    summary = "print the user name"
+    section = SECTION
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        ctx.outln("alice")
+        return 0
+
+
+class Id(Command):
+    name = "id"
+    summary = "print user and group ids"
+    section = SECTION
+
+    def configure(self, parser: ArgumentParser) -> None:
+        parser.add_argument("-u", "--user", action="store_true", help="only the user id")
+        parser.add_argument("-n", "--name", action="store_true", help="a name instead of a number")
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        assert args is not None
+        if args.user:
+            ctx.outln("alice" if args.name else "1001")
+        else:
+            ctx.outln("uid=1001(alice) gid=1001(alice) groups=1001(alice),44(video),1500(hpc-users)")
+        return 0
+
+
+class Uname(Command):
+    name = "uname"
+    summary = "print system information (-a -s -n -r -v -m -o)"
+    section = SECTION
+
+    def configure(self, parser: ArgumentParser) -> None:
+        for short, long, text in (("-a", "--all", "all of the below"), ("-s", "--kernel-name", "kernel name"),
+                                  ("-n", "--nodename", "host name"), ("-r", "--kernel-release", "kernel release"),
+                                  ("-v", "--kernel-version", "kernel version"), ("-m", "--machine", "machine"),
+                                  ("-p", "--processor", "processor type"), ("-i", "--hardware-platform", "platform"),
+                                  ("-o", "--operating-system", "operating system")):
+            parser.add_argument(short, long, action="store_true", help=text)
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        assert args is not None
+        v = ctx.cluster.versions
+        fields = [("kernel_name", "Linux"), ("nodename", ctx.host.name), ("kernel_release", v.kernel),
+                  ("kernel_version", v.kernel_build), ("machine", "x86_64"), ("processor", "x86_64"),
+                  ("hardware_platform", "x86_64"), ("operating_system", "GNU/Linux")]
+        chosen = [value for key, value in fields if args.all or getattr(args, key)]
+        ctx.outln(" ".join(chosen or ["Linux"]))
+        return 0
+
+
+def boot_offset(node: Node) -> float:
+    """When the host last booted, as an offset from the clock's start."""
+    return node.health.boots[-1].offset_s if node.health.boots else -86_400.0
+
+
+def load_average(ctx: Context, node: Node) -> tuple[float, float, float]:
+    """1, 5 and 15-minute load of a host (the same figures as /proc/loadavg)."""
+    return hostfs.load_average(ctx.cluster, node)
+
+
+class Uptime(Command):
+    name = "uptime"
+    summary = "tell how long the system has been running, and its load"
+    section = SECTION
+
+    def configure(self, parser: ArgumentParser) -> None:
+        parser.add_argument("-p", "--pretty", action="store_true", help="show uptime in pretty format")
+        parser.add_argument("-s", "--since", action="store_true", help="system up since")
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        assert args is not None
+        boot = boot_offset(ctx.host)
+        up = int(ctx.clock.elapsed - boot)
+        if args.since:
+            ctx.outln(ctx.clock.at(boot).strftime("%Y-%m-%d %H:%M:%S"))
+            return 0
+        days, rest = divmod(up, 86_400)
+        hours, minutes = rest // 3600, rest % 3600 // 60
+        if args.pretty:
+            weeks, days_left = divmod(days, 7)
+            parts = [f"{n} {unit}{'s' if n != 1 else ''}" for n, unit in
+                     ((weeks, "week"), (days_left, "day"), (hours, "hour"), (minutes, "minute")) if n]
+            ctx.outln("up " + ", ".join(parts or ["0 minutes"]))
+            return 0
+        text = ctx.clock.now().strftime(" %H:%M:%S up ")
+        if days:
+            text += f"{days} day{'s' if days != 1 else ''}, "
+        text += f"{hours:2d}:{minutes:02d}, " if hours else f"{minutes} min, "
+        one, five, fifteen = load_average(ctx, ctx.host)
+        text += f" 1 user,  load average: {one:.2f}, {five:.2f}, {fifteen:.2f}"
+        ctx.outln(text)
+        return 0
+
+
+# -- date -----------------------------------------------------------------------------
+_RELATIVE = re.compile(r"^([-+]?\d+)\s*(sec|second|min|minute|hour|day|week)s?(\s+ago)?$")
+_UNITS = {"sec": 1, "second": 1, "min": 60, "minute": 60, "hour": 3600, "day": 86_400, "week": 604_800}
+
+
+def parse_date(text: str, now: datetime) -> datetime | None:
+    """The simple ``date -d`` forms: now, today, yesterday, tomorrow, @EPOCH, N units [ago], ISO dates."""
+    t = text.strip().lower()
+    if t in ("", "now", "today"):
+        return now
+    if t == "yesterday":
+        return now - timedelta(days=1)
+    if t == "tomorrow":
+        return now + timedelta(days=1)
+    if t.startswith("@"):
+        try:
+            return datetime.fromtimestamp(float(t[1:]), tz=UTC)
+        except (ValueError, OverflowError, OSError):
+            return None
+    match = _RELATIVE.match(t)
+    if match:
+        seconds = int(match.group(1)) * _UNITS[match.group(2)]
+        if match.group(3):
+            seconds = -seconds
+        try:
+            return now + timedelta(seconds=seconds)
+        except OverflowError:
+            return None
+    for fmt in ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%dt%H:%M:%S", "%Y-%m-%d"):
+        try:
+            return datetime.strptime(t.removesuffix(" utc").removesuffix("z"), fmt).replace(tzinfo=UTC)
+        except ValueError:
+            continue
+    return None
+
+
+def format_date(when: datetime, fmt: str) -> str:
+    """strftime with GNU's %N (nanoseconds), %s (epoch), %P and %-d style padding flags."""
+    out: list[str] = []
+    i = 0
+    while i < len(fmt):
+        c = fmt[i]
+        if c != "%" or i + 1 >= len(fmt):
+            out.append(c)
+            i += 1
+            continue
+        spec = fmt[i + 1]
+        pad = ""
+        if spec in "-_0" and i + 2 < len(fmt):
+            pad, spec = spec, fmt[i + 2]
+            i += 1
+        i += 2
+        if spec == "N":
+            value = f"{when.microsecond * 1000:09d}"
+        elif spec == "s":
+            value = str(int(when.timestamp()))
+        elif spec == "P":
+            value = when.strftime("%p").lower()
+        elif spec == "z":
+            value = "+0000"
+        elif spec == "Z":
+            value = "UTC"
+        elif spec.isalpha() or spec == "%":
+            try:
+                value = when.strftime("%" + spec)
+            except ValueError:
+                value = "%" + spec
+        else:
+            value = "%" + spec
+        if pad == "-":
+            value = value.lstrip("0") or "0"
+        elif pad == "_" and value.startswith("0") and len(value) > 1:
+            value = " " + value[1:]
+        out.append(value)
+    return "".join(out)
+
+
+class Date(Command):
+    name = "date"
+    summary = "print the (simulated) date and time"
+    section = SECTION
+    usage_status = 1
+
+    def configure(self, parser: ArgumentParser) -> None:
+        parser.add_argument("format", nargs="?", metavar="+FORMAT", help="output format, e.g. +%%Y-%%m-%%d")
+        parser.add_argument("-d", "--date", metavar="STRING", help="display time described by STRING, not 'now'")
+        parser.add_argument("-u", "--utc", "--universal", action="store_true", help="print Coordinated Universal Time")
+        parser.add_argument("-I", "--iso-8601", nargs="?", const="date", metavar="FMT",
+                            help="ISO 8601 format (date, hours, minutes, seconds, ns)")
+        parser.add_argument("-R", "--rfc-email", action="store_true", help="RFC 5322 format")
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        assert args is not None
+        now = ctx.clock.now()
+        if args.date is not None:
+            parsed = parse_date(args.date, now)
+            if parsed is None:
+                raise ctx.fail(f"date: invalid date ‘{args.date}’", 1)
+            now = parsed
+        if args.format is not None and not args.format.startswith("+"):
+            raise ctx.fail(f"date: invalid date ‘{args.format}’", 1)
+        if args.format:
+            ctx.outln(format_date(now, args.format[1:]))
+        elif args.iso_8601:
+            ctx.outln(_iso(now, args.iso_8601))
+        elif args.rfc_email:
+            ctx.outln(now.strftime("%a, %d %b %Y %H:%M:%S +0000"))
+        else:
+            ctx.outln(now.strftime("%a %b %e %H:%M:%S UTC %Y"))
+        return 0
+
+
+def _iso(when: datetime, precision: str) -> str:
+    forms = {"date": "%Y-%m-%d", "hours": "%Y-%m-%dT%H+00:00", "minutes": "%Y-%m-%dT%H:%M+00:00",
+             "seconds": "%Y-%m-%dT%H:%M:%S+00:00"}
+    if precision == "ns":
+        return when.strftime("%Y-%m-%dT%H:%M:%S,") + f"{when.microsecond * 1000:09d}+00:00"
+    if precision not in forms:
+        raise CommandError(f"date: invalid argument ‘{precision}’ for ‘--iso-8601’\nValid arguments are:\n"
+                           "  - ‘hours’\n  - ‘minutes’\n  - ‘date’\n  - ‘seconds’\n  - ‘ns’\n"
+                           "Try 'date --help' for more information.", 1)
+    return when.strftime(forms[precision])
+
+
+# -- shell state --------------------------------------------------------------------------
+class Cd(Command):
+    name = "cd"
+    summary = "change the working directory"
+    section = SECTION
+    parses_args = False
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        words = [w for w in ctx.argv[1:] if w != "--"]
+        if len(words) > 1:
+            raise ctx.fail("bash: cd: too many arguments", 1)
+        target = words[0] if words else ctx.env.get("HOME", "/home/alice")
+        shell = ctx.shell
+        if target == "-":
+            target = ctx.env.get("OLDPWD", "")
+            if not target:
+                raise ctx.fail("bash: cd: OLDPWD not set", 1)
+            ctx.outln(target)
+        fs = ctx.fs
+        try:
+            node_is_dir = fs.isdir(target)
+            fs.lookup(target)
+        except Exception as exc:  # FsError: missing or under a file
+            raise ctx.fail(f"bash: cd: {target}: {getattr(exc, 'strerror', exc)}", 1) from None
+        if not node_is_dir:
+            raise ctx.fail(f"bash: cd: {target}: Not a directory", 1)
+        shell.cwd = fs.abspath(target)
+        return 0
+
+
+class Pwd(Command):
+    name = "pwd"
+    summary = "print the working directory"
+    section = SECTION
+
+    def configure(self, parser: ArgumentParser) -> None:
+        parser.add_argument("-L", action="store_true", help="logical path (the default)")
+        parser.add_argument("-P", action="store_true", help="physical path")
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        ctx.outln(ctx.cwd)
+        return 0
+
+
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class Export(Command):
+    name = "export"
+    summary = "set environment variables for later commands (export NAME=value)"
+    section = SECTION
+    parses_args = False
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        words = [w for w in ctx.argv[1:] if w not in ("--", "-p")]
+        if not words:
+            for name in sorted(ctx.shell.env):
+                value = ctx.shell.env[name].replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$")
+                ctx.outln(f'declare -x {name}="{value}"')
+            return 0
+        status = 0
+        for word in words:
+            name, eq, value = word.partition("=")
+            if not _NAME.match(name):
+                ctx.err(f"bash: export: `{word}': not a valid identifier\n")
+                status = 1
+                continue
+            ctx.shell.export(name, value if eq else None)
+        return status
+
+
+class Unset(Command):
+    name = "unset"
+    summary = "remove shell variables"
+    section = SECTION
+    parses_args = False
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        status = 0
+        for name in ctx.argv[1:]:
+            if name in ("-v", "-f"):
+                continue
+            if not _NAME.match(name):
+                ctx.err(f"bash: unset: `{name}': not a valid identifier\n")
+                status = 1
+            else:
+                ctx.shell.unset(name)
+        return status
+
+
+class Env(Command):
+    name = "env"
+    summary = "print the environment, or run a command with changed variables"
+    section = SECTION
+    parses_args = False
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        words = ctx.argv[1:]
+        env = dict(ctx.env)
+        while words and words[0] in ("-i", "--ignore-environment", "-", "--"):
+            if words[0] in ("-i", "--ignore-environment", "-"):
+                env = {}
+            words = words[1:]
+        if words and words[0].startswith("-"):
+            raise ctx.fail(f"env: invalid option -- '{words[0].lstrip('-')[:1]}'\nTry 'env --help' for more information.", 125)
+        while words and "=" in words[0] and _NAME.match(words[0].split("=", 1)[0]):
+            name, value = words.pop(0).split("=", 1)
+            env[name] = value
+        if not words:
+            for name, value in env.items():
+                ctx.outln(f"{name}={value}")
+            return 0
+        if registry.lookup(words[0]) is None:
+            raise ctx.fail(f"env: ‘{words[0]}’: No such file or directory", 127)
+        result = ctx.run(words, stdin=ctx.stdin, env=env)
+        ctx.out(result.stdout)
+        ctx.err(result.stderr)
+        return result.status
+
+
+class History(Command):
+    name = "history"
+    summary = "show the lines entered in this session (history N: the last N; -c clears)"
+    section = SECTION
+    parses_args = False
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        words = ctx.argv[1:]
+        history = ctx.session.history
+        if words[:1] == ["-c"]:
+            history.clear()
+            return 0
+        count = len(history)
+        if words:
+            if not words[0].isdigit():
+                raise ctx.fail(f"bash: history: {words[0]}: numeric argument required", 1)
+            count = int(words[0])
+        first = ctx.session.history_base + len(history) - min(count, len(history)) + 1
+        for number, line in enumerate(history[len(history) - min(count, len(history)):], start=first):
+            ctx.outln(f"{number:5d}  {line}")
+        return 0
+
+
+class Clear(Command):
+    name = "clear"
+    summary = "clear the terminal screen"
+    section = SECTION
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        ctx.out("\x1b[H\x1b[2J")
+        return 0
+
+
+class TrueCommand(Command):
+    name = "true"
+    summary = "do nothing, successfully"
+    section = SECTION
+    parses_args = False
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        return 0
+
+
+class FalseCommand(Command):
+    name = "false"
+    summary = "do nothing, unsuccessfully"
+    section = SECTION
+    parses_args = False
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        return 1
+
+
+# -- lookup --------------------------------------------------------------------------------
+class Which(Command):
+    name = "which"
+    summary = "show where a command lives"
+    section = SECTION
+
+    def configure(self, parser: ArgumentParser) -> None:
+        parser.add_argument("-a", action="store_true", help="print all matching paths")
+        parser.add_argument("names", nargs="*", metavar="COMMAND", help="command names")
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        assert args is not None
+        status = 0
+        for name in args.names:
+            path = command_path(name) if registry.lookup(name) else None
+            if path:
+                ctx.outln(path)
+            else:
+                status = 1
+        return status
+
+
+class Type(Command):
+    name = "type"
+    summary = "tell how a name would be interpreted as a command"
+    section = SECTION
+    parses_args = False
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        status = 0
+        for name in [w for w in ctx.argv[1:] if not w.startswith("-")]:
+            if name in ("if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "in", "{", "}",
+                        "!", "case", "esac", "function", "select", "time"):
+                ctx.outln(f"{name} is a shell keyword")
+            elif name in SHELL_BUILTINS and registry.lookup(name):
+                ctx.outln(f"{name} is a shell builtin")
+            elif registry.lookup(name):
+                ctx.outln(f"{name} is {command_path(name)}")
+            else:
+                ctx.err(f"bash: type: {name}: not found\n")
+                status = 1
+        return status
+
+
+# -- hosts ---------------------------------------------------------------------------------
+class Ssh(Command):
+    name = "ssh"
+    summary = "log in to another host, or run one command there (ssh node03 nvidia-smi)"
+    section = SECTION
+    usage_status = 255
+    parses_args = False
+    _WITH_VALUE = set("bcDEeFIiJLlmOopQRSWw")
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        words = ctx.argv[1:]
+        i = 0
+        while i < len(words) and words[i].startswith("-") and words[i] != "-":
+            flag = words[i]
+            if flag in ("-h", "--help"):
+                ctx.err(_SSH_USAGE)
+                return 255
+            i += 2 if flag[-1] in self._WITH_VALUE and len(flag) == 2 else 1
+        if i >= len(words):
+            ctx.err(_SSH_USAGE)
+            return 255
+        target = words[i].split("@")[-1]
+        remote = words[i + 1:]
+        shell = ctx.shell
+        node = ctx.cluster.node(target)
+        if node is None:
+            if ctx.cluster.bmc_host(target):
+                raise ctx.fail(f"ssh: connect to host {target} port 22: Connection refused", 255)
+            raise ctx.fail(f"ssh: Could not resolve hostname {target}: Name or service not known", 255)
+        if not node.health.os_up:
+            raise ctx.fail(f"ssh: connect to host {target} port 22: No route to host", 255)
+        if not remote:
+            from ..cluster.ids import rng
+
+            r = rng(ctx.cluster.seed, node.name, "last-login")
+            last = ctx.clock.at(-r.uniform(3_600.0, 86_400.0))
+            src = ctx.host.mgmt_ipv4
+            shell.push_host(node)
+            ctx.outln(f"Last login: {last.strftime('%a %b %e %H:%M:%S %Y')} from {src}")
+            return 0
+        line = " ".join(remote)
+        return (yield from shell.run_remote(line, node, ctx))
+
+
+_SSH_USAGE = ("usage: ssh [-46AaCfGgKkMNnqsTtVvXxYy] [-B bind_interface]\n"
+              "           [-b bind_address] [-c cipher_spec] [-D [bind_address:]port]\n"
+              "           [-E log_file] [-e escape_char] [-F configfile] [-I pkcs11]\n"
+              "           [-i identity_file] [-J [user@]host[:port]] [-L address]\n"
+              "           [-l login_name] [-m mac_spec] [-O ctl_cmd] [-o option] [-p port]\n"
+              "           [-Q query_option] [-R address] [-S ctl_path] [-W host:port]\n"
+              "           [-w local_tun[:remote_tun]] destination [command [argument ...]]\n")
+
+
+class Exit(Command):
+    name = "exit"
+    summary = "leave the current host (back to the previous one after ssh)"
+    section = SECTION
+    aliases = ("logout",)
+    parses_args = False
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        words = ctx.argv[1:]
+        status = ctx.shell.last_status
+        if words:
+            if not words[0].lstrip("-").isdigit():
+                ctx.err(f"bash: exit: {words[0]}: numeric argument required\n")
+                status = 2
+            else:
+                status = int(words[0]) & 0xFF
+        host = ctx.host.name
+        ctx.outln("logout")
+        if ctx.shell.pop_host():
+            ctx.outln(f"Connection to {host} closed.")
+        return status
+
+
+# -- timing --------------------------------------------------------------------------------
+_DURATION = re.compile(r"^(\d+(?:\.\d*)?|\.\d+)([smhd]?)$")
+
+
+class Sleep(Command):
+    name = "sleep"
+    summary = "wait for a number of (simulated) seconds; suffixes s, m, h, d"
+    section = SECTION
+    parses_args = False
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        words = ctx.argv[1:]
+        if words[:1] in (["--help"], ["-h"]):
+            ctx.out("Usage: sleep NUMBER[SUFFIX]...\nPause for NUMBER seconds (simulated time here).\n")
+            return 0
+        if not words:
+            raise ctx.fail("sleep: missing operand\nTry 'sleep --help' for more information.", 1)
+        total = 0.0
+        for word in words:
+            match = _DURATION.match(word)
+            if not match:
+                raise ctx.fail(f"sleep: invalid time interval ‘{word}’\nTry 'sleep --help' for more information.", 1)
+            total += float(match.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86_400}[match.group(2)]
+        return self._wait(min(total, SLEEP_LIMIT_S))
+
+    @staticmethod
+    def _wait(total: float) -> Outcome:
+        for _ in range(5):
+            if total <= 0:
+                return 0
+            step = min(1.0, total)
+            total -= step
+            yield step
+        if total > 0:
+            yield total
+        return 0
+
+
+class Watch(Command):
+    name = "watch"
+    summary = "run a command every N simulated seconds and show its output (bounded)"
+    section = SECTION
+    notes = (f"Unlike procps watch, -c takes a number of refreshes (default {WATCH_COUNT}) after which "
+             "watch stops by itself; Ctrl-C stops it sooner.")
+
+    def configure(self, parser: ArgumentParser) -> None:
+        parser.add_argument("-n", "--interval", type=float, default=2.0, metavar="SECS",
+                            help="seconds to wait between updates")
+        parser.add_argument("-c", "--count", type=int, default=WATCH_COUNT, metavar="COUNT",
+                            help="number of refreshes before stopping")
+        parser.add_argument("-t", "--no-title", action="store_true", help="turn off header")
+        parser.add_argument("-d", "--differences", action="store_true", help="highlight changes (accepted, ignored)")
+        parser.add_argument("command", nargs=argparse.REMAINDER, help="the command line to run")
+
+    def usage_error(self, message: str) -> str:
+        return f"watch: {message}\n\nUsage:\n watch [options] command\n"
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        assert args is not None
+        if not args.command:
+            raise ctx.fail("\nUsage:\n watch [options] command\n", 1)
+        interval = max(0.1, min(args.interval, 86_400.0))
+        count = max(1, min(args.count, 1_000))
+        line = " ".join(args.command)
+        for refresh in range(count):
+            output = ctx.shell.capture(line)
+            ctx.out("\x1b[H\x1b[2J")
+            if not args.no_title:
+                left = f"Every {interval:.1f}s: {line}"
+                right = f"{ctx.host.name}: {ctx.clock.now().strftime('%a %b %e %H:%M:%S %Y')}"
+                gap = max(1, 80 - len(left) - len(right))
+                ctx.out(f"{left}{' ' * gap}{right}\n\n")
+            ctx.out(output)
+            if refresh + 1 < count:
+                yield interval
+        return 0
+
+
 def commands() -> list[Command]:
-    return [Help(), Echo(), Hostname()]
+    return [Help(), Man(), Echo(), Printf(), Hostname(), Whoami(), Id(), Uname(), Uptime(), Date(), Cd(), Pwd(),
+            Export(), Unset(), Env(), History(), Clear(), TrueCommand(), FalseCommand(), Which(), Type(), Ssh(),
+            Exit(), Sleep(), Watch()]

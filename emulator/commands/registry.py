@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import bmc, builtins, dcgm, fabric, gpu, labcmds, nccl, sacct, slurm, slurm_jobs, snapshot, system, training
+from . import bmc, builtins, dcgm, fabric, files, gpu, host, labcmds, nccl, sacct, slurm, slurm_jobs, snapshot, system, text, training
 from .base import Command
 
-MODULES: tuple[ModuleType, ...] = (builtins, gpu, system, dcgm, labcmds, slurm, sacct, slurm_jobs, fabric, bmc, nccl, training, snapshot)
+MODULES: tuple[ModuleType, ...] = (builtins, files, text, gpu, system, dcgm, labcmds, slurm, sacct, slurm_jobs, fabric, host, bmc, nccl, training, snapshot)
 
 
 def _build() -> dict[str, Command]:

@@ -22,8 +22,11 @@ class ExpansionError(ShellSyntaxError):
 class Env(Protocol):
     """What expansion needs from the shell."""
 
-    home: str
-    cwd: str
+    @property
+    def home(self) -> str: ...
+
+    @property
+    def cwd(self) -> str: ...
 
     def lookup_var(self, name: str) -> str | None: ...
 
@@ -132,10 +135,10 @@ def arithmetic(source: str, env: Env) -> int:
     if not tokens:
         return 0
     p = _ArithParser(tokens, source.strip())
-    value = p.expr(0)
+    result = p.expr(0)
     if p.i != len(tokens):
         raise ExpansionError(f"{source.strip()}: syntax error in expression (error token is \"{tokens[p.i]}\")")
-    return value
+    return result
 
 
 class _ArithParser:

@@ -79,6 +79,16 @@ class FileSink(Sink):
         self.fs.write(self.path, text, append=True)
 
 
+class ContextSink(Sink):
+    """Writes into a running command's context (a command that runs a line, such as ``ssh``)."""
+
+    def __init__(self, ctx: Context, stream: str) -> None:
+        self.ctx, self.stream = ctx, stream
+
+    def write(self, text: str) -> None:
+        (self.ctx.out if self.stream == "out" else self.ctx.err)(text)
+
+
 class Null(Sink):
     def write(self, text: str) -> None:
         pass
@@ -213,6 +223,30 @@ class Shell:
         self._nested(self.run_script(parse(source), "", out, Terminal(self, "err")))
         return out.text()
 
+    def capture(self, line: str) -> str:
+        """Run a line to completion and return its stdout and stderr together (``watch``)."""
+        out = Buffer()
+        try:
+            self._nested(self.run_script(parse(line), "", out, out))
+        except ShellSyntaxError as exc:
+            out.write(f"sh: 1: {exc.message}\n")
+        return out.text()
+
+    def run_remote(self, line: str, host: Node, ctx: Context) -> Run:
+        """``ssh host 'line'``: run a line on another host, streaming through ``ctx``."""
+        depth = len(self.frames)
+        self.push_host(host)
+        try:
+            try:
+                script = parse(line)
+            except ShellSyntaxError as exc:
+                ctx.err(f"bash: {exc.message}\n")
+                return 2
+            return (yield from self.run_script(script, ctx.stdin, ContextSink(ctx, "out"), ContextSink(ctx, "err")))
+        finally:
+            del self.frames[depth:]
+            self._sync_env()
+
     def glob(self, pattern: str) -> list[str]:
         return glob_relative(pattern, self.cwd, self.fs.glob)
 
@@ -224,9 +258,10 @@ class Shell:
         try:
             while True:
                 try:
-                    next(run)
+                    pause = next(run)
                 except StopIteration as stop:
                     return int(stop.value or 0)
+                self.cluster.clock.advance(pause)
         finally:
             self._depth -= 1
 
@@ -361,8 +396,8 @@ class Shell:
             err.write(f"bash: loop stopped after {LOOP_LIMIT} iterations\n")
             return 1
         if isinstance(command, If):
-            for cond, body in command.branches:
-                if (yield from self.run_script(cond, stdin, out, err)) == 0:
+            for test, body in command.branches:
+                if (yield from self.run_script(test, stdin, out, err)) == 0:
                     return (yield from self.run_script(body, stdin, out, err))
             if command.orelse is not None:
                 return (yield from self.run_script(command.orelse, stdin, out, err))
@@ -452,7 +487,7 @@ class Shell:
         command = registry.lookup(name) if "/" not in name else None
         if command is None:
             return self._not_found(name, err)
-        ctx = Context(argv=argv, stdin=stdin, env={**self.env, **env}, shell=self)
+        ctx = Context(argv=argv, stdin=stdin, env={**self.env, **env}, shell=self, isatty=isinstance(out, Terminal))
         status = 0
         try:
             outcome = command.main(ctx)
@@ -464,9 +499,7 @@ class Shell:
                         status = int(stop.value or 0)
                         break
                     self._route(ctx, out, err)
-                    pause = max(0.0, float(pause or 0.0))
-                    self.cluster.clock.advance(pause)
-                    yield pause
+                    yield max(0.0, float(pause or 0.0))
             else:
                 status = int(outcome or 0)
         except CommandError as exc:

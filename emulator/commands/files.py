@@ -1,0 +1,392 @@
+"""File commands over the virtual filesystem: ls, cat, less/more, tee, touch, mkdir, rm.
+
+Errors read like coreutils' (``ls: cannot access '/nope': No such file or
+directory``), with the errno text from :func:`os.strerror`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import math
+import posixpath
+from datetime import timedelta
+
+from ..vfs import Dir, File, FsError
+from .base import ArgumentParser, Command, Context, Outcome
+
+SECTION = "Files and text"
+#: Terminal width used for column layouts.
+COLUMNS = 80
+
+
+def read_input(ctx: Context, path: str) -> str:
+    """The text of an operand: ``-`` is stdin, anything else a file (raises FsError)."""
+    if path == "-":
+        return ctx.stdin
+    return ctx.fs.read(path)
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines without their newlines; a final newline does not start an empty line."""
+    if not text:
+        return []
+    lines = text.split("\n")
+    if text.endswith("\n"):
+        lines.pop()
+    return lines
+
+
+def join_lines(lines: list[str]) -> str:
+    return "".join(line + "\n" for line in lines)
+
+
+def columns(names: list[str], width: int = COLUMNS) -> list[str]:
+    """Names laid out in vertical columns as GNU ls does on a terminal."""
+    if not names:
+        return []
+    best = [names]
+    for cols in range(min(len(names), width // 3 + 1), 0, -1):
+        rows = math.ceil(len(names) / cols)
+        grid = [names[c * rows:(c + 1) * rows] for c in range(cols)]
+        grid = [g for g in grid if g]
+        widths = [max(len(n) for n in col) + 2 for col in grid]
+        if sum(widths) - 2 <= width:
+            best = grid
+            break
+    rows = max(len(col) for col in best)
+    widths = [max(len(n) for n in col) + 2 for col in best]
+    lines = []
+    for r in range(rows):
+        cells = [(col[r], w) for col, w in zip(best, widths) if r < len(col)]
+        line = "".join(name.ljust(w) for name, w in cells[:-1]) + cells[-1][0]
+        lines.append(line)
+    return lines
+
+
+def human_size(size: int) -> str:
+    """``ls -h`` / ``du -h`` sizes: 512, 4.0K, 12K, 1.5M (rounded up, as GNU does)."""
+    if size < 1024:
+        return str(size)
+    value = float(size)
+    for unit in "KMGTPE":
+        value /= 1024
+        if value < 1024 or unit == "E":
+            if value < 10:
+                return f"{math.ceil(value * 10) / 10:.1f}{unit}"
+            return f"{math.ceil(value)}{unit}"
+    return str(size)
+
+
+def _mode_string(node: File | Dir) -> str:
+    kind = "d" if isinstance(node, Dir) else "-"
+    bits = ""
+    for shift in (6, 3, 0):
+        part = (node.mode >> shift) & 7
+        bits += ("r" if part & 4 else "-") + ("w" if part & 2 else "-") + ("x" if part & 1 else "-")
+    if node.mode & 0o1000:
+        bits = bits[:-1] + ("t" if bits[-1] == "x" else "T")
+    return kind + bits
+
+
+class Ls(Command):
+    name = "ls"
+    summary = "list directory contents (-l -a -A -h -1 -d -r -t -S -R)"
+    section = SECTION
+    add_help_flag = False  # -h means --human-readable
+
+    def configure(self, parser: ArgumentParser) -> None:
+        parser.add_argument("--help", action="help", help="display this help and exit")
+        parser.add_argument("-l", dest="long", action="store_true", help="use a long listing format")
+        parser.add_argument("-a", "--all", action="store_true", help="do not ignore entries starting with .")
+        parser.add_argument("-A", "--almost-all", action="store_true", help="do not list implied . and ..")
+        parser.add_argument("-h", "--human-readable", action="store_true", help="with -l, print sizes like 1K 234M 2G")
+        parser.add_argument("-1", dest="one", action="store_true", help="list one file per line")
+        parser.add_argument("-d", "--directory", action="store_true", help="list directories themselves")
+        parser.add_argument("-r", "--reverse", action="store_true", help="reverse order while sorting")
+        parser.add_argument("-t", dest="by_time", action="store_true", help="sort by time, newest first")
+        parser.add_argument("-S", dest="by_size", action="store_true", help="sort by file size, largest first")
+        parser.add_argument("-R", "--recursive", action="store_true", help="list subdirectories recursively")
+        parser.add_argument("--color", nargs="?", const="always", metavar="WHEN", help="accepted; no colors")
+        parser.add_argument("paths", nargs="*", metavar="FILE", help="files or directories (default: .)")
+
+    def usage_error(self, message: str) -> str:
+        return _coreutils_error(self.name, message)
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        assert args is not None
+        fs = ctx.fs
+        paths = args.paths or ["."]
+        status = 0
+        files: list[tuple[str, File | Dir]] = []
+        dirs: list[tuple[str, Dir]] = []
+        for path in paths:
+            try:
+                node = fs.lookup(path)
+            except FsError as exc:
+                ctx.err(f"ls: cannot access '{path}': {exc.strerror}\n")
+                status = 2
+                continue
+            if isinstance(node, Dir) and not args.directory:
+                dirs.append((path, node))
+            else:
+                files.append((path, node))
+        blocks: list[list[str]] = []
+        if files:
+            blocks.append(self._render(ctx, args, self._sorted(args, files), with_total=False))
+        show_names = len(paths) > 1 or args.recursive
+        queue = list(dirs)
+        count = 0
+        while queue and count < 1_000:
+            count += 1
+            path, node = queue.pop(0)
+            entries = [(name, child) for name, child in node.entries().items()
+                       if args.all or args.almost_all or not name.startswith(".")]
+            if args.all:
+                entries = [(".", node), ("..", node), *entries]
+            entries = self._sorted(args, entries)
+            lines = [f"{path}:"] if show_names else []
+            lines += self._render(ctx, args, entries, with_total=True)
+            blocks.append(lines)
+            if args.recursive:
+                subdirs = [(posixpath.join(path, name), child) for name, child in entries
+                           if isinstance(child, Dir) and name not in (".", "..")]
+                queue[0:0] = subdirs
+        out = []
+        for i, block in enumerate(blocks):
+            if i:
+                out.append("")
+            out += block
+        ctx.out("".join(line + "\n" for line in out))
+        return status
+
+    @staticmethod
+    def _sorted(args: argparse.Namespace, entries: list) -> list:
+        if args.by_time:
+            entries = sorted(entries, key=lambda e: (-e[1].mtime, e[0]))
+        elif args.by_size:
+            entries = sorted(entries, key=lambda e: (-(4096 if isinstance(e[1], Dir) else e[1].size()), e[0]))
+        else:
+            entries = sorted(entries, key=lambda e: e[0])
+        return entries[::-1] if args.reverse else entries
+
+    def _render(self, ctx: Context, args: argparse.Namespace, entries: list, with_total: bool) -> list[str]:
+        if not args.long:
+            names = [name for name, _ in entries]
+            if args.one or not ctx.isatty:
+                return names
+            return columns(names)
+        rows = []
+        total = 0
+        for name, node in entries:
+            size = 4096 if isinstance(node, Dir) else node.size()
+            total += math.ceil(size / 4096) * 4 if size else 0
+            links = 2 + sum(isinstance(c, Dir) for c in node.children.values()) if isinstance(node, Dir) \
+                and node.populate is None else (2 if isinstance(node, Dir) else 1)
+            when = ctx.clock.at(node.mtime)
+            recent = timedelta(0) <= ctx.clock.now() - when < timedelta(days=182)
+            stamp = when.strftime("%b %e %H:%M") if recent else when.strftime("%b %e  %Y")
+            size_text = human_size(size) if args.human_readable else str(size)
+            rows.append((_mode_string(node), str(links), node.owner, node.group, size_text, stamp, name))
+        if not rows:
+            return ["total 0"] if with_total else []
+        widths = [max(len(r[i]) for r in rows) for i in range(5)]
+        lines = [f"total {human_size(total * 1024) if args.human_readable else total}"] if with_total else []
+        for mode, link_count, owner, group, size_text, stamp, name in rows:
+            lines.append(f"{mode} {link_count:>{widths[1]}} {owner:<{widths[2]}} {group:<{widths[3]}} "
+                         f"{size_text:>{widths[4]}} {stamp} {name}")
+        return lines
+
+
+def _coreutils_error(name: str, message: str) -> str:
+    """argparse's complaint reworded as coreutils prints it."""
+    if message.startswith("unrecognized arguments:"):
+        bad = message.split(":", 1)[1].strip().split()[0]
+        if bad.startswith("--"):
+            text = f"unrecognized option '{bad}'"
+        else:
+            text = f"invalid option -- '{bad.lstrip('-')[:1]}'"
+    elif "expected one argument" in message:
+        flag = message.split()[1].split("/")[0]
+        text = f"option requires an argument -- '{flag.lstrip('-')[:1]}'"
+    else:
+        text = message
+    return f"{name}: {text}\nTry '{name} --help' for more information."
+
+
+class Cat(Command):
+    name = "cat"
+    summary = "print files (-n: number lines)"
+    section = SECTION
+    usage_status = 1
+
+    def configure(self, parser: ArgumentParser) -> None:
+        parser.add_argument("-n", "--number", action="store_true", help="number all output lines")
+        parser.add_argument("-A", "--show-all", action="store_true", help="show tabs as ^I and line ends as $")
+        parser.add_argument("files", nargs="*", metavar="FILE", help="files to print (- or none: stdin)")
+
+    def usage_error(self, message: str) -> str:
+        return _coreutils_error(self.name, message)
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        assert args is not None
+        status = 0
+        number = 0
+        for path in args.files or ["-"]:
+            try:
+                text = read_input(ctx, path)
+            except FsError as exc:
+                ctx.err(exc.message("cat") + "\n")
+                status = 1
+                continue
+            if args.show_all:
+                text = "".join(line.replace("\t", "^I") + "$\n" for line in split_lines(text))
+            if args.number:
+                lines = []
+                for line in split_lines(text):
+                    number += 1
+                    lines.append(f"{number:6d}\t{line}")
+                text = join_lines(lines)
+            ctx.out(text)
+        return status
+
+
+class Less(Command):
+    name = "less"
+    summary = "page through a file (here: print it whole)"
+    section = SECTION
+    aliases = ("more",)
+    parses_args = False
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        paths = [w for w in ctx.argv[1:] if not w.startswith("-") or w == "-"]
+        if not paths:
+            if not ctx.stdin:
+                raise ctx.fail("Missing filename (\"less --help\" for help)", 1)
+            ctx.out(ctx.stdin)
+            return 0
+        status = 0
+        for path in paths:
+            try:
+                ctx.out(read_input(ctx, path))
+            except FsError as exc:
+                if exc.errno == errno.EISDIR:
+                    ctx.err(f"{path} is a directory\n")
+                else:
+                    ctx.err(f"{path}: {exc.strerror}\n")
+                status = 1
+        return status
+
+
+class Tee(Command):
+    name = "tee"
+    summary = "copy stdin to stdout and to files (-a: append)"
+    section = SECTION
+    usage_status = 1
+
+    def configure(self, parser: ArgumentParser) -> None:
+        parser.add_argument("-a", "--append", action="store_true", help="append to the given files")
+        parser.add_argument("files", nargs="*", metavar="FILE", help="files to write")
+
+    def usage_error(self, message: str) -> str:
+        return _coreutils_error(self.name, message)
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        assert args is not None
+        status = 0
+        for path in args.files:
+            try:
+                ctx.fs.write(path, ctx.stdin, append=args.append)
+            except FsError as exc:
+                ctx.err(exc.message("tee") + "\n")
+                status = 1
+        ctx.out(ctx.stdin)
+        return status
+
+
+class Touch(Command):
+    name = "touch"
+    summary = "create empty files or update their times"
+    section = SECTION
+    usage_status = 1
+
+    def configure(self, parser: ArgumentParser) -> None:
+        parser.add_argument("files", nargs="+", metavar="FILE", help="files to touch")
+
+    def usage_error(self, message: str) -> str:
+        if "required" in message:
+            return "touch: missing file operand\nTry 'touch --help' for more information."
+        return _coreutils_error(self.name, message)
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        assert args is not None
+        status = 0
+        for path in args.files:
+            try:
+                ctx.fs.write(path, "", append=True)
+            except FsError as exc:
+                ctx.err(f"touch: cannot touch '{path}': {exc.strerror}\n")
+                status = 1
+        return status
+
+
+class Mkdir(Command):
+    name = "mkdir"
+    summary = "make directories (-p: parents as needed)"
+    section = SECTION
+    usage_status = 1
+
+    def configure(self, parser: ArgumentParser) -> None:
+        parser.add_argument("-p", "--parents", action="store_true", help="no error if existing, make parents")
+        parser.add_argument("dirs", nargs="+", metavar="DIRECTORY", help="directories to create")
+
+    def usage_error(self, message: str) -> str:
+        if "required" in message:
+            return "mkdir: missing operand\nTry 'mkdir --help' for more information."
+        return _coreutils_error(self.name, message)
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        assert args is not None
+        status = 0
+        for path in args.dirs:
+            try:
+                ctx.fs.mkdir(path, parents=args.parents)
+            except FsError as exc:
+                ctx.err(f"mkdir: cannot create directory '{path}': {exc.strerror}\n")
+                status = 1
+        return status
+
+
+class Rm(Command):
+    name = "rm"
+    summary = "remove files you created (-f: ignore missing ones)"
+    section = SECTION
+    usage_status = 1
+
+    def configure(self, parser: ArgumentParser) -> None:
+        parser.add_argument("-f", "--force", action="store_true", help="ignore nonexistent files")
+        parser.add_argument("-r", "-R", "--recursive", action="store_true", help="accepted; directories are kept")
+        parser.add_argument("files", nargs="*", metavar="FILE", help="files to remove")
+
+    def usage_error(self, message: str) -> str:
+        return _coreutils_error(self.name, message)
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        assert args is not None
+        if not args.files and not args.force:
+            raise ctx.fail("rm: missing operand\nTry 'rm --help' for more information.", 1)
+        status = 0
+        for path in args.files:
+            try:
+                ctx.fs.remove(path)
+            except FsError as exc:
+                if exc.errno == errno.ENOENT and args.force:
+                    continue
+                verb = "cannot remove"
+                ctx.err(f"rm: {verb} '{path}': {exc.strerror}\n")
+                status = 1
+        return status
+
+
+def commands() -> list[Command]:
+    return [Ls(), Cat(), Less(), Tee(), Touch(), Mkdir(), Rm()]
