@@ -206,12 +206,12 @@ class NcclTest(Command):
         ctx.outln("# Using devices")
         procs: list[Proc] = []
         seen: dict[str, int] = {}
-        for p, host in enumerate(hosts):
+        for index, host in enumerate(hosts):
             local = seen.get(host, 0)
             seen[host] = local + 1
             pid = rng(cluster.seed, "nccl-tests", host, int(cluster.clock.elapsed)).randint(20_000, 400_000) + local
             for i in range(per):
-                procs.append(Proc(rank=p * per + i, node=host, gpu=local * per + i, pid=pid))
+                procs.append(Proc(rank=index * per + i, node=host, gpu=local * per + i, pid=pid))
         ranks = [(p.node, p.gpu) for p in procs]
         try:
             check_usable(cluster, ranks)

@@ -1,0 +1,128 @@
+"""The collective bandwidth model: nccl-tests' arithmetic, NVLink/NVLS inside a node, the slowest hop across nodes."""
+
+from __future__ import annotations
+
+import pytest
+
+from emulator.cluster.build import ClusterSpec, build_cluster
+from emulator.cluster.collectives import (
+    CollectiveError,
+    algbw_gbps,
+    bus_factor,
+    busbw_gbps,
+    collective,
+    hca_filter,
+    net_plan,
+)
+
+GiB = 2**30
+
+
+def ranks(*nodes: str, gpus: int = 8) -> list[tuple[str, int]]:
+    return [(n, g) for n in nodes for g in range(gpus)]
+
+
+@pytest.mark.parametrize(("op", "n", "factor"), [
+    ("all_reduce", 8, 2 * 7 / 8), ("all_reduce", 16, 2 * 15 / 16), ("all_gather", 8, 7 / 8),
+    ("reduce_scatter", 16, 15 / 16), ("alltoall", 32, 31 / 32), ("broadcast", 8, 1.0), ("reduce", 8, 1.0),
+    ("sendrecv", 16, 1.0),
+])
+def test_bus_factor_follows_nccl_tests_performance_doc(op: str, n: int, factor: float) -> None:
+    assert bus_factor(op, n) == pytest.approx(factor)
+
+
+def test_busbw_reproduces_the_two_node_sample_row() -> None:
+    # 8 GiB all-reduce over 16 ranks in 47535 us: algbw 180.71, busbw 338.82 GB/s.
+    t = 47535e-6
+    assert algbw_gbps(8 * GiB, t) == pytest.approx(180.71, abs=0.01)
+    assert busbw_gbps("all_reduce", 8 * GiB, t, 16) == pytest.approx(338.82, abs=0.02)
+
+
+def test_every_result_obeys_the_busbw_formula() -> None:
+    cluster = build_cluster(ClusterSpec(seed=3))
+    for op in ("all_reduce", "all_gather", "alltoall", "broadcast", "sendrecv"):
+        r = collective(cluster, op, 64 * 2**20, ranks("node01", "node02"))
+        assert r.algbw == pytest.approx(r.size_bytes / (r.time_us * 1e-6) / 1e9)
+        assert r.busbw == pytest.approx(r.algbw * bus_factor(op, 16))
+
+
+def test_healthy_eight_gpu_all_reduce_reaches_nvls_bandwidth_at_8_gib() -> None:
+    r = collective(build_cluster(ClusterSpec()), "all_reduce", 8 * GiB, ranks("node01"))
+    assert r.algorithm == "NVLS"
+    assert 460 <= r.busbw <= 495
+
+
+def test_nvls_disabled_falls_back_to_a_ring_near_370_gbps() -> None:
+    r = collective(build_cluster(ClusterSpec()), "all_reduce", 8 * GiB, ranks("node01"), {"NCCL_NVLS_ENABLE": "0"})
+    assert r.algorithm == "Ring"
+    assert 350 <= r.busbw <= 385
+
+
+def test_small_messages_are_latency_bound_in_microseconds() -> None:
+    r = collective(build_cluster(ClusterSpec()), "all_reduce", 8, ranks("node01"))
+    assert 5 <= r.time_us <= 30
+    assert r.busbw < 0.01
+
+
+def test_two_node_all_reduce_is_bounded_by_eight_400g_ports() -> None:
+    r = collective(build_cluster(ClusterSpec()), "all_reduce", 8 * GiB, ranks("node01", "node02"))
+    assert r.transport == "NET/IB"
+    assert 320 <= r.busbw <= 8 * 400 / 8
+
+
+def test_one_port_at_200g_halves_the_whole_jobs_large_message_busbw() -> None:
+    healthy = build_cluster(ClusterSpec())
+    degraded = build_cluster(ClusterSpec())
+    degraded.nodes["node02"].nics[5].rate_gbps = 200
+    two = ranks("node01", "node02")
+    before = collective(healthy, "all_reduce", 8 * GiB, two).busbw
+    after = collective(degraded, "all_reduce", 8 * GiB, two).busbw
+    assert after / before == pytest.approx(0.5, abs=0.03)
+
+
+def test_a_downed_nvlink_lowers_the_single_node_bandwidth() -> None:
+    cluster = build_cluster(ClusterSpec())
+    for link in cluster.nodes["node01"].gpus[3].nvlinks[:6]:
+        link.up = False
+    r = collective(cluster, "all_reduce", 8 * GiB, ranks("node01"))
+    assert r.busbw < 0.72 * 480
+
+
+def test_stopped_fabric_manager_fails_cuda_init() -> None:
+    cluster = build_cluster(ClusterSpec())
+    cluster.nodes["node01"].hw.services["nvidia-fabricmanager"].active = False
+    with pytest.raises(CollectiveError) as info:
+        collective(cluster, "all_reduce", 1024, ranks("node01"))
+    assert info.value.cuda_error == "system not yet initialized"
+
+
+def test_hca_list_naming_netdevs_falls_back_to_sockets_far_slower() -> None:
+    cluster = build_cluster(ClusterSpec())
+    env = {"NCCL_IB_HCA": "=ibp24s0,ibp64s0"}
+    plan = net_plan(cluster, ["node01", "node02"], env)
+    assert plan.transport == "Socket"
+    slow = collective(cluster, "all_reduce", GiB, ranks("node01", "node02"), env)
+    fast = collective(cluster, "all_reduce", GiB, ranks("node01", "node02"))
+    assert slow.transport == "NET/Socket"
+    assert slow.busbw < fast.busbw / 50
+
+
+def test_hca_filter_prefix_exact_and_exclusion() -> None:
+    names = ["mlx5_0", "mlx5_1", "mlx5_10", "mlx5_2"]
+    assert hca_filter("mlx5_1", names) == ["mlx5_1", "mlx5_10"]
+    assert hca_filter("=mlx5_1:1", names) == ["mlx5_1"]
+    assert hca_filter("^mlx5_1", names) == ["mlx5_0", "mlx5_2"]
+
+
+def test_hca_list_with_storage_ports_lowers_multi_node_bandwidth() -> None:
+    cluster = build_cluster(ClusterSpec())
+    two = ranks("node01", "node02")
+    rails = collective(cluster, "all_reduce", 8 * GiB, two).busbw
+    wide = collective(cluster, "all_reduce", 8 * GiB, two, {"NCCL_IB_HCA": "mlx5"}).busbw
+    assert wide < 0.75 * rails
+
+
+def test_results_are_deterministic_for_a_seed() -> None:
+    a = collective(build_cluster(ClusterSpec(seed=5)), "all_gather", GiB, ranks("node01"), sample=1)
+    b = collective(build_cluster(ClusterSpec(seed=5)), "all_gather", GiB, ranks("node01"), sample=1)
+    assert a == b

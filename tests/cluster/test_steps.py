@@ -1,0 +1,153 @@
+"""The step-time model, its place on the clock, the job's files, and the training faults' effects."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from emulator.cluster import steps
+from emulator.cluster.build import ClusterSpec, build_cluster
+from emulator.cluster.faults import apply_fault
+from emulator.cluster.joblogs import checkpoint_files, latest_checkpoint, slurm_out, train_log
+from emulator.cluster.model import Cluster
+
+LOG = "/lustre/jobs/llm-pretrain/train.log"
+OUT = "/lustre/jobs/llm-pretrain/slurm-48213.out"
+
+
+def cluster_with(fault: str | None = None, nodes: int = 8, **params: object) -> Cluster:
+    cluster = build_cluster(ClusterSpec(seed=0, nodes=nodes, training_nodes=nodes // 2))
+    if fault:
+        apply_fault(cluster, fault, params)
+    return cluster
+
+
+def test_healthy_run_reaches_a_realistic_mfu_and_is_compute_bound() -> None:
+    prof = steps.profile(cluster_with())
+    assert 0.40 <= prof.mfu <= 0.45
+    assert prof.bound == "compute"
+    assert prof.late_rank is None
+    assert prof.data_wait_s < 0.05
+
+
+def test_tokens_per_second_is_tokens_per_step_over_step_time() -> None:
+    cluster = cluster_with()
+    prof = steps.profile(cluster)
+    assert cluster.training is not None
+    assert prof.tokens_per_s == pytest.approx(cluster.training.tokens_per_step / prof.step_s)
+
+
+def test_slow_input_makes_data_wait_dominate() -> None:
+    prof = steps.profile(cluster_with("slow-input"))
+    assert prof.bound == "input"
+    assert prof.data_wait_s > 0.4 * prof.step_s
+
+
+def test_storage_contention_adds_data_wait_and_slows_checkpoint_writes() -> None:
+    healthy, loaded = steps.profile(cluster_with()), steps.profile(cluster_with("storage-contention"))
+    assert loaded.data_wait_s > 0.5
+    assert loaded.checkpoint_write_s > 5 * healthy.checkpoint_write_s
+
+
+def test_checkpoint_stall_saves_synchronously_and_leaves_a_shard_missing() -> None:
+    cluster = cluster_with("checkpoint-stall")
+    truth = cluster.truth()
+    prof = steps.profile(cluster)
+    assert prof.checkpoint_stall_s == pytest.approx(prof.checkpoint_write_s)
+    step = int(truth["step"])
+    files = checkpoint_files(cluster)
+    shard = f"/lustre/ckpt/llama-8b/step_{step:07d}/__{truth['missing_rank']}_0.distcp"
+    assert shard not in files
+    assert f"/lustre/ckpt/llama-8b/step_{step:07d}/__0_0.distcp" in files or truth["missing_rank"] == "0"
+    assert latest_checkpoint(cluster) == step
+
+
+@pytest.mark.parametrize("kind", ["thermal", "power-brake"])
+def test_a_slowed_gpu_makes_its_rank_the_late_one(kind: str) -> None:
+    cluster = cluster_with("straggler", kind=kind, rank=13)
+    prof = steps.profile(cluster)
+    assert prof.late_rank == 13
+    waits = {r.rank: r.comm_s for r in prof.ranks}
+    assert waits[13] < min(w for r, w in waits.items() if r != 13)
+
+
+def test_a_rank_stuck_reading_hangs_the_run_and_the_watchdog_names_the_all_reduce() -> None:
+    cluster = cluster_with("straggler", kind="io", rank=9, at=-590.0)
+    sched = steps.schedule(cluster)
+    stopped = sched.completed_at(0.0)
+    cluster.clock.advance(30.0)
+    assert sched.completed_at(cluster.clock.elapsed) == stopped
+    text = slurm_out(cluster)
+    assert "OpType=ALLREDUCE" in text and "Timeout(ms)=600000" in text
+    assert "[Rank 9]" not in text and "[Rank 8] Watchdog caught collective operation timeout" in text
+
+
+def test_numa_misbinding_slows_the_misbound_rank() -> None:
+    cluster = cluster_with("numa-misbinding", rank=5)
+    assert steps.profile(cluster).late_rank == 5
+
+
+def test_socket_fallback_makes_the_run_communication_bound() -> None:
+    prof = steps.profile(cluster_with("nccl-socket-fallback", variant="ib-disabled"))
+    assert prof.transport == "NET/Socket"
+    assert prof.bound == "communication"
+
+
+def test_tp_across_nodes_is_far_slower_than_tp_inside_the_node() -> None:
+    cluster = cluster_with("tp-across-nodes")
+    assert cluster.training is not None and cluster.training.baseline_step_s is not None
+    assert steps.profile(cluster).step_s > 2 * cluster.training.baseline_step_s
+
+
+def test_twice_the_nodes_finish_only_slightly_sooner() -> None:
+    cluster = cluster_with("larger-allocation", nodes=16)
+    assert cluster.training is not None and cluster.training.baseline_step_s is not None
+    speedup = cluster.training.baseline_step_s / steps.profile(cluster).step_s
+    assert 1.05 < speedup < 1.5
+
+
+@pytest.mark.parametrize("setting", ["activation_checkpointing", "micro_batch_size"])
+def test_config_regression_costs_tokens_per_second(setting: str) -> None:
+    cluster = cluster_with("config-regression", setting=setting)
+    assert cluster.training is not None and cluster.training.baseline_step_s is not None
+    assert steps.profile(cluster).step_s > 1.05 * cluster.training.baseline_step_s
+    assert "train.log.1" in " ".join(steps.log_files(cluster))
+
+
+def test_train_log_grows_with_the_clock_and_carries_simulated_times() -> None:
+    cluster = cluster_with()
+    before = train_log(cluster)
+    cluster.clock.advance(120.0)
+    after = train_log(cluster)
+    assert after.startswith(before)
+    assert len(after.splitlines()) > len(before.splitlines())
+    last = after.splitlines()[-1]
+    assert re.match(r"2026-03-11 09:0[0-2]:\d\d,\d{3} INFO \[train.py:212\] step \d+ \| loss \d\.\d{4}", last)
+
+
+def test_train_log_shows_checkpoint_saves_with_durations() -> None:
+    text = train_log(cluster_with("checkpoint-stall"))
+    assert re.search(r"saved checkpoint step \d+ in \d+\.\d\ds \(\d+\.\d\d GB/s\), training paused", text)
+
+
+def test_log_files_are_absolute_paths_to_producers() -> None:
+    files = steps.log_files(cluster_with())
+    assert LOG in files and OUT in files
+    assert all(path.startswith("/") for path in files)
+    assert files[LOG]().endswith("\n")
+
+
+def test_nccl_debug_in_the_job_env_puts_init_lines_in_the_slurm_output() -> None:
+    cluster = cluster_with()
+    assert cluster.training is not None
+    cluster.training.env["NCCL_DEBUG"] = "INFO"
+    text = slurm_out(cluster)
+    assert "NCCL INFO NET/IB : Using [0]mlx5_0:1/IB" in text
+    assert "NCCL version 2.21.5+cuda12.4" in text
+
+
+def test_phases_cover_the_run_in_order() -> None:
+    names = [p.name for p in steps.phases(cluster_with())]
+    assert names[:4] == ["allocation", "initialisation", "first batch", "steady state"]
+    assert "checkpoint" in names

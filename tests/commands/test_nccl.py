@@ -1,0 +1,144 @@
+"""nccl-tests binaries and mpirun through the shell: layout, flags, errors, launchers, faults."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from emulator.cluster.faults import apply_fault
+from emulator.session import Session
+
+GOLDEN = Path(__file__).parent / "golden"
+ROW = re.compile(r"^\s+(\d+)\s+(\d+)\s+(\w+)\s+(\w+)\s+(-?\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\S+)"
+                 r"\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\S+)$")
+
+
+def golden(name: str, text: str) -> None:
+    """Compare with tests/commands/golden/NAME; REGOLD=1 rewrites it."""
+    path = GOLDEN / name
+    if os.environ.get("REGOLD"):
+        path.write_text(text)
+    assert text == path.read_text()
+
+
+def rows(out: str) -> list[tuple[int, float, float]]:
+    """(size, out-of-place algbw, out-of-place busbw) of each result row."""
+    found = []
+    for line in out.splitlines():
+        m = ROW.match(line)
+        if m:
+            found.append((int(m.group(1)), float(m.group(7)), float(m.group(8))))
+    return found
+
+
+def test_single_node_sweep_matches_golden() -> None:
+    out, status = Session().execute("ssh node01 all_reduce_perf -b 8 -e 8G -f 8 -g 8")
+    assert status == 0
+    golden("all_reduce_perf_node01_g8.txt", out)
+
+
+def test_header_and_footer_follow_nccl_tests_2_13() -> None:
+    out, _ = Session().execute("ssh node02 all_gather_perf -b 1M -e 4M -f 2 -g 8")
+    lines = out.splitlines()
+    assert lines[0] == ("# nThread 1 nGpus 8 minBytes 1048576 maxBytes 4194304 step: 2(factor) warmup iters: 5 "
+                        "iters: 20 agg iters: 1 validation: 1 graph: 0")
+    assert re.match(r"#  Rank  0 Group  0 Pid +\d+ on     node02 device  0 \[0x1b\] NVIDIA H100 80GB HBM3", lines[3])
+    assert "# Out of bounds values : 0 OK" in lines
+    assert any(re.fullmatch(r"# Avg bus bandwidth    : [\d.]+ ", line) for line in lines)
+
+
+def test_avg_bus_bandwidth_is_the_mean_of_every_row() -> None:
+    out, _ = Session().execute("ssh node01 all_reduce_perf -b 8 -e 1G -f 4 -g 8")
+    busbw = [float(x) for line in out.splitlines() if (m := ROW.match(line)) for x in (m.group(8), m.group(12))]
+    avg = float(re.search(r"# Avg bus bandwidth    : ([\d.]+)", out).group(1))  # type: ignore[union-attr]
+    assert avg == pytest.approx(sum(busbw) / len(busbw), rel=1e-4)
+
+
+def test_busbw_column_is_algbw_times_the_all_reduce_factor() -> None:
+    out, _ = Session().execute("ssh node01 all_reduce_perf -b 64M -e 8G -f 2 -g 8")
+    for _size, alg, bus in rows(out):
+        assert bus == pytest.approx(alg * 2 * 7 / 8, abs=0.02)
+    assert 460 <= rows(out)[-1][2] <= 495
+
+
+def test_all_gather_count_is_per_rank() -> None:
+    out, _ = Session().execute("ssh node01 all_gather_perf -b 1M -e 1M -g 8")
+    assert re.search(r"^\s+1048576\s+32768\s+float\s+none\s+-1", out, re.M)
+
+
+def test_mpirun_across_two_nodes_prints_once_from_rank_0() -> None:
+    out, status = Session().execute("mpirun -np 16 -H node01:8,node02:8 all_reduce_perf -b 8G -e 8G -g 1")
+    assert status == 0
+    assert out.count("# nThread") == 1
+    assert "Rank 15 Group  0" in out and "on     node02 device  7" in out
+    assert 320 <= rows(out)[-1][2] <= 400
+
+
+def test_srun_environment_places_tasks_in_blocks() -> None:
+    env = "SLURM_PROCID=0 SLURM_NTASKS=16 SLURM_NNODES=2 SLURM_JOB_NODELIST=node[05-06]"
+    out, _ = Session().execute(f"ssh node05 {env} all_reduce_perf -b 1G -e 1G -g 1")
+    assert "Rank  8 Group  0" in out and "on     node06 device  0" in out
+    quiet, status = Session().execute("ssh node06 SLURM_PROCID=3 SLURM_NTASKS=16 all_reduce_perf -g 1")
+    assert (quiet, status) == ("", 0)
+
+
+def test_degraded_port_halves_the_two_node_busbw() -> None:
+    s = Session()
+    healthy = rows(s.execute("mpirun -np 16 -H node01:8,node02:8 all_reduce_perf -b 8G -e 8G -g 1")[0])[-1][2]
+    apply_fault(s.cluster, "link-rate", {"node": "node02", "port": "mlx5_3"})
+    degraded = rows(s.execute("mpirun -np 16 -H node01:8,node02:8 all_reduce_perf -b 8G -e 8G -g 1")[0])[-1][2]
+    assert degraded / healthy == pytest.approx(0.5, abs=0.05)
+
+
+def test_nccl_debug_info_shows_ib_devices_and_socket_fallback() -> None:
+    s = Session()
+    out, _ = s.execute("mpirun -np 16 -x NCCL_DEBUG=INFO -H node01:8,node02:8 all_reduce_perf -b 1M -e 1M -g 1")
+    assert "NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB" in out
+    assert re.search(r"via NET/IB/\d/GDRDMA", out)
+    out, _ = s.execute("mpirun -np 16 -x NCCL_DEBUG=INFO -x NCCL_IB_HCA==ibp24s0 -H node01:8,node02:8 "
+                       "all_reduce_perf -b 1M -e 1M -g 1")
+    assert "NCCL INFO NET/IB : No device found." in out
+    assert "NCCL INFO Using network Socket" in out and "via NET/Socket/0" in out
+
+
+def test_debug_subsys_filters_lines() -> None:
+    out, _ = Session().execute("ssh node01 NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=NET all_reduce_perf -g 8")
+    assert "NET/IB : Using" in out and "Channel 00/32" not in out
+
+
+def test_no_gpus_on_the_login_node_is_a_cuda_failure() -> None:
+    out, status = Session().execute("all_reduce_perf -g 8")
+    assert status == 1
+    assert "login01: Test CUDA failure common.cu:892 'no CUDA-capable device is detected'" in out
+
+
+def test_more_gpus_than_the_node_has_is_an_invalid_device_ordinal() -> None:
+    out, status = Session().execute("ssh node01 all_reduce_perf -g 9")
+    assert status == 1 and "'invalid device ordinal'" in out
+
+
+def test_unknown_option_prints_getopt_error_and_usage() -> None:
+    out, status = Session().execute("ssh node01 all_reduce_perf -q 1")
+    assert status == 1
+    assert "all_reduce_perf: invalid option -- 'q'" in out and "USAGE: all_reduce_perf" in out
+
+
+def test_bad_size_is_reported_like_nccl_tests() -> None:
+    out, status = Session().execute("ssh node01 all_reduce_perf -b 8X")
+    assert status != 0 and "invalid size specified for 'minbytes'" in out
+
+
+def test_mpirun_without_enough_slots_refuses() -> None:
+    out, status = Session().execute("mpirun -np 4 -H node01:2 hostname")
+    assert status == 1 and "There are not enough slots available" in out
+
+
+def test_sweep_streams_one_row_per_chunk() -> None:
+    run = Session().run("ssh node01 all_reduce_perf -b 1K -e 1M -f 4 -g 8")
+    chunks = []
+    while (chunk := run.step()) is not None:
+        chunks.append(chunk)
+    assert len(chunks) >= 6

@@ -1,0 +1,120 @@
+"""py-spy dump and timeline through the shell, on the healthy run and under training faults."""
+
+from __future__ import annotations
+
+import pytest
+
+from emulator.cluster import steps
+from emulator.cluster.faults import apply_fault
+from emulator.session import Session
+
+
+def session(fault: str | None = None, **params: object) -> Session:
+    s = Session()
+    if fault:
+        apply_fault(s.cluster, fault, params)
+    return s
+
+
+def rank(s: Session, n: int):  # noqa: ANN201 - a Rank
+    assert s.cluster.training is not None
+    return s.cluster.training.ranks[n]
+
+
+def advance_until(s: Session, n: int, state: str) -> None:
+    """Move the clock (in 0.1 s steps, at most one step period) until rank ``n`` is in ``state``."""
+    r = rank(s, n)
+    for _ in range(2000):
+        if steps.where(s.cluster, r) == state:
+            return
+        s.cluster.clock.advance(0.1)
+    raise AssertionError(f"rank {n} never in {state}")
+
+
+def test_py_spy_dump_prints_the_real_header_and_main_thread() -> None:
+    s = session()
+    r = rank(s, 3)
+    out, status = s.execute(f"ssh {r.node} py-spy dump --pid {r.pid}")
+    assert status == 0
+    lines = out.splitlines()
+    assert lines[0] == f"Process {r.pid}: /usr/bin/python3 -u train.py --config /home/alice/jobs/configs/llama-8b.yaml"
+    assert lines[1] == "Python v3.10.12 (/usr/bin/python3.10)"
+    assert lines[3].startswith(f"Thread {r.pid} (") and lines[3].endswith('): "MainThread"')
+    assert '"Thread-2 (_pin_memory_loop)"' in out
+
+
+def test_py_spy_needs_the_pid_on_the_current_host() -> None:
+    s = session()
+    out, status = s.execute(f"py-spy dump --pid {rank(s, 0).pid}")
+    assert status == 1
+    assert out == ("Error: Failed to open process - check if it is running.\n"
+                   "Reason: No such file or directory (os error 2)\n")
+
+
+def test_waiting_ranks_sit_in_all_reduce_while_the_stuck_rank_waits_for_data() -> None:
+    s = session("straggler", kind="io", rank=10, at=-30.0)
+    waiting, stuck = rank(s, 2), rank(s, 10)
+    out, _ = s.execute(f"ssh {waiting.node} py-spy dump --pid {waiting.pid}")
+    assert "    all_reduce (torch/distributed/distributed_c10d.py:2288)" in out
+    out, _ = s.execute(f"ssh {stuck.node} py-spy dump --pid {stuck.pid}")
+    assert f"Thread {stuck.pid} (idle)" in out
+    assert "    _try_get_data (torch/utils/data/dataloader.py:1133)" in out
+    worker = steps.worker_pids(s.cluster.training, stuck)[0]  # type: ignore[arg-type]
+    out, _ = s.execute(f"ssh {stuck.node} py-spy dump --pid {worker}")
+    assert "    _read_chunk (data.py:57)" in out
+
+
+def test_slow_input_shows_the_main_thread_in_the_loader_and_workers_busy() -> None:
+    s = session("slow-input")
+    advance_until(s, 0, "data")
+    r = rank(s, 0)
+    out, _ = s.execute(f"ssh {r.node} py-spy dump --pid {r.pid}")
+    assert "get (queue.py:180)" in out
+    worker = steps.worker_pids(s.cluster.training, r)[0]  # type: ignore[arg-type]
+    out, _ = s.execute(f"ssh {r.node} py-spy dump --pid {worker}")
+    assert f"Thread {worker} (active)" in out and "pack_sequences (data.py:88)" in out
+
+
+def test_a_synchronous_save_shows_torch_serialization() -> None:
+    s = session("checkpoint-stall")
+    advance_until(s, 4, "checkpoint")
+    r = rank(s, 4)
+    out, _ = s.execute(f"ssh {r.node} py-spy dump --pid {r.pid}")
+    assert "    _save (torch/serialization.py:864)" in out
+
+
+def test_timeline_draws_the_phases_of_the_run() -> None:
+    out, status = session().execute("timeline")
+    assert status == 0
+    for name in ("allocation", "initialisation", "first batch", "steady state", "checkpoint"):
+        assert f"\n{name}" in out
+    assert "MFU" in out and "(compute-bound)" in out
+
+
+def test_timeline_ranks_marks_the_late_rank() -> None:
+    s = session("straggler", kind="thermal", rank=21)
+    out, _ = s.execute("timeline --ranks")
+    late = [line for line in out.splitlines() if line.endswith("<- late")]
+    assert len(late) == 1 and late[0].split()[0] == "21"
+
+
+def test_timeline_shows_a_hang() -> None:
+    s = session("straggler", kind="io", rank=7, at=-60.0)
+    out, _ = s.execute("timeline")
+    assert "\nhang" in out and "rank 7 stopped" in out
+    out, _ = s.execute("timeline --ranks")
+    assert "stuck since" in out and "waiting in all_reduce since" in out
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ("timeline --job 99", "timeline: job 99 not found"),
+    ("timeline --job abc", "timeline: invalid job id: abc"),
+])
+def test_timeline_rejects_bad_jobs(line: str, message: str) -> None:
+    out, status = session().execute(line)
+    assert status == 1 and out.strip() == message
+
+
+def test_timeline_compares_with_the_reference_step() -> None:
+    out, _ = session("config-regression", setting="activation_checkpointing").execute("timeline")
+    assert "reference step" in out
