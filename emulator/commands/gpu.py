@@ -179,6 +179,26 @@ PMON_HELP = """\
 """
 
 
+#: Flags that change GPU state: flag → (what the error says nvidia-smi was unable to do, takes a value).
+SETTERS = {
+    "-pm": ("set persistence mode", True), "--persistence-mode": ("set persistence mode", True),
+    "-pl": ("set power limit", True), "--power-limit": ("set power limit", True),
+    "-lgc": ("set GPU locked clocks", True), "--lock-gpu-clocks": ("set GPU locked clocks", True),
+    "-rgc": ("reset GPU locked clocks", False), "--reset-gpu-clocks": ("reset GPU locked clocks", False),
+    "-ac": ("set applications clocks", True), "--applications-clocks": ("set applications clocks", True),
+    "-e": ("set ECC mode", True), "--ecc-config": ("set ECC mode", True),
+    "-c": ("set compute mode", True), "--compute-mode": ("set compute mode", True),
+    "-r": ("reset GPU", False), "--gpu-reset": ("reset GPU", False),
+}
+
+#: ``--query-compute-apps`` fields → CSV header.
+APP_FIELDS = {
+    "timestamp": "timestamp", "gpu_name": "gpu_name", "gpu_bus_id": "gpu_bus_id", "gpu_serial": "gpu_serial",
+    "gpu_uuid": "gpu_uuid", "pid": "pid", "process_name": "process_name", "used_memory": "used_gpu_memory [MiB]",
+}
+APP_ALIASES = {"name": "process_name", "used_gpu_memory": "used_memory"}
+
+
 class BadArgs(Exception):
     """Arguments nvidia-smi rejects; ``text`` is its message, ``status`` its exit code."""
 
@@ -312,10 +332,11 @@ class NvidiaSmi(Command):
     section = "GPU"
     parses_args = False
     description = "Driver 550.90.07, CUDA 12.4. Every value is read from the node's GPUs now."
-    notes = ("Sub-commands: topo -m, nvlink -s|-e|-c, dmon, pmon. Setting state (-pm, -pl, -r, -lgc) "
-             "is not emulated.")
+    notes = ("Sub-commands: topo -m, nvlink -s|-e|-c, dmon, pmon. Changing state (-pm, -pl, -r, -lgc...) "
+             "needs root, which the learner does not have.")
     _FLAGS = ("-h", "--help", "-L", "--list-gpus", "-i", "--id", "-q", "--query", "-d", "--display",
-              "-l", "--loop", "-lms", "--loop-ms", "--query-gpu", "--format", "--help-query-gpu")
+              "-l", "--loop", "-lms", "--loop-ms", "--query-gpu", "--query-compute-apps", "--format",
+              "--help-query-gpu", "-pm", "-pl", "-r", "--gpu-reset", "-lgc", "-rgc")
     _SUBCOMMANDS = ("topo", "nvlink", "dmon", "pmon")
 
     def option_strings(self) -> list[str]:
@@ -364,6 +385,12 @@ class NvidiaSmi(Command):
                 opts["fields"] = cur.value(word, inline)
             elif word == "--format":
                 opts["format"] = cur.value(word, inline)
+            elif word == "--query-compute-apps":
+                opts["apps"] = cur.value(word, inline)
+            elif word in SETTERS:
+                opts["set"] = word
+                if SETTERS[word][1]:
+                    opts["set_value"] = cur.value(word, inline)
             elif word == "--help-query-gpu":
                 ctx.out("List of valid properties to query for the switch \"--query-gpu\":\n\n"
                         + "".join(f"\"{name}\"\n" for name in sorted(nvsmi_query._FIELDS)))
@@ -372,7 +399,8 @@ class NvidiaSmi(Command):
                 raise _unknown(word)
         if opts.get("list") and (opts.get("query") or "fields" in opts):
             raise BadArgs(BAD_COMBINATION)
-        if ("format" in opts) != ("fields" in opts) or (opts.get("query") and "fields" in opts):
+        selective = sum(k in opts for k in ("fields", "apps"))
+        if selective > 1 or ("format" in opts) != bool(selective) or (opts.get("query") and selective):
             raise BadArgs(BAD_COMBINATION)
         if "display" in opts and not opts.get("query"):
             raise BadArgs(BAD_COMBINATION)
@@ -382,8 +410,12 @@ class NvidiaSmi(Command):
         gpus = select_gpus(ctx.host.gpus, opts.get("id"))
         if opts.get("list"):
             return self._list(ctx, gpus)
+        if "set" in opts:
+            return self._setter(ctx, gpus, opts["set"])
         if "fields" in opts:
             return self._loop(ctx, opts.get("loop"), lambda first: self._csv(ctx, gpus, opts, first))
+        if "apps" in opts:
+            return self._loop(ctx, opts.get("loop"), lambda first: self._apps(ctx, gpus, opts, first))
         if opts.get("query"):
             sections = self._sections(opts.get("display"))
             return self._loop(ctx, opts.get("loop"), lambda first: self._report(ctx, gpus, sections))
@@ -448,12 +480,50 @@ class NvidiaSmi(Command):
         ctx.out("\n".join(lines) + "\n")
         return 0
 
-    def _csv(self, ctx: Context, gpus: list[GPU], opts: dict[str, Any], first: bool) -> int:
+    def _setter(self, ctx: Context, gpus: list[GPU], flag: str) -> int:
+        what = SETTERS[flag][0]
+        if flag in ("-r", "--gpu-reset"):
+            ctx.out("The following GPUs could not be reset:\n"
+                    + "".join(f"  GPU {g.pci_bus_id}: Insufficient Permissions\n" for g in gpus[:1]) + "\n")
+            return 4
+        ctx.out(f"Unable to {what} for GPU {gpus[0].pci_bus_id}: Insufficient Permissions\n"
+                "Terminating early due to previous errors.\n")
+        return 4
+
+    @staticmethod
+    def _format(opts: dict[str, Any]) -> set[str]:
         fmt = {f.strip().lower() for f in opts["format"].split(",")}
         if "csv" not in fmt or fmt - {"csv", "noheader", "nounits"}:
             bad = sorted(fmt - {"csv", "noheader", "nounits"})
             raise BadArgs(f"ERROR: Option {bad[0]} is not recognized. Please run 'nvidia-smi -h'.\n"
                           if bad else BAD_COMBINATION)
+        return fmt
+
+    def _apps(self, ctx: Context, gpus: list[GPU], opts: dict[str, Any], first: bool) -> int:
+        fmt = self._format(opts)
+        fields = []
+        for typed in (f.strip() for f in opts["apps"].split(",")):
+            if not typed:
+                continue
+            key = APP_ALIASES.get(typed.lower(), typed.lower())
+            if key not in APP_FIELDS:
+                raise BadArgs(f'Field "{typed}" is not a valid field to query.\n\n')
+            fields.append(key)
+        if not fields:
+            raise BadArgs(BAD_COMBINATION)
+        if first and "noheader" not in fmt:
+            ctx.outln(", ".join(APP_FIELDS[f] for f in fields))
+        for gpu in gpus:
+            for proc in telemetry.processes(ctx.cluster, ctx.host, gpu):
+                values = {"timestamp": ctx.clock.now().strftime("%Y/%m/%d %H:%M:%S.000"), "gpu_name": H100.name,
+                          "gpu_bus_id": gpu.pci_bus_id, "gpu_serial": gpu.serial, "gpu_uuid": gpu.uuid,
+                          "pid": str(proc.pid), "process_name": proc.name,
+                          "used_memory": str(proc.used_mib) if "nounits" in fmt else f"{proc.used_mib} MiB"}
+                ctx.outln(", ".join(values[f] for f in fields))
+        return 0
+
+    def _csv(self, ctx: Context, gpus: list[GPU], opts: dict[str, Any], first: bool) -> int:
+        fmt = self._format(opts)
         fields = []
         for typed in opts["fields"].split(","):
             if not typed.strip():

@@ -10,6 +10,7 @@ the same instant in every tool. Layouts follow systemd 249 and util-linux
 from __future__ import annotations
 
 import getopt
+from collections.abc import Generator
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -121,6 +122,17 @@ def kernel_events(ctx: Context, node: Node) -> list[KernelEvent]:
 
 def boot_offset(node: Node) -> float:
     return node.health.boots[-1].offset_s if node.health.boots else -3600.0
+
+
+#: Seconds a follow (``journalctl -f``, ``dmesg -w``) waits before it stops by itself.
+FOLLOW_CAP_S = 3600
+
+
+def follow_forever() -> Generator[float, None, int]:
+    """Wait for new lines, as ``-f`` does, until interrupted (or an hour of simulated time)."""
+    for _ in range(FOLLOW_CAP_S):
+        yield 1.0
+    return 0
 
 
 # -- systemctl ---------------------------------------------------------------------------
@@ -243,7 +255,7 @@ class Systemctl(Command):
         return status
 
     def _list_units(self, ctx: Context, node: Node, failed_only: bool) -> int:
-        rows = []
+        rows: list[tuple[str, str, str, str, str, bool]] = []
         for service in sorted(node.hw.services.values(), key=lambda s: s.name):
             if failed_only and service.sub_state != "failed":
                 continue
@@ -253,7 +265,7 @@ class Systemctl(Command):
         if not rows:
             ctx.out("  UNIT LOAD ACTIVE SUB DESCRIPTION\n0 loaded units listed.\n")
             return 0
-        w = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(("UNIT", "LOAD", "ACTIVE", "SUB"))]
+        w = [max(len(h), *(len(str(r[i])) for r in rows)) for i, h in enumerate(("UNIT", "LOAD", "ACTIVE", "SUB"))]
         ctx.outln(f"  {'UNIT':<{w[0]}} {'LOAD':<{w[1]}} {'ACTIVE':<{w[2]}} {'SUB':<{w[3]}} DESCRIPTION")
         for unit, load, active, sub, desc, bad in rows:
             ctx.outln(f"{'●' if bad else ' '} {unit:<{w[0]}} {load:<{w[1]}} {active:<{w[2]}} {sub:<{w[3]}} {desc}")
@@ -309,9 +321,9 @@ class Journalctl(Command):
                 "-U", "--no-pager", "-p", "--priority", "-r", "--reverse", "-o", "--output", "-e", "-x"]
 
     def execute(self, ctx: Context, args: Any) -> Outcome:
-        opts, rest = gnu_getopt(ctx, ctx.argv[1:], "hu:kbn:S:U:p:ro:ex", [
+        opts, rest = gnu_getopt(ctx, ctx.argv[1:], "hu:kbn:S:U:p:ro:exf", [
             "help", "unit=", "dmesg", "boot", "lines=", "since=", "until=", "no-pager", "priority=", "reverse",
-            "output=", "pager-end", "catalog", "no-hostname", "utc", "all"])
+            "output=", "pager-end", "catalog", "no-hostname", "utc", "all", "follow"])
         if any(k in ("-h", "--help") for k, _ in opts):
             ctx.out(self.help_text())
             return 0
@@ -320,6 +332,9 @@ class Journalctl(Command):
         since, until = None, None
         priority = None
         output = "short"
+        follow = any(k in ("-f", "--follow") for k, _ in opts)
+        if follow:
+            limit = 10
         for key, value in opts:
             if key in ("-u", "--unit"):
                 units.append(value[:-8] if value.endswith(".service") else value)
@@ -373,7 +388,7 @@ class Journalctl(Command):
             entries = entries[-limit:] if limit else []
         if reverse:
             entries.reverse()
-        if not entries:
+        if not entries and not follow:
             ctx.outln("-- No entries --")
             return 0
         for offset, source, _, message in entries:
@@ -388,7 +403,7 @@ class Journalctl(Command):
             else:
                 stamp = _syslog_stamp(when)
             ctx.outln(f"{stamp} {node.name} {source}: {message}")
-        return 0
+        return follow_forever() if follow else 0
 
 
 # -- dmesg -------------------------------------------------------------------------------------
@@ -406,8 +421,9 @@ class Dmesg(Command):
                 "--decode", "-t", "--notime", "-L", "--color"]
 
     def execute(self, ctx: Context, args: Any) -> Outcome:
-        opts, rest = gnu_getopt(ctx, ctx.argv[1:], "hTl:HktxL", [
-            "help", "ctime", "time-format=", "level=", "human", "kernel", "notime", "decode", "color=", "nopager"])
+        opts, rest = gnu_getopt(ctx, ctx.argv[1:], "hTl:HktxLw", [
+            "help", "ctime", "time-format=", "level=", "human", "kernel", "notime", "decode", "color=", "nopager",
+            "follow"])
         if rest:
             raise ctx.fail("dmesg: bad usage\nTry 'dmesg --help' for more information.\n", 1)
         fmt, levels, decode = "raw", None, False
@@ -459,7 +475,7 @@ class Dmesg(Command):
                 previous = when
             else:
                 ctx.outln(f"{prefix}[{int(rel):5d}.{int(round(rel % 1 * 1e6)) % 1000000:06d}] {event.text}")
-        return 0
+        return follow_forever() if any(k in ("-w", "--follow") for k, _ in opts) else 0
 
 
 def commands() -> list[Command]:

@@ -194,3 +194,21 @@ def test_fallen_gpu_breaks_the_summary_with_the_real_error():
     out, status = s.execute("nvidia-smi")
     bus = s.cluster.nodes["node02"].gpus[6].pci_bus_id[4:]
     assert (out, status) == (f"Unable to determine the device handle for GPU{bus}: Unknown Error\n", 15)
+
+
+def test_compute_apps_lists_each_rank_with_its_gpu():
+    s = on("node03")
+    out, _ = s.execute("nvidia-smi --query-compute-apps=pid,process_name,used_memory,gpu_bus_id --format=csv")
+    lines = out.splitlines()
+    assert lines[0] == "pid, process_name, used_gpu_memory [MiB], gpu_bus_id" and len(lines) == 9
+    rank = next(r for r in s.cluster.training.ranks if r.node == "node03" and r.gpu == 0)
+    assert lines[1].startswith(f"{rank.pid}, /usr/bin/python3, ") and lines[1].endswith(", 00000000:1B:00.0")
+
+
+def test_changing_gpu_state_needs_root():
+    s = on("node01")
+    out, status = s.execute("nvidia-smi -i 2 -pl 500")
+    assert status == 4
+    assert out == ("Unable to set power limit for GPU 00000000:52:00.0: Insufficient Permissions\n"
+                   "Terminating early due to previous errors.\n")
+    assert s.execute("nvidia-smi -r -i 0")[1] == 4

@@ -114,3 +114,12 @@ def test_xid_79_names_the_gpu_that_fell_off_the_bus():
     apply_fault(s.cluster, "xid", {"code": 79, "node": "node04", "gpu": 2})
     out, _ = s.execute("journalctl -k -p err")
     assert "kernel: NVRM: Xid (PCI:0000:52:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus." in out
+
+
+def test_follow_prints_the_tail_then_waits_until_interrupted():
+    s = on("node01")
+    run = s.run("journalctl -f -u nvidia-fabricmanager")
+    first = run.step()
+    assert first.text().startswith("Feb 26 ") and first.pause == 1.0
+    run.interrupt()
+    assert run.step().status == 130
