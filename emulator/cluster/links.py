@@ -74,6 +74,16 @@ def rate_text(nic: NIC) -> str:
     return f"{shown} Gb/sec ({nic.width.upper()} {speed_name(nic)})"
 
 
+def port_lid(nic: NIC) -> int:
+    """The LID a port reports: its SM-assigned LID on InfiniBand, 0 on an Ethernet (RoCE) port."""
+    return nic.lid if nic.link_layer == "InfiniBand" else 0
+
+
+def port_sm_lid(nic: NIC) -> int:
+    """The subnet manager's LID as the port reports it (0 on an Ethernet port)."""
+    return nic.sm_lid if nic.link_layer == "InfiniBand" else 0
+
+
 # -- traffic ------------------------------------------------------------------------
 
 

@@ -105,15 +105,6 @@ def default_gid(nic: NIC) -> str:
     return "fe80:0000:0000:0000:" + ":".join(h[i:i + 4] for i in range(0, 16, 4))
 
 
-def shown_lid(nic: NIC) -> int:
-    """The LID the port reports: 0 on an Ethernet port or a port the SM never configured."""
-    return nic.lid if nic.link_layer == "InfiniBand" and is_up(nic) else 0
-
-
-def shown_sm_lid(nic: NIC) -> int:
-    return nic.sm_lid if nic.link_layer == "InfiniBand" and is_up(nic) else 0
-
-
 def fake_pid(ctx: Context, tool: str) -> int:
     """A process id for diag warnings: stable for a host, tool and instant."""
     return rng(ctx.cluster.seed, ctx.host.name, tool, round(ctx.clock.elapsed, 3)).randint(20_000, 90_000)
@@ -162,9 +153,9 @@ def ibstat_port(nic: NIC, pre: str) -> list[str]:
         f"{pre}State: {nic.state}",
         f"{pre}Physical state: {nic.phys_state}",
         f"{pre}Rate: {rate}",
-        f"{pre}Base lid: {shown_lid(nic)}",
+        f"{pre}Base lid: {links.port_lid(nic)}",
         f"{pre}LMC: 0",
-        f"{pre}SM lid: {shown_sm_lid(nic)}",
+        f"{pre}SM lid: {links.port_sm_lid(nic)}",
         f"{pre}Capability mask: 0x{IB_CAPMASK if nic.link_layer == 'InfiniBand' else ETH_CAPMASK:08x}",
         f"{pre}Port GUID: {port_guid(nic)}",
         f"{pre}Link layer: {nic.link_layer}",
@@ -261,8 +252,8 @@ class Ibstatus(Command):
             state, phys = nic.state.upper(), nic.phys_state
             ctx.outln(f"Infiniband device '{nic.name}' port 1 status:")
             ctx.outln(f"\tdefault gid:\t {default_gid(nic)}")
-            ctx.outln(f"\tbase lid:\t 0x{shown_lid(nic):x}")
-            ctx.outln(f"\tsm lid:\t\t 0x{shown_sm_lid(nic):x}")
+            ctx.outln(f"\tbase lid:\t 0x{links.port_lid(nic):x}")
+            ctx.outln(f"\tsm lid:\t\t 0x{links.port_sm_lid(nic):x}")
             ctx.outln(f"\tstate:\t\t {PORT_STATE_NUM.get(nic.state, 1)}: {state}")
             ctx.outln(f"\tphys state:\t {PHYS_STATE_NUM.get(phys, 3)}: {phys}")
             ctx.outln(f"\trate:\t\t {links.rate_text(nic)}")
@@ -356,8 +347,8 @@ class IbvDevinfo(Command):
         o(f"\t\t\tstate:\t\t\tPORT_{nic.state.upper()} ({PORT_STATE_NUM.get(nic.state, 1)})")
         o(f"\t\t\tmax_mtu:\t\t4096 ({MTU_ENUM[4096]})")
         o(f"\t\t\tactive_mtu:\t\t{active_mtu} ({MTU_ENUM[active_mtu]})")
-        o(f"\t\t\tsm_lid:\t\t\t{shown_sm_lid(nic)}")
-        o(f"\t\t\tport_lid:\t\t{shown_lid(nic)}")
+        o(f"\t\t\tsm_lid:\t\t\t{links.port_sm_lid(nic)}")
+        o(f"\t\t\tport_lid:\t\t{links.port_lid(nic)}")
         o("\t\t\tport_lmc:\t\t0x00")
         o(f"\t\t\tlink_layer:\t\t{nic.link_layer}")
         if verbose:
@@ -625,7 +616,7 @@ class Rdma(Command):
                                                                                             nic.phys_state.upper())
                 ib = ""
                 if nic.link_layer == "InfiniBand":
-                    ib = f"subnet_prefix fe80:0000:0000:0000 lid {shown_lid(nic)} sm_lid {shown_sm_lid(nic)} lmc 0 "
+                    ib = f"subnet_prefix fe80:0000:0000:0000 lid {links.port_lid(nic)} sm_lid {links.port_sm_lid(nic)} lmc 0 "
                 ctx.outln(f"link {nic.name}/1 {ib}state {state} physical_state {phys} netdev {nic.netdev}")
             if want and not shown:
                 raise ctx.fail(f"Wrong device name\nUnknown device: {want.split('/')[0]}" if "/" not in want
