@@ -18,6 +18,9 @@ const MAX_ANNOUNCE = 1500;
 /** How long an interrupted command may take to stop before the runtime restarts. */
 const INTERRUPT_GRACE_MS = 4000;
 const DEFAULT_PROMPT = "alice@login01:~$ ";
+/** The escape sequence of a full-screen repaint, and every other control sequence (dropped). */
+const CLEAR_SCREEN = "\x1b[2J";
+const CONTROL = /\x1b\[[0-9;?]*[A-Za-z]/g;
 
 /** Sessions opened during this visit, by lab and seed, kept across instant navigation. */
 const sessions = new Map();
@@ -191,7 +194,14 @@ export class Terminal {
       { type: Msg.RUN, sid: this.sid, line },
       {
         onOutput: (chunks) => {
-          for (const [stream, text] of chunks) {
+          for (const [stream, raw] of chunks) {
+            // A full-screen repaint (watch) clears the screen, as a terminal would.
+            const cleared = raw.lastIndexOf(CLEAR_SCREEN);
+            if (cleared >= 0) {
+              this.clear();
+              collected.length = 0;
+            }
+            const text = (cleared >= 0 ? raw.slice(cleared + CLEAR_SCREEN.length) : raw).replace(CONTROL, "");
             collected.push(text);
             this.print(stream === "err" ? "err" : "out", text);
           }
