@@ -42,8 +42,9 @@ def _target(cluster: Cluster, rnd: random.Random, params: dict[str, object], pre
     return cluster.nodes[rnd.choice(names)]
 
 
-def _panic_console(rnd: random.Random, cpu: int) -> list[str]:
-    stamp = 1_080_000 + rnd.randint(1000, 9000) + rnd.random()
+def _panic_console(rnd: random.Random, cpu: int, uptime_s: float) -> list[str]:
+    """The panic as the serial console printed it, stamped with seconds since boot."""
+    stamp = uptime_s + rnd.random()
     return [
         f"[{stamp:12.6f}] NMI watchdog: Watchdog detected hard LOCKUP on cpu {cpu}",
         f"[{stamp:12.6f}] Kernel panic - not syncing: Hard LOCKUP",
@@ -96,7 +97,8 @@ def host_down(cluster: Cluster, rnd: random.Random, params: dict[str, object]) -
         lifecycle.os_lost(cluster, node, at, cause, [])
     elif cause == "kernel-panic":
         sel(node, at, "OS Critical Stop #0x4e", "OS Stop", "Run-time critical stop")
-        lifecycle.os_lost(cluster, node, at, cause, _panic_console(rnd, rnd.randrange(224)))
+        uptime = at - node.health.boots[-1].offset_s if node.health.boots else 0.0
+        lifecycle.os_lost(cluster, node, at, cause, _panic_console(rnd, rnd.randrange(node.cpu.count), uptime))
     else:  # watchdog: the OS hung, the BMC watchdog power-cycled it, the boot never finished
         sel(node, at, "Watchdog2 #0x71", "OS Watchdog", "Power cycle")
         sel(node, at + 2.0, "Power Unit #0x01", "Pwr Unit Status", "Power off/down")

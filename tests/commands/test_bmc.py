@@ -1,0 +1,136 @@
+"""ipmitool through the shell: BMC views rendered from the model, power actions that change it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from emulator.cluster import lifecycle
+from emulator.cluster.faults import apply_fault
+from emulator.session import Session
+
+GOLDEN = Path(__file__).parent / "golden"
+LAN = "ipmitool -I lanplus -H {bmc} -U admin -P secret"
+
+
+def golden(name: str, text: str) -> None:
+    """Compare with tests/commands/golden/NAME; REGOLD=1 rewrites it."""
+    path = GOLDEN / name
+    if os.environ.get("REGOLD"):
+        path.write_text(text)
+    assert text == path.read_text()
+
+
+def down(cause: str, node: str = "node03") -> Session:
+    s = Session()
+    apply_fault(s.cluster, "host-down", {"node": node, "cause": cause})
+    return s
+
+
+def ipmi(s: Session, words: str, bmc: str = "node03-bmc") -> tuple[str, int]:
+    return s.execute(f"{LAN.format(bmc=bmc)} {words}")
+
+
+@pytest.mark.parametrize("name,cause,words", [
+    ("ipmitool_chassis_status_psu.txt", "psu-failure", "chassis status"),
+    ("ipmitool_sel_elist_psu.txt", "psu-failure", "sel elist"),
+    ("ipmitool_sel_list_panic.txt", "kernel-panic", "sel list"),
+    ("ipmitool_sdr_elist_psu.txt", "psu-failure", "sdr elist"),
+    ("ipmitool_sol_panic.txt", "kernel-panic", "sol activate"),
+    ("ipmitool_sensor.txt", "cpu-ierr", "sensor"),
+    ("ipmitool_lan_print.txt", "cpu-ierr", "lan print 1"),
+    ("ipmitool_mc_info.txt", "cpu-ierr", "mc info"),
+    ("ipmitool_sel_info.txt", "cpu-ierr", "sel info"),
+])
+def test_golden_output(name, cause, words):
+    out, status = ipmi(down(cause), words)
+    assert status == 0
+    golden(name, out)
+
+
+def test_healthy_node_chassis_and_console():
+    s = Session()
+    out, _ = ipmi(s, "chassis status", "node05-bmc")
+    assert out.splitlines()[0] == "System Power         : on"
+    assert "Last Power Event     : \n" in out
+    out, _ = ipmi(s, "sol activate", "node05-bmc")
+    assert "node05 login: " in out and out.endswith("[terminated ipmitool]\n")
+
+
+def test_unreachable_or_unknown_bmc_cannot_open_a_session():
+    s = Session()
+    for bmc in ("node03", "nosuch-bmc", "10.99.0.1"):
+        assert ipmi(s, "power status", bmc) == ("Error: Unable to establish IPMI v2 / RMCP+ session\n", 1)
+    assert s.execute("ipmitool -I lanplus -H node03-bmc -U admin power status")[1] == 1
+
+
+def test_password_from_the_environment_with_dash_e():
+    s = Session()
+    assert s.execute("ipmitool -I lanplus -H node03-bmc -U admin -E power status")[1] == 1
+    out, status = s.execute("IPMI_PASSWORD=x ipmitool -I lanplus -H node03-bmc -U admin -E power status")
+    assert (out, status) == ("Chassis Power is on\n", 0)
+
+
+def test_in_band_ipmitool_needs_the_local_device():
+    s = Session()
+    out, status = s.execute("ipmitool chassis power status")
+    assert status == 1 and out.startswith("Could not open device at /dev/ipmi0")
+    s.execute("ssh node04")
+    assert s.execute("ipmitool chassis power status") == ("Chassis Power is on\n", 0)
+
+
+def test_power_on_boots_a_failed_host_and_slurm_the_sel_and_ssh_follow():
+    s = down("psu-failure")
+    assert ipmi(s, "power status") == ("Chassis Power is off\n", 0)
+    assert ipmi(s, "power cycle")[1] == 1
+    assert ipmi(s, "power on") == ("Chassis Power Control: Up/On\n", 0)
+    assert s.execute("ssh node03 hostname")[1] == 255
+    s.execute(f"sleep {int(lifecycle.BOOT_S)}")
+    assert s.execute("ssh node03 hostname") == ("node03\n", 0)
+    assert s.execute("sinfo -h -n node03 -p gpu -o %t")[0] == "idle\n"
+    sel, _ = ipmi(s, "sel elist")
+    assert sel.splitlines()[-2].endswith("Power Unit Pwr Unit Status | Power off/down | Deasserted")
+    assert sel.splitlines()[-1].endswith("System Event Sys Boot Event | OEM System boot event | Asserted")
+
+
+def test_power_off_takes_the_host_out_of_slurm_after_the_timeout():
+    s = Session()
+    assert ipmi(s, "power off", "node08-bmc") == ("Chassis Power Control: Down/Off\n", 0)
+    assert s.execute("ssh node08 true")[1] == 255
+    s.execute("sleep 300")
+    assert s.execute("sinfo -h -R -o '%E|%N'")[0] == "Not responding|node08\n"
+
+
+def test_sel_clear_leaves_one_entry():
+    s = Session()
+    assert ipmi(s, "sel clear") == ("Clearing SEL.  Please allow a few seconds to erase.\n", 0)
+    out, _ = ipmi(s, "sel list")
+    assert out.endswith("| Event Logging Disabled #0x0f | Log area reset/cleared | Asserted\n")
+    assert len(out.splitlines()) == 1
+
+
+def test_bad_commands_get_ipmitool_wording():
+    s = Session()
+    assert ipmi(s, "frobnicate") == ("Invalid command: frobnicate\n", 1)
+    assert ipmi(s, "power sideways")[0].startswith("chassis power Commands: status, on, off, cycle, reset")
+
+
+@pytest.mark.parametrize("cause", ["psu-failure", "cpu-ierr", "kernel-panic", "watchdog"])
+def test_a_down_host_reads_down_in_every_view(cause):
+    """Consistency: sinfo, ssh, chassis status and the SEL agree on the same host and instant."""
+    s = down(cause, "node02")
+    node = s.cluster.nodes["node02"]
+    assert s.execute("sinfo -h -N -n node02 -p gpu -o %t")[0].split() == ["down*"]
+    assert s.execute("ssh node02 uptime") == ("ssh: connect to host node02 port 22: No route to host\n", 255)
+    status, _ = ipmi(s, "chassis status", "node02-bmc")
+    power = "off" if cause == "psu-failure" else "on"
+    assert f"System Power         : {power}\n" in status
+    sel, _ = ipmi(s, "sel elist", "node02-bmc")
+    stamp = s.cluster.clock.at(node.health.last_seen_s).strftime("%m/%d/%Y | %H:%M:%S")
+    assert stamp in sel
+    reason_time = s.cluster.clock.at(node.health.last_seen_s + 300).strftime("%Y-%m-%dT%H:%M:%S")
+    assert s.execute("sinfo -h -R -o '%E|%H'")[0] == f"Not responding|{reason_time}\n"
+    assert f"End={reason_time}" not in s.execute("sacct -j 48213 -X -n -o End")[0]
+    assert s.execute("sacct -j 48213 -X -n -o End,State")[0].split() == [reason_time, "NODE_FAIL"]

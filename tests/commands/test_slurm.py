@@ -1,0 +1,192 @@
+"""Slurm tools through the shell: sinfo, squeue, scontrol, sacct, srun, sbatch, scancel."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from emulator.cluster.build import ClusterSpec, build_cluster
+from emulator.cluster.faults import apply_fault
+from emulator.session import Session
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def golden(name: str, text: str) -> None:
+    """Compare with tests/commands/golden/NAME; REGOLD=1 rewrites it."""
+    path = GOLDEN / name
+    if os.environ.get("REGOLD"):
+        path.write_text(text)
+    assert text == path.read_text()
+
+
+def run(line: str, lab: str | None = None, seed: int = 0) -> tuple[str, int]:
+    return Session(lab, seed).execute(line)
+
+
+@pytest.mark.parametrize("name,lab,line", [
+    ("slurm_sinfo.txt", None, "sinfo"),
+    ("slurm_sinfo_N_l.txt", None, "sinfo -N -l"),
+    ("slurm_squeue.txt", None, "squeue"),
+    ("slurm_squeue_l.txt", None, "squeue -l"),
+    ("slurm_sacct.txt", None, "sacct"),
+    ("slurm_scontrol_job.txt", None, "scontrol show job 48213"),
+    ("slurm_scontrol_node.txt", None, "scontrol show node node01"),
+    ("slurm_sinfo_R_down.txt", "out-of-band", "sinfo -R"),
+    ("slurm_sinfo_down.txt", "out-of-band", "sinfo"),
+    ("slurm_sacct_node_fail.txt", "out-of-band", "sacct -j 48213 --format=JobID,JobName,State,ExitCode,NodeList,End"),
+])
+def test_golden_output(name, lab, line):
+    out, status = run(line, lab)
+    assert status == 0
+    golden(name, out)
+
+
+def test_sinfo_marks_the_default_partition_and_groups_by_state():
+    out, _ = run("sinfo -h -o '%P %t %D %N'")
+    assert out.splitlines() == ["gpu* alloc 6 node[01-06]", "gpu* idle 2 node[07-08]", "debug alloc 2 node[01-02]"]
+
+
+def test_sinfo_summarize_counts_allocated_idle_other_total():
+    out, _ = run("sinfo -s")
+    assert "6/2/0/8" in out.splitlines()[1]
+
+
+def test_sinfo_drained_node_shows_reason_user_and_time():
+    s = Session()
+    apply_fault(s.cluster, "node-drained", {"node": "node08", "reason": "bad cable", "at_s": -3600.0})
+    out, _ = s.execute("sinfo -R")
+    assert out.splitlines()[1] == "bad cable            root      2026-03-11T08:00:00 node08"
+    out, _ = s.execute("sinfo -h -t drain -o %N")
+    assert out == "node08\n"
+
+
+def test_sinfo_unknown_partition_prints_only_the_header_and_bad_flags_get_getopt_errors():
+    out, status = run("sinfo -p nope")
+    assert (out, status) == ("PARTITION AVAIL  TIMELIMIT  NODES  STATE NODELIST\n", 0)
+    out, status = run("sinfo --bogus")
+    assert status == 1 and out.startswith("sinfo: unrecognized option '--bogus'\n")
+
+
+def test_squeue_filters_by_user_state_partition_and_node():
+    assert run("squeue -h -u bob -o %i")[0] == "48216\n48214\n"
+    assert run("squeue -h --me -t R -o %i")[0] == "48213\n"
+    assert run("squeue -h -w node05 -o %j")[0] == "finetune-sft\n"
+    assert run("squeue -h -p debug")[0] == ""
+
+
+def test_squeue_errors_use_slurms_wording():
+    assert run("squeue -j 999") == ("slurm_load_jobs error: Invalid job id specified\n", 1)
+    assert run("squeue -u mallory") == ("squeue: error: Invalid user: mallory\n", 1)
+    assert run("squeue -t nope") == ("squeue: error: Invalid job state specified: nope\n", 1)
+
+
+def test_squeue_time_is_elapsed_on_the_simulated_clock():
+    s = Session()
+    first = s.execute("squeue -h -j 48213 -o %M")[0]
+    s.execute("sleep 60")
+    second = s.execute("squeue -h -j 48213 -o %M")[0]
+    assert (first, second) == ("1:30:02\n", "1:31:06\n")
+
+
+def test_scontrol_show_hostnames_and_errors():
+    assert run("scontrol show hostnames node[01-03]")[0] == "node01\nnode02\nnode03\n"
+    assert run("scontrol show job 1") == ("slurm_load_jobs error: Invalid job id specified\n", 1)
+    assert run("scontrol show node node99") == ("Node node99 not found\n", 1)
+    assert run("scontrol show widget") == ("invalid entity:widget for keyword:show\n", 1)
+
+
+def test_scontrol_update_drains_and_resumes_a_node():
+    s = Session()
+    assert s.execute("scontrol update NodeName=node08 State=DRAIN")[1] == 1
+    assert s.execute("scontrol update NodeName=node08 State=DRAIN Reason=testing")[1] == 0
+    assert s.execute("sinfo -h -n node08 -p gpu -o %t")[0] == "drain\n"
+    s.execute("scontrol update NodeName=node08 State=RESUME")
+    assert s.execute("sinfo -h -n node08 -p gpu -o %t")[0] == "idle\n"
+
+
+def test_sacct_parsable_and_allocations_only():
+    out, _ = run("sacct -X -P -j 48213 --format=JobID,State,NNodes")
+    assert out == "JobID|State|NNodes\n48213|RUNNING|4\n"
+
+
+def test_sacct_window_and_errors():
+    assert "nccl-check" not in run("sacct -X")[0]
+    assert "nccl-check" in run("sacct -X -S 2026-03-10")[0]
+    assert run("sacct --format=Bogus") == ('sacct: error: Invalid field requested: "Bogus"\n', 1)
+    assert run("sacct -S yesterdayish") == ("sacct: error: Invalid time specification (pos=0): yesterdayish\n", 1)
+
+
+def test_srun_runs_one_task_per_node_with_labels_and_records_the_job():
+    s = Session()
+    out, status = s.execute("srun -N2 -l hostname")
+    assert (out, status) == ("0: node07\n1: node08\n", 0)
+    out, _ = s.execute("sacct -X -n -j 48218 -o JobName,State,NodeList")
+    assert out.split() == ["hostname", "COMPLETED", "node[07-08]"]
+    assert s.execute("sinfo -h -n node07 -p gpu -o %t")[0] == "idle\n"
+
+
+def test_srun_task_environment_comes_from_the_allocation():
+    out, _ = run("srun -N2 --ntasks-per-node=2 env")
+    ranks = [line for line in out.splitlines() if line.startswith(("SLURM_PROCID=", "SLURMD_NODENAME="))]
+    assert ranks == ["SLURM_PROCID=0", "SLURMD_NODENAME=node07", "SLURM_PROCID=1", "SLURMD_NODENAME=node07",
+                     "SLURM_PROCID=2", "SLURMD_NODENAME=node08", "SLURM_PROCID=3", "SLURMD_NODENAME=node08"]
+
+
+def test_srun_inside_an_existing_allocation():
+    out, status = run("srun --jobid 48213 -N1 hostname")
+    assert (out, status) == ("node01\n", 0)
+    out, status = run("srun --jobid 999 hostname")
+    assert status == 1 and "Invalid job id specified" in out
+
+
+def test_srun_queues_when_no_nodes_are_free_and_errors_are_slurms():
+    out, status = run("srun -N 8 hostname")
+    assert out.startswith("srun: job 48218 queued and waiting for resources\n") and status == 1
+    assert run("srun -p nope hostname") == (
+        "srun: error: Unable to allocate resources: Invalid partition name specified\n", 1)
+    assert run("srun -N 9 hostname") == (
+        "srun: error: Unable to allocate resources: Requested node configuration is not available\n", 1)
+
+
+def test_sbatch_reads_sbatch_lines_runs_the_script_and_the_job_shows_in_squeue():
+    s = Session()
+    s.execute("printf '#!/bin/bash\\n#SBATCH -N 2\\n#SBATCH -J smoke\\nsrun hostname\\n' > /home/alice/smoke.sh")
+    assert s.execute("sbatch /home/alice/smoke.sh") == ("Submitted batch job 48218\n", 0)
+    out, _ = s.execute("squeue -h -j 48218 -o '%j %t %D %N'")
+    assert out == "smoke R 2 node[07-08]\n"
+    assert s.shell.fs.read("/home/alice/slurm-48218.out") == "node07\nnode08\n"
+    s.execute("sleep 60")
+    assert s.execute("sacct -X -n -j 48218 -o State")[0].split() == ["COMPLETED"]
+
+
+def test_sbatch_refuses_missing_files_and_scripts_without_a_shebang():
+    assert run("sbatch /home/alice/none.sh") == ("sbatch: error: Unable to open file /home/alice/none.sh\n", 1)
+    s = Session()
+    s.execute("echo hostname > /home/alice/plain.sh")
+    out, status = s.execute("sbatch /home/alice/plain.sh")
+    assert status == 1 and out.startswith("sbatch: error: This does not look like a batch script.")
+
+
+def test_scancel_cancels_own_jobs_only():
+    s = Session()
+    assert s.execute("scancel 48217") == ("", 0)
+    assert s.execute("sacct -X -n -j 48217 -o State%20")[0].split() == ["CANCELLED", "by", "1000"]
+    out, status = s.execute("scancel 48214")
+    assert status == 1 and "Access/permission denied" in out
+    assert s.execute("scancel 4") == ("scancel: error: Kill job error on job id 4: Invalid job id specified\n", 1)
+
+
+def test_sinfo_and_squeue_answer_within_100_ms_on_1024_nodes():
+    s = Session()
+    s.cluster = s.shell.cluster = build_cluster(ClusterSpec(nodes=1024))
+    for line in ("sinfo", "squeue"):
+        s.execute(line)
+        start = time.perf_counter()
+        for _ in range(5):
+            out, status = s.execute(line)
+        assert status == 0
+        assert (time.perf_counter() - start) / 5 < 0.1, line
