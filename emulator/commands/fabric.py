@@ -237,7 +237,6 @@ class Ibstatus(Command):
 
     def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
         assert args is not None
-        chosen: list[NIC] = []
         status = 0
         for spec in args.devices or [n.name for n in devices(ctx)]:
             name, _, port = spec.partition(":")
@@ -247,8 +246,6 @@ class Ibstatus(Command):
                 ctx.err(f"ls: cannot access '/sys/class/infiniband/{what}': No such file or directory\n")
                 status = 2
                 continue
-            chosen.append(nic)
-        for nic in chosen:
             state, phys = nic.state.upper(), nic.phys_state
             ctx.outln(f"Infiniband device '{nic.name}' port 1 status:")
             ctx.outln(f"\tdefault gid:\t {default_gid(nic)}")

@@ -191,7 +191,7 @@ def test_ethtool_ib_speed_follows_rate():
 def test_one_faulty_port_agrees_across_tools(seed):
     s = Session(seed=seed)
     truth = apply_fault(s.cluster, "link-rate", {}).truth
-    s.shell.push_host(s.cluster.nodes[truth["node"]])
+    run(s, f"ssh {truth['node']}")
     port, lid, guid, netdev = truth["port"], truth["lid"], truth["guid"], truth["netdev"]
     ibstat = run(s, f"ibstat {port} 1")
     assert f"Rate: 200\nBase lid: {lid}\n" in ibstat and f"Port GUID: {guid}\n" in ibstat
@@ -207,3 +207,51 @@ def test_one_faulty_port_agrees_across_tools(seed):
     assert f"link {port}/1 subnet_prefix fe80:0000:0000:0000 lid {lid} " in run(s, "rdma link")
     assert re.search(rf"^{netdev} +UP ", run(s, "ip -br link"), re.M)
     assert "\tSpeed: 200000Mb/s\n" in run(s, f"ethtool {netdev}")
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_counters_agree_between_perfquery_sysfs_and_mlxlink(seed):
+    s = Session(seed=seed)
+    truth = apply_fault(s.cluster, "symbol-errors", {}).truth
+    run(s, f"ssh {truth['node']}")
+    port, lid = truth["port"], truth["lid"]
+    sys_dir = f"/sys/class/infiniband/{port}/ports/1"
+    # Each command costs simulated time; reset first so every tool reads the same interval's counts.
+    run(s, f"perfquery -R -C {port}")
+    perf = run(s, f"perfquery -x {lid} 1")
+    symbols = int(re.search(r"SymbolErrorCounter:\.+(\d+)", perf).group(1))
+    sysfs = int(run(s, f"cat {sys_dir}/counters/symbol_error"))
+    mlx = int(re.search(r"Symbol Errors\s+: (\d+)", run(s, f"mlxlink -d {port} -c")).group(1))
+    assert 0 < symbols <= sysfs <= mlx
+    assert run(s, f"cat {sys_dir}/lid").strip() == f"0x{int(lid):x}"
+    assert run(s, f"cat {sys_dir}/rate").strip() == "400 Gb/sec (4X NDR)"
+
+
+def test_ibdiagnet_writes_its_log_with_the_bad_port():
+    s = on("node01", ("symbol-errors", {"node": "node03", "port": "mlx5_0", "errors_per_s": 10}))
+    s.execute("ibdiagnet")
+    log = run(s, "cat /var/tmp/ibdiagnet2/ibdiagnet2.log")
+    assert "node03/mlx5_0/P1" in log and "symbol_error_counter" in log
+    assert "lid=0x0074" in log
+
+
+def test_ibstat_whole_ca_golden():
+    assert run(on("node01"), "ibstat mlx5_0") == (
+        "CA 'mlx5_0'\n"
+        "\tCA type: MT4129\n"
+        "\tNumber of ports: 1\n"
+        "\tFirmware version: 28.39.1002\n"
+        "\tHardware version: 0\n"
+        "\tNode GUID: 0xa088c20300c20e76\n"
+        "\tSystem image GUID: 0xa088c20300c20e76\n"
+        "\tPort 1:\n"
+        "\t\tState: Active\n"
+        "\t\tPhysical state: LinkUp\n"
+        "\t\tRate: 400\n"
+        "\t\tBase lid: 100\n"
+        "\t\tLMC: 0\n"
+        "\t\tSM lid: 1\n"
+        "\t\tCapability mask: 0xa751e848\n"
+        "\t\tPort GUID: 0xa088c20300c20e76\n"
+        "\t\tLink layer: InfiniBand\n"
+    )
