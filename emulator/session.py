@@ -23,6 +23,7 @@ from . import labs
 from .cluster.clock import COMMAND_COST_S
 from .shell.completion import Completion, complete
 from .shell.interpreter import Shell
+from .shell.parser import Simple, parse
 
 #: Version of the snapshot layout; a snapshot of another version is refused.
 SCHEMA = 1
@@ -108,6 +109,8 @@ class Session:
     """A learner's terminal: one cluster, one shell, a history."""
 
     def __init__(self, lab: str | None = None, seed: int = 0) -> None:
+        #: The lab and seed the session was opened with (``lab start`` may switch later).
+        self.origin = (lab, seed)
         self.lab = lab
         self.seed = seed
         self.cluster = labs.cluster_for(lab, seed)
@@ -115,7 +118,7 @@ class Session:
         self.history: list[str] = []
         #: Lines dropped from the front of the history (numbering continues after them).
         self.history_base = 0
-        #: Lines run, for snapshots: (line, steps before an interrupt or None).
+        #: Lines run since the session opened, for snapshots: (line, steps before an interrupt or None).
         self.journal: list[tuple[str, int | None]] = []
         self.current: Run | None = None
         #: The lab commands' progress in the current lab (hints used, findings, solved).
@@ -151,8 +154,9 @@ class Session:
 
     def _finished(self, run: Run) -> None:
         if run.line.strip():
-            self.journal.append((run.line, run.steps if run.status == 130 and run._interrupted else None))
-            del self.journal[:-HISTORY_LIMIT]
+            self.journal.append((run.line, run.steps if run._interrupted else None))
+            if len(self.journal) > HISTORY_LIMIT:
+                self.journal = compact(self.journal, HISTORY_LIMIT * 9 // 10)
         if self.current is run:
             self.current = None
 
@@ -172,19 +176,22 @@ class Session:
         self.lab_progress = None
 
     def reset(self) -> None:
-        """Fresh state for the same lab and seed."""
-        self.__init__(self.lab, self.seed)  # type: ignore[misc]
+        """Fresh state for the lab and seed the session was opened with."""
+        self.__init__(*self.origin)  # type: ignore[misc]
 
     def snapshot(self) -> dict[str, Any]:
+        """JSON-ready state: the opening lab and seed, the journal of lines, the history, the clock."""
         journal = list(self.journal)
-        if self.current is not None and self.current.steps:
+        if self.current is not None and not self.current.done and self.current.steps:
             journal.append((self.current.line, self.current.steps))
         return {
             "schema": SCHEMA,
-            "lab": self.lab,
-            "seed": self.seed,
+            "lab": self.origin[0],
+            "seed": self.origin[1],
             "journal": [[line, stop] for line, stop in journal],
             "history": list(self.history),
+            "history_base": self.history_base,
+            "clock": self.cluster.clock.elapsed,
         }
 
     @classmethod
@@ -193,21 +200,68 @@ class Session:
         if not isinstance(data, dict) or data.get("schema") != SCHEMA:
             raise SnapshotError("snapshot from another version")
         lab, seed, journal = data.get("lab"), data.get("seed"), data.get("journal")
-        history = data.get("history", [])
+        history, base, clock = data.get("history", []), data.get("history_base", 0), data.get("clock", 0.0)
         if not (lab is None or isinstance(lab, str)) or not isinstance(seed, int) or not isinstance(journal, list) \
-                or not isinstance(history, list) or not all(isinstance(h, str) for h in history):
+                or not isinstance(history, list) or not all(isinstance(h, str) for h in history) \
+                or not isinstance(base, int) or not isinstance(clock, (int, float)):
             raise SnapshotError("unreadable snapshot")
-        session = cls(lab, seed)
+        entries = []
         for entry in journal[-HISTORY_LIMIT:]:
             if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)
                     and (entry[1] is None or isinstance(entry[1], int))):
                 raise SnapshotError("unreadable snapshot")
-            line, stop = entry
+            entries.append((entry[0], entry[1]))
+        session = cls(lab, seed)
+        for line, stop in entries:
             run = session.run(line)
+            if stop is not None and stop <= 0:
+                run.interrupt()
             steps = 0
             while run.step() is not None:
                 steps += 1
                 if stop is not None and steps >= min(stop, STEP_LIMIT):
                     run.interrupt()
-        session.history = [h for h in history[-HISTORY_LIMIT:]]
+        session.history = history[-HISTORY_LIMIT:]
+        session.history_base = max(0, base)
+        session.cluster.clock.advance(float(clock) - session.cluster.clock.elapsed)
         return session
+
+
+#: Commands that change nothing a snapshot must replay (the clock is restored separately).
+READ_ONLY = frozenset({
+    "echo", "printf", "hostname", "whoami", "id", "uname", "uptime", "date", "pwd", "env", "which", "type", "man",
+    "help", "ls", "cat", "less", "more", "head", "tail", "wc", "grep", "uniq", "cut", "tr", "column", "clear",
+    "sleep", "true", "false",
+})
+
+
+def _read_only(line: str) -> bool:
+    """Whether a line only reads: plain read-only commands, no assignments or redirections to files."""
+    try:
+        script = parse(line)
+    except Exception:  # noqa: BLE001 - a line that does not parse changed nothing
+        return True
+    for item in script.items:
+        for pipe in [item.first, *(p for _, p in item.rest)]:
+            for command in pipe.commands:
+                if not isinstance(command, Simple) or command.assigns or not command.words:
+                    return False
+                if any(r.op not in (">&",) and r.target.raw != "/dev/null" for r in command.redirects):
+                    return False
+                if command.words[0].literal() not in READ_ONLY:
+                    return False
+    return True
+
+
+def compact(journal: list[tuple[str, int | None]], limit: int) -> list[tuple[str, int | None]]:
+    """Keep the journal within ``limit``: drop read-only lines first, oldest first, then the oldest lines."""
+    excess = len(journal) - limit
+    if excess <= 0:
+        return journal
+    kept: list[tuple[str, int | None]] = []
+    for index, entry in enumerate(journal):
+        if excess > 0 and index < len(journal) - 1 and _read_only(entry[0]):
+            excess -= 1
+            continue
+        kept.append(entry)
+    return kept[excess:] if excess > 0 else kept

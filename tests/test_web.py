@@ -61,3 +61,25 @@ def test_reset_keeps_lab_and_seed_and_clears_history():
     opened = json.loads(web.reset(sid))
     assert opened["sid"] == sid and opened["seed"] == 3
     assert json.loads(web.history(sid)) == []
+
+
+def test_interrupt_ends_a_streaming_line_with_130():
+    sid = json.loads(web.open_session(None, 0, None))["sid"]
+    web.start(sid, "sleep 50")
+    first = json.loads(web.step(sid))
+    assert not first["done"] and first["pause"] == 1.0
+    web.interrupt(sid)
+    last = json.loads(web.step(sid))
+    assert last["done"] and last["status"] == 130 and last["out"] == [["out", "^C\n"]]
+
+
+def test_unknown_lab_opens_the_sandbox_with_a_notice():
+    opened = json.loads(web.open_session("no-such-lab", 0, None))
+    assert opened["lab"] is None and "no-such-lab" in opened["notice"]
+
+
+def test_state_of_another_lab_starts_fresh_with_a_notice():
+    sid = json.loads(web.open_session(None, 0, None))["sid"]
+    state = web.snapshot(sid)
+    opened = json.loads(web.open_session(None, 5, state))
+    assert opened["notice"] and opened["seed"] == 5

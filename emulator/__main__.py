@@ -1,0 +1,103 @@
+"""Command-line entry point: ``python -m emulator`` (or ``cluster-emulator``).
+
+``python -m emulator [--lab ID] [--seed N]`` opens an interactive shell with
+readline history and tab completion; ``-c 'LINE'`` runs one line, prints its
+output (stdout and stderr to their own streams) and exits with its status.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+
+from . import __version__, labs
+from .errors import LabError
+from .session import Run, Session
+
+PROG = "cluster-emulator"
+#: Longest real pause between chunks of a streaming command in the interactive shell.
+MAX_PAUSE_S = 1.0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="A simulated GPU training cluster: a shell with operator tools over one model.")
+    parser.add_argument("--lab", metavar="ID", help="start in this lab (default: the healthy sandbox)")
+    parser.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the lab's random choices (default 0)")
+    parser.add_argument("-c", dest="command", metavar="LINE", help="run one line, print its output and exit with its status")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    return parser
+
+
+def _drain(run: Run, sleep: bool) -> int:
+    """Write a run's chunks to stdout/stderr as they come; Ctrl-C interrupts it."""
+    while True:
+        try:
+            chunk = run.step()
+            if chunk is None:
+                break
+            for stream, text in chunk.out:
+                target = sys.stdout if stream == "out" else sys.stderr
+                target.write(text)
+                target.flush()
+            if sleep and chunk.pause and not chunk.done:
+                time.sleep(min(chunk.pause, MAX_PAUSE_S))
+        except KeyboardInterrupt:
+            run.interrupt()
+    return run.status or 0
+
+
+def _setup_readline(session: Session) -> None:
+    try:
+        import readline
+    except ImportError:  # pragma: no cover - platforms without readline
+        return
+    matches: list[str] = []
+
+    def complete(text: str, state: int) -> str | None:
+        if state == 0:
+            line = readline.get_line_buffer()[: readline.get_endidx()]
+            result = session.complete(line)
+            matches[:] = result.matches
+        return matches[state] if state < len(matches) else None
+
+    readline.set_completer_delims(" \t\n;|&()<>")
+    readline.set_completer(complete)
+    readline.parse_and_bind("tab: complete")
+
+
+def _interactive(session: Session) -> int:
+    _setup_readline(session)
+    print(session.banner())
+    while True:
+        try:
+            line = input(session.prompt)
+        except EOFError:
+            print("logout")
+            return session.shell.last_status
+        except KeyboardInterrupt:
+            print("^C")
+            continue
+        _drain(session.run(line), sleep=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.seed < 0:
+        print(f"{PROG}: --seed must be 0 or more", file=sys.stderr)
+        return 2
+    try:
+        session = Session(None if args.lab in (None, labs.SANDBOX) else args.lab, args.seed)
+    except LabError:
+        known = ", ".join(labs.known_labs())
+        print(f"{PROG}: unknown lab '{args.lab}' (known labs: {known})", file=sys.stderr)
+        return 2
+    if args.command is not None:
+        return _drain(session.run(args.command), sleep=False)
+    return _interactive(session)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

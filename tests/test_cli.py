@@ -1,0 +1,25 @@
+"""The command-line entry point: -c runs one line; bad input gets a clear error."""
+
+from emulator.__main__ import main
+
+
+def test_dash_c_prints_output_and_returns_status(capsys):
+    assert main(["-c", "hostname; cat /nope"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "login01\n"
+    assert captured.err == "cat: /nope: No such file or directory\n"
+
+
+def test_seed_and_lab_are_accepted(capsys):
+    assert main(["--lab", "sandbox", "--seed", "3", "-c", "echo ok"]) == 0
+    assert capsys.readouterr().out == "ok\n"
+
+
+def test_unknown_lab_is_a_clear_error(capsys):
+    assert main(["--lab", "nope", "-c", "true"]) == 2
+    assert "unknown lab 'nope'" in capsys.readouterr().err
+
+
+def test_negative_seed_is_refused(capsys):
+    assert main(["--seed", "-1", "-c", "true"]) == 2
+    assert "--seed" in capsys.readouterr().err
