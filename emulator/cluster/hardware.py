@@ -41,6 +41,9 @@ class NVLink:
     crc_data_errors: int = 0
     tx_bytes: int = 0
     rx_bytes: int = 0
+    #: Error growth per simulated second on a marginal link that is still up (faults set these).
+    replay_rate_per_s: float = 0.0
+    crc_rate_per_s: float = 0.0
 
 
 @dataclass

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .catalog import H100
-from .hardware import GPU
+from .hardware import GPU, NVLink
 from .ids import rng
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -151,6 +151,14 @@ def sample(cluster: Cluster, node: Node, gpu: GPU, at: float | None = None) -> R
         temp_c=int(temp), mem_temp_c=int(temp) + base.randint(6, 10) + jitter.choice((0, 1)),
         sm_mhz=sm, mem_mhz=H100.max_mem_mhz, pstate="P0", reasons=frozenset(busy_reasons),
     )
+
+
+def nvlink_errors(cluster: Cluster, link: NVLink, at: float | None = None) -> tuple[int, int, int]:
+    """(replay, recovery, CRC flit) error counts of ``link`` now: the stored counts plus growth
+    on a marginal link that is still up."""
+    t = max(0.0, _instant(cluster, at)) if link.up else 0.0
+    return (link.replay_errors + int(link.replay_rate_per_s * t), link.recovery_errors,
+            link.crc_flit_errors + int(link.crc_rate_per_s * t))
 
 
 def violation_s(cluster: Cluster, gpu: GPU, reason: str, at: float | None = None) -> float:

@@ -227,10 +227,10 @@ def diag_report(ctx: Context, node: Node, level: int) -> str:
     if level == 2:
         return table.end()
     stress = {g.index: [_cuda_failure(g)] for g in gpus if _cuda_broken(g)}
-    slow = {g.index: [s] for g in gpus if not _cuda_broken(g) and (s := _slowdown_failure(ctx, g, r)) is not None}
-    _verdict(table, "Diagnostic", {**stress, **slow}, gpus)
+    slowed = {g.index: [s] for g in gpus if not _cuda_broken(g) and (s := _slowdown_failure(ctx, g, r)) is not None}
+    _verdict(table, "Diagnostic", {**stress, **slowed}, gpus)
     table.section("Stress")
-    _verdict(table, "Targeted Stress", {**stress, **slow}, gpus)
+    _verdict(table, "Targeted Stress", {**stress, **slowed}, gpus)
     power = {g.index: [p] for g in gpus if not _cuda_broken(g) and (p := _power_failure(ctx, node, g)) is not None}
     _verdict(table, "Targeted Power", {**stress, **power}, gpus)
     _verdict(table, "Memory Bandwidth", stress, gpus)
@@ -389,7 +389,7 @@ class Dcgmi(Command):
         return 0
 
     def _diag(self, ctx: Context, argv: list[str]) -> Outcome:
-        opts = self._opts(ctx, "diag", argv, "hr:g:i:j", ["help", "run=", "group=", "gpuList=", "json"])
+        opts = self._opts(ctx, "diag", argv, "hr:g:i:", ["help", "run=", "group=", "gpuList="])
         if "h" in opts or "help" in opts:
             ctx.out(" diag -- System validation/diagnostic.\n\n Usage: dcgmi diag -r <level> [-i <gpuList>]\n"
                     "    -r  --run  Run a diagnostic: 1 (short), 2 (medium), 3 (long).\n")

@@ -139,7 +139,7 @@ NVLINK_HELP = """\
     [-l | --link]: Limit a command to a specific link.  Without this flag, all link information is displayed.
     [-s | --status]: Display link state (active/inactive).
     [-c | --capabilities]: Display link capabilities.
-    [-e | --error-counters]: Display error counters for links.
+    [-e | --errorcounters]: Display error counters for links.
 """
 
 DMON_HELP = """\
@@ -556,7 +556,7 @@ class NvidiaSmi(Command):
         while cur.more():
             word, inline = _split(cur.take())
             key = {"-m": "matrix", "--matrix": "matrix", "-i": "id", "--id": "id", "-s": "select",
-                   "--status": "select", "--select": "select", "-e": "errors", "--error-counters": "errors",
+                   "--status": "select", "--select": "select", "-e": "errors", "--errorcounters": "errors",
                    "-c": "count", "--count": "count", "--capabilities": "caps", "-d": "delay",
                    "--delay": "delay", "-o": "options", "--options": "options", "-l": "link",
                    "--link": "link"}.get(word)
@@ -608,7 +608,7 @@ class NvidiaSmi(Command):
             if not gpu.present:
                 ctx.out(lost_gpu_message(gpu))
                 return 15
-            lines = render(gpu)
+            lines = render(ctx.cluster, gpu)
             if "link" in opts:
                 link = str(opts["link"])
                 lines = [lines[0]] + [ln for ln in lines[1:] if ln.startswith(f"\t Link {link}:")

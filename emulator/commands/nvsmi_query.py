@@ -111,6 +111,12 @@ def report_gpu(view: GpuView, sections: set[str] | None) -> list[str]:
 
     if sections is None:
         _identity(rep, view)
+    if sections is not None and "RESET_STATUS" in sections:
+        rep.head(1, "GPU Reset Status")
+        rep.kv(2, "Reset Required", _yes(gpu.reset_required))
+        rep.kv(2, "Drain and Reset Recommended", _yes(gpu.reset_required or gpu.remap_failure))
+    if sections is not None and "GSP_FIRMWARE_VERSION" in sections:
+        rep.kv(1, "GSP Firmware Version", view.cluster.versions.driver)
     if want("PERFORMANCE"):
         if sections is None:
             rep.kv(1, "Fan Speed", "N/A")

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..cluster import telemetry
 from ..cluster.catalog import H100
 from ..cluster.hardware import GPU, NIC
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..cluster.model import Node
+    from ..cluster.model import Cluster, Node
 
 LEGEND = """\
 Legend:
@@ -70,7 +71,7 @@ def gpu_title(gpu: GPU) -> str:
     return f"GPU {gpu.index}: {H100.name} (UUID: {gpu.uuid})"
 
 
-def nvlink_status(gpu: GPU) -> list[str]:
+def nvlink_status(cluster: Cluster, gpu: GPU) -> list[str]:
     lines = [gpu_title(gpu)]
     for link in gpu.nvlinks:
         rate = f"{link.speed_gbps:.3f} GB/s" if link.up else "<inactive>"
@@ -78,16 +79,17 @@ def nvlink_status(gpu: GPU) -> list[str]:
     return lines
 
 
-def nvlink_errors(gpu: GPU) -> list[str]:
+def nvlink_errors(cluster: Cluster, gpu: GPU) -> list[str]:
     lines = [gpu_title(gpu)]
     for link in gpu.nvlinks:
-        lines.append(f"\t Link {link.index}: Replay Errors: {link.replay_errors}")
-        lines.append(f"\t Link {link.index}: Recovery Errors: {link.recovery_errors}")
-        lines.append(f"\t Link {link.index}: CRC Errors: {link.crc_flit_errors}")
+        replay, recovery, crc = telemetry.nvlink_errors(cluster, link)
+        lines.append(f"\t Link {link.index}: Replay Errors: {replay}")
+        lines.append(f"\t Link {link.index}: Recovery Errors: {recovery}")
+        lines.append(f"\t Link {link.index}: CRC Errors: {crc}")
     return lines
 
 
-def nvlink_capabilities(gpu: GPU) -> list[str]:
+def nvlink_capabilities(cluster: Cluster, gpu: GPU) -> list[str]:
     lines = [gpu_title(gpu)]
     for link in gpu.nvlinks:
         if not link.up:

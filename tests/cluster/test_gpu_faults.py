@@ -154,3 +154,16 @@ def test_truth_time_is_the_instant_the_kernel_logged():
     s, t = faulty("xid", {"code": 48})
     first = next(ln for ln in run(s, "dmesg --time-format iso").splitlines() if "NVRM: Xid" in ln)
     assert first.startswith(t["time"].rstrip("Z") + ",")
+
+
+def test_nvlink_down_leaves_a_marginal_neighbour_whose_counters_rise():
+    s, t = faulty("nvlink-down", {"links": 1})
+    g = t["gpu"]
+
+    def replays() -> int:
+        out = run(s, f"nvidia-smi nvlink -e -i {g}")
+        return sum(int(ln.rsplit(": ", 1)[1]) for ln in out.splitlines() if "Replay Errors" in ln)
+
+    before = replays()
+    s.execute("sleep 60") if lookup("sleep") else s.cluster.clock.advance(60)
+    assert replays() > before

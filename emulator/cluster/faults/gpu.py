@@ -301,6 +301,14 @@ def nvlink_down(cluster: Cluster, r: random.Random, params: dict[str, object]) -
         events.append(_xid(gpu, at + 0.004 * k, 74, pid, comm,
                            f"NVLink: fatal error detected on link {index}(0x10000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0)"))
         gpu.xids.append(74)
+    # A neighbour on the same NVSwitch stays up but keeps retrying: its counters rise.
+    switch = gpu.nvlinks[down[0]].switch
+    marginal = [link for link in gpu.nvlinks if link.up and link.switch == switch]
+    if marginal:
+        weak = r.choice(marginal)
+        weak.replay_errors += r.randint(5, 40)
+        weak.replay_rate_per_s = round(r.uniform(0.5, 3.0), 2)
+        weak.crc_rate_per_s = round(r.uniform(5.0, 30.0), 1)
     _log(node, events)
     return _truth(node, gpu, "nvlink-down", links=",".join(map(str, down)), time=_when(cluster, at))
 
