@@ -814,6 +814,109 @@ def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower().replace("port_", "port_")
 
 
+# -- iblinkinfo -----------------------------------------------------------------------------------------
+
+#: Per-lane signalling rate as iblinkinfo prints it, by IBTA speed name.
+LANE_TEXT = {"SDR": "2.5 Gbps", "QDR": "10.0 Gbps", "FDR": "14.0625 Gbps", "EDR": "25.78125 Gbps",
+             "HDR": "53.125 Gbps", "NDR": "106.25 Gbps", "XDR": "212.5 Gbps"}
+
+
+#: Leaf-to-spine links train at the full NDR 4X rate.
+UPLINK = ("4X", "NDR")
+
+
+def switch_lid(cluster: Cluster, name: str) -> int:
+    """Switches take the LIDs after the subnet manager's (2, 3, ...), in name order."""
+    return 2 + sorted(cluster.switches).index(name)
+
+
+def switch_guid(cluster: Cluster, name: str) -> str:
+    return f"0x{0xFC6A1C:06x}0300{rng(cluster.seed, 'switch', name).getrandbits(24):06x}"
+
+
+def _link(lid: int, port: int, trained: tuple[str, str] | None, peer_lid: int, peer_port: int, peer: str,
+          note: str) -> str:
+    """One iblinkinfo line; ``trained`` is (width, speed name), None for a link that is down."""
+    head = f"{'':6}{lid:>6} {port:>4}[  ] ==("
+    if trained is None:
+        return f"{head}{'Down':>20}/ Polling)==>{'':13}[  ] \"\" ( )"
+    width, speed = trained
+    return (f"{head}{width:>3} {LANE_TEXT.get(speed, ''):>19} Active/  LinkUp)==>  {peer_lid:>6} {peer_port:>4}[  ] "
+            f"\"{peer}\" ( {note})")
+
+
+def _trained(nic: NIC) -> tuple[str, str] | None:
+    return (nic.width.upper(), links.speed_name(nic)) if is_up(nic) else None
+
+
+def _could_be(nic: NIC) -> str:
+    """iblinkinfo's hint when a link trained below what both ends support."""
+    if nic.width.upper() != "4X":
+        return "Could be 4X"
+    if nic.rate_gbps < nic.max_rate_gbps:
+        return f"Could be {LANE_TEXT['NDR']}"
+    return ""
+
+
+class Iblinkinfo(DiagCommand):
+    name = "iblinkinfo"
+    summary = "report link info for all links in the fabric"
+    section = "Fabric"
+    usage_args = ""
+    notes = ("Lists every switch port of the fabric the local port reaches (or the CA ports with --cas-only),\n"
+             "with width, lane speed and state of each link and the node at the other end.")
+
+    def configure(self, parser: ArgumentParser) -> None:
+        parser.add_argument("--switches-only", action="store_true", help="Show only switches")
+        parser.add_argument("--cas-only", action="store_true", help="Show only CAs")
+        parser.add_argument("-d", "--downports", action="store_true", help="print only down links")
+        parser.add_argument("-C", "--Ca", metavar="CA", help="Ca name to use")
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        assert args is not None
+        cl = ctx.cluster
+        pid = fake_pid(ctx, self.name)
+        ib = [n for n in devices(ctx) if n.link_layer == "InfiniBand"]
+        local = device(ctx, args.Ca) if args.Ca else next((n for n in ib if is_up(n)), None)
+        if local is None or local.link_layer != "InfiniBand" or not is_up(local):
+            raise ctx.fail(f"ibwarn: [{pid}] mad_rpc_open_port: can't open UMAD port ({args.Ca or '(null)'}:0)\n"
+                           "iblinkinfo: iberror: failed: discover failed", 255)
+        rail = local.rail
+        ports: dict[str, list[tuple[Node, NIC]]] = {}
+        for node in cl.compute_nodes:
+            for nic in node.nics:
+                if nic.role == "compute" and nic.rail == rail:
+                    ports.setdefault(nic.peer_switch, []).append((node, nic))
+        leaves = sorted(ports)
+        spines = sorted(name for name, (kind, _) in cl.switches.items() if kind == "spine")
+        if args.cas_only:
+            for leaf in leaves:
+                for node, nic in ports[leaf]:
+                    if is_up(nic) and not args.downports:  # a CA behind a down link is not discovered
+                        ctx.outln(f"CA: {node.name} {nic.name}:")
+                        ctx.outln(_link(nic.lid, 1, _trained(nic), switch_lid(cl, leaf), nic.peer_port, leaf,
+                                        _could_be(nic)))
+            return 0
+        for leaf in leaves:
+            lid = switch_lid(cl, leaf)
+            ctx.outln(f"Switch: {switch_guid(cl, leaf)} {leaf}:")
+            for node, nic in sorted(ports[leaf], key=lambda item: item[1].peer_port):
+                if args.downports and is_up(nic):
+                    continue
+                ctx.outln(_link(lid, nic.peer_port, _trained(nic), nic.lid, 1, f"{node.name} {nic.name}",
+                                _could_be(nic)))
+            if not args.downports:
+                for k, spine in enumerate(spines):
+                    ctx.outln(_link(lid, 33 + k, UPLINK, switch_lid(cl, spine), leaves.index(leaf) + 1, spine, ""))
+        if not args.downports:
+            for spine in spines:
+                lid = switch_lid(cl, spine)
+                ctx.outln(f"Switch: {switch_guid(cl, spine)} {spine}:")
+                for k, leaf in enumerate(leaves):
+                    ctx.outln(_link(lid, k + 1, UPLINK, switch_lid(cl, leaf), 33 + spines.index(spine), leaf, ""))
+        return 0
+
+
 # -- ip, ethtool --------------------------------------------------------------------------------------
 
 
@@ -1062,5 +1165,5 @@ class Ethtool(Command):
 
 
 def commands() -> list[Command]:
-    return [Ibstat(), Ibstatus(), IbvDevices(), IbvDevinfo(), Perfquery(), Mlxlink(), Rdma(), Ibdiagnet(), Ip(),
-            Ethtool()]
+    return [Ibstat(), Ibstatus(), IbvDevices(), IbvDevinfo(), Perfquery(), Mlxlink(), Rdma(), Ibdiagnet(), Iblinkinfo(),
+            Ip(), Ethtool()]

@@ -255,3 +255,19 @@ def test_ibstat_whole_ca_golden():
         "\t\tPort GUID: 0xa088c20300c20e76\n"
         "\t\tLink layer: InfiniBand\n"
     )
+
+
+def test_iblinkinfo_names_the_switch_port_and_hints_the_lost_speed():
+    s = on("node01", ("link-rate", {"node": "node03", "port": "mlx5_0"}))
+    out = run(s, "iblinkinfo")
+    assert ('           2    3[  ] ==( 4X         53.125 Gbps Active/  LinkUp)==>     116    1[  ] '
+            '"node03 mlx5_0" ( Could be 106.25 Gbps)\n') in out
+    assert out.startswith("Switch: 0x")
+    assert "leaf-r0-01:\n" in out.splitlines()[0] + "\n"
+
+
+def test_iblinkinfo_down_ports_only():
+    s = on("node01", ("port-down", {"node": "node05", "port": "mlx5_0"}))
+    out = run(s, "iblinkinfo -d")
+    assert out.splitlines()[1] == '           2    5[  ] ==(                Down/ Polling)==>             [  ] "" ( )'
+    assert "node05" not in run(s, "iblinkinfo --cas-only")
