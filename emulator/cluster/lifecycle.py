@@ -42,6 +42,7 @@ def end_jobs_on(cluster: Cluster, name: str, at_s: float) -> list[int]:
         if job.state != "RUNNING" or name not in job.nodes:
             continue
         job.state, job.end_s, job.reason, job.exit_code = "NODE_FAIL", at_s, "NodeDown", "0:0"
+        job.failed_node = name
         job.steps = [("batch", "CANCELLED", "0:15"), ("extern", "COMPLETED", "0:0"), ("0", "CANCELLED", "0:15")]
         for other in job.nodes:
             state = slurm.node_state.get(other, "idle")

@@ -46,6 +46,8 @@ class Job:
     requeue: bool = False
     #: Who cancelled the job (uid), for sacct's ``CANCELLED by N``.
     cancelled_by: int | None = None
+    #: The node whose failure ended the job (NODE_FAIL), for sacct's FailedNode.
+    failed_node: str = ""
 
     def __post_init__(self) -> None:
         if not self.num_nodes:

@@ -90,7 +90,12 @@ FIELDS: dict[str, tuple[str, int, bool, Callable[[Row], str]]] = {
     "end": ("End", 19, False, lambda r: sc.stamp(r.cluster, r.job.end_s)),
     "submit": ("Submit", 19, False, lambda r: sc.stamp(r.cluster, r.job.submit_s)),
     "eligible": ("Eligible", 19, False, lambda r: sc.stamp(r.cluster, r.job.submit_s)),
-    "nodelist": ("NodeList", 15, True, lambda r: compress_hostlist(r.nodes) if r.nodes else "None assigned"),
+    "nodelist": ("NodeList", 15, False, lambda r: compress_hostlist(r.nodes) if r.nodes else "None assigned"),
+    "failednode": ("FailedNode", 8, False, lambda r: "" if r.step else r.job.failed_node),
+    "ntasks": ("NTasks", 8, False, lambda r: "" if not r.step or r.step[0] == "extern" else
+               str(1 if r.step[0] == "batch" else r.job.num_nodes * r.job.ntasks_per_node)),
+    "restarts": ("Restarts", 8, False, lambda r: "" if r.step else "0"),
+    "reqmem": ("ReqMem", 10, False, lambda r: "" if r.step else f"{sc.mem_mb(r.cluster) * r.job.num_nodes}M"),
     "nnodes": ("NNodes", 8, False, lambda r: str(len(r.nodes) if r.job.nodes else r.job.num_nodes)),
     "user": ("User", 9, False, lambda r: "" if r.step else r.job.user),
     "uid": ("UID", 6, False, lambda r: "" if r.step else str(sc.UIDS.get(r.job.user, 0))),
@@ -100,8 +105,8 @@ FIELDS: dict[str, tuple[str, int, bool, Callable[[Row], str]]] = {
     "reqtres": ("ReqTRES", 10, False, lambda r: "" if r.step else r.tres()),
     "qos": ("QOS", 10, False, lambda r: "" if r.step else r.job.qos),
     "cluster": ("Cluster", 10, False, lambda r: r.cluster.slurm.cluster_name),
-    "workdir": ("WorkDir", 10, False, lambda r: "" if r.step else (r.job.workdir or f"/home/{r.job.user}")),
-    "reason": ("Reason", 10, False, lambda r: "" if r.step else r.job.reason),
+    "workdir": ("WorkDir", 20, False, lambda r: "" if r.step else (r.job.workdir or f"/home/{r.job.user}")),
+    "reason": ("Reason", 22, False, lambda r: "" if r.step else r.job.reason),
     "priority": ("Priority", 10, False, lambda r: "" if r.step else str(sc.priority(r.job))),
 }
 
@@ -190,7 +195,7 @@ class Sacct(sc.SlurmCommand):
             if sep:
                 ctx.outln(sep.join(headers) + (sep if args.parsable else ""))
             else:
-                ctx.outln(" ".join(_cell(h, w, left) for h, w, left, _ in columns) + " ")
+                ctx.outln(" ".join(_cell(h[:w], w, left) for h, w, left, _ in columns) + " ")
                 ctx.outln(" ".join("-" * w for _, w, _, _ in columns) + " ")
         for row in rows:
             values = [get(row) for _, _, _, get in columns]

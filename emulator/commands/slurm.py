@@ -20,8 +20,8 @@ from .base import Context, Outcome
 SINFO_FORMATS = {
     "default": "%#P %.5a %.10l %.6D %.6t %N",
     "long": "%#P %.5a %.10l %.10s %.4r %.8h %.10g %.6D %.11T %N",
-    "node": "%#N %.6D %#P %6t",
-    "node_long": "%#N %.6D %#P %11T %.4c %.8z %.6m %.8d %.6w %.8f %20E",
+    "node": "%#N %.6D %.#P %6t",
+    "node_long": "%#N %.6D %.#P %.11T %.4c %.8z %.6m %.8d %.6w %.8f %20E",
     "summarize": "%#P %.5a %.10l %.16F  %N",
     "reasons": "%20E %9u %19H %N",
     "reasons_long": "%20E %12U %19H %6t %N",
@@ -116,7 +116,8 @@ class Sinfo(sc.SlurmCommand):
         return 0
 
 
-SINFO_HEADERS_MIN = {k: len(v) for k, v in SINFO_HEADERS.items()}
+#: sinfo sizes the partition and node list columns to their widest value, at least 9.
+SINFO_HEADERS_MIN = {"P": 9, "N": 9}
 
 
 def _partitions(cluster: Cluster, names: list[str]) -> list[Partition]:
@@ -187,7 +188,7 @@ def _sinfo_rows(cluster: Cluster, items: list[sc.Field | str], parts: list[Parti
                 continue
             if (args.responding and not state.responding) or (args.dead and state.responding):
                 continue
-            if args.list_reasons and not (cluster.slurm.node_reason.get(name) or not state.responding):
+            if args.list_reasons and not states and state.short not in ("down", "drain", "drng"):
                 continue
             values = _node_values(cluster, cluster.nodes[name], part if by_part else None, letters)
             key: tuple[Any, ...] = (p_index if by_part else 0,) + tuple(values.get(k, "") for k in keyed)

@@ -209,6 +209,8 @@ class Field:
     dynamic: bool = False   # '#': width from the widest value
 
 
+#: ``%[.][#][width]X``; ``#`` (this emulator's spelling of sinfo's "compute size later") sizes
+#: the column to its widest value.
 FORMAT = re.compile(r"%(\.)?(#)?(\d+)?([A-Za-z])")
 
 
