@@ -167,7 +167,8 @@ def _step_lines(cluster: Cluster, run: TrainingRun, sched: Schedule, prof: StepP
         begin = sched.step_end(step - every) if step - every > sched.resume_step else sched.steady_s
         jit = rng(cluster.seed, "steplog", step).gauss(0.0, 0.004)
         step_time = (end - begin) / min(every, step - sched.resume_step) * (1.0 + jit)
-        data = prof.data_wait_s * (1.0 + 3 * abs(jit))
+        early = sched.split is not None and step <= sched.split[0]
+        data = (run.baseline_data_s if early else prof.data_wait_s) * (1.0 + 3 * abs(jit))
         tps = run.tokens_per_step / step_time
         tflops = 6.0 * run.params_b * 1e9 * tps / max(1, run.world_size) / 1e12
         lines.append((end, f"INFO [train.py:212] step {step} | loss {_loss(cluster.seed, step):.4f} | lr "
@@ -223,7 +224,8 @@ def previous_log(cluster: Cluster) -> str:
         span = 200 * prof.step_s
         sched = replace(sched0, started_s=run.started_s - span - 600, init_s=run.started_s - span - 562,
                         first_batch_s=run.started_s - span - 467, steady_s=run.started_s - span - 426,
-                        resume_step=max(0, sched0.resume_step - run.checkpoint_every), hang_s=None)
+                        resume_step=max(0, sched0.resume_step - run.checkpoint_every), hang_s=None,
+                        early_step_s=None, change_s=None)
         end = run.started_s - 420.0
         entries = _header(cluster, before, sched, prof) + _step_lines(cluster, before, sched, prof, end)
         entries.append((end, "INFO [train.py:322] stopping after requeue: SIGTERM received"))

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import cached_property
 
 from . import storage
 from .catalog import H100
@@ -209,7 +210,13 @@ def profile(cluster: Cluster) -> StepProfile:
 
 @dataclass(frozen=True)
 class Schedule:
-    """Where the run's phases fall on the clock (offsets in seconds from the clock's start)."""
+    """Where the run's phases fall on the clock (offsets in seconds from the clock's start).
+
+    Steps run at ``step_s``; when a condition began during the run
+    (``change_s``), the steps before it ran at ``early_step_s``. A checkpoint
+    save follows every step that is a multiple of ``every`` and delays the
+    next step by ``stall_s``.
+    """
 
     started_s: float           # allocation granted, srun launched
     init_s: float              # processes up, NCCL and model initialisation begins
@@ -220,53 +227,92 @@ class Schedule:
     every: int
     stall_s: float
     hang_s: float | None       # no step completes after this offset
+    early_step_s: float | None = None
+    change_s: float | None = None
 
-    @property
-    def period_s(self) -> float:
-        """One checkpoint interval: ``every`` steps then one save."""
-        return self.every * self.step_s + self.stall_s
+    def _end(self, start_step: int, start_s: float, step_s: float, step: int) -> float:
+        saves = (step - 1) // self.every - start_step // self.every
+        return start_s + (step - start_step) * step_s + saves * self.stall_s
+
+    def _completed(self, start_step: int, start_s: float, step_s: float, offset: float) -> int:
+        lo, hi = start_step, start_step + max(0, int((offset - start_s) / step_s)) + 1
+        while lo < hi:                     # the largest step that ended by ``offset``
+            mid = (lo + hi + 1) // 2
+            if self._end(start_step, start_s, step_s, mid) <= offset:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+
+    @cached_property
+    def split(self) -> tuple[int, float] | None:
+        """(first step of the later rate, its start offset), when the rate changed mid-run."""
+        if self.early_step_s is None or self.change_s is None or self.change_s <= self.steady_s:
+            return None
+        s0 = self._completed(self.resume_step, self.steady_s, self.early_step_s, self.change_s)
+        if s0 == self.resume_step:
+            return s0, self.steady_s
+        t0 = self._end(self.resume_step, self.steady_s, self.early_step_s, s0)
+        if s0 % self.every == 0:
+            t0 += self.stall_s
+        return s0, t0
+
+    def rate_at(self, step: int) -> float:
+        """Seconds per step around global ``step``."""
+        split = self.split
+        if split is not None and self.early_step_s is not None and step <= split[0]:
+            return self.early_step_s
+        return self.step_s
 
     def step_end(self, step: int) -> float:
         """Offset at which global ``step`` (> resume_step) completes."""
-        k = step - self.resume_step
-        saves = (step - 1) // self.every - self.resume_step // self.every
-        return self.steady_s + k * self.step_s + saves * self.stall_s
+        split = self.split
+        if split is None:
+            return self._end(self.resume_step, self.steady_s, self.step_s, step)
+        if step <= split[0]:
+            return self._end(self.resume_step, self.steady_s, self.early_step_s or self.step_s, step)
+        return self._end(split[0], split[1], self.step_s, step)
 
     def completed_at(self, offset: float) -> int:
         """The last global step completed at ``offset``."""
         if self.hang_s is not None:
             offset = min(offset, self.hang_s)
-        elapsed = offset - self.steady_s
-        if elapsed < self.step_s:
-            return self.resume_step
-        cycles = int(elapsed // self.period_s)
-        rem = elapsed - cycles * self.period_s
-        k = cycles * self.every + min(self.every, int(rem // self.step_s))
-        return self.resume_step + k
+        split = self.split
+        if split is None:
+            return self._completed(self.resume_step, self.steady_s, self.step_s, offset)
+        if offset < split[1]:
+            return min(split[0], self._completed(self.resume_step, self.steady_s, self.early_step_s or self.step_s,
+                                                 offset))
+        return self._completed(split[0], split[1], self.step_s, offset)
 
     def saving_at(self, offset: float) -> int | None:
         """The step being saved at ``offset``, if a checkpoint save is in progress."""
         if offset < self.steady_s or (self.hang_s is not None and offset >= self.hang_s):
             return None
-        rem = (offset - self.steady_s) % self.period_s
-        if rem >= self.every * self.step_s:
-            return self.completed_at(offset)
+        step = self.completed_at(offset)
+        if step > self.resume_step and step % self.every == 0 and offset < self.step_end(step) + self.stall_s:
+            return step
         return None
+
+    def into_step(self, offset: float) -> float:
+        """Seconds since the step in progress at ``offset`` began."""
+        step = self.completed_at(offset)
+        begin = self.steady_s if step == self.resume_step else self.step_end(step)
+        if step > self.resume_step and step % self.every == 0:
+            begin += self.stall_s
+        return max(0.0, offset - begin)
 
     def saves_between(self, start: float, end: float) -> list[tuple[int, float, float]]:
         """Checkpoint saves (step, start offset, end offset) that begin in [start, end)."""
-        saves = []
-        first = (self.resume_step // self.every + 1) * self.every
-        step = first
-        while True:
+        saves: list[tuple[int, float, float]] = []
+        step = (self.resume_step // self.every + 1) * self.every
+        while len(saves) <= 10_000:
             begin = self.step_end(step)
             if begin >= end or (self.hang_s is not None and begin >= self.hang_s):
                 break
             if begin >= start:
                 saves.append((step, begin, begin + self.stall_s))
             step += self.every
-            if len(saves) > 10_000:
-                break
         return saves
 
 
@@ -281,12 +327,13 @@ def schedule(cluster: Cluster, prof: StepProfile | None = None) -> Schedule:
     steady = first + run.first_batch_s
     every = max(1, run.checkpoint_every)
     step_s = prof.step_s if math.isfinite(prof.step_s) else 1e9
-    period = every * step_s + prof.checkpoint_stall_s
-    before = max(0.0, -steady)
-    done = int(before // period) * every + min(every, int((before % period) // step_s))
+    early = run.baseline_step_s if run.degraded_s is not None else None
+    probe = Schedule(started_s=run.started_s, init_s=init, first_batch_s=first, steady_s=steady, resume_step=0,
+                     step_s=step_s, every=every, stall_s=prof.checkpoint_stall_s, hang_s=None,
+                     early_step_s=early, change_s=run.degraded_s)
+    done = probe.completed_at(0.0)
     resume = max(0, (run.start_step - done) // every * every)
-    return Schedule(started_s=run.started_s, init_s=init, first_batch_s=first, steady_s=steady, resume_step=resume,
-                    step_s=step_s, every=every, stall_s=prof.checkpoint_stall_s, hang_s=run.hang_s)
+    return replace(probe, resume_step=resume, hang_s=run.hang_s)
 
 
 @dataclass(frozen=True)
@@ -316,14 +363,21 @@ def phases(cluster: Cluster, until: float | None = None) -> list[Phase]:
     if now > sched.first_batch_s:
         out.append(Phase("first batch", sched.first_batch_s, min(now, sched.steady_s), "data loader warm-up"))
     end = now if sched.hang_s is None else min(now, sched.hang_s)
+    cuts = [(begin, finish, f"step {step}, {'async' if run.async_checkpoint else 'sync'}")
+             for step, begin, finish in sched.saves_between(sched.steady_s, end)]
+    change = sched.split[1] if sched.split is not None and sched.split[1] < end else None
     cursor = sched.steady_s
-    for step, begin, finish in sched.saves_between(sched.steady_s, end):
-        out.append(Phase("steady state", cursor, begin, f"{prof.step_s:.2f} s/step"))
-        out.append(Phase("checkpoint", begin, min(finish, end),
-                         f"step {step}, {'async' if run.async_checkpoint else 'sync'}"))
+    for begin, finish, detail in sorted(cuts + ([(change, change, "")] if change is not None else [])):
+        if begin < cursor:
+            continue
+        rate = sched.rate_at(sched.completed_at(begin - 1e-6) if begin > cursor else sched.resume_step)
+        out.append(Phase("steady state", cursor, begin, f"{rate:.2f} s/step"))
+        if detail:
+            out.append(Phase("checkpoint", begin, min(finish, end), detail))
         cursor = finish
     if end > cursor:
-        out.append(Phase("steady state", cursor, end, f"{prof.step_s:.2f} s/step"))
+        out.append(Phase("steady state", cursor, end, f"{sched.rate_at(sched.completed_at(end)):.2f} s/step"))
+    out.sort(key=lambda p: p.start_s)
     if sched.hang_s is not None and now > sched.hang_s:
         out.append(Phase("hang", sched.hang_s, now, f"rank {run.hang_rank} stopped"))
     return [p for p in out if p.end_s > p.start_s or p.name == "allocation"]
@@ -353,7 +407,7 @@ def where(cluster: Cluster, rank: Rank, offset: float | None = None) -> str:
     mine = next((r for r in prof.ranks if r.rank == rank.rank), None)
     if mine is None:
         return "done"
-    into = ((now - sched.steady_s) % sched.period_s) % sched.step_s
+    into = sched.into_step(now)
     if into < mine.data_s:
         return "data"
     if into < mine.data_s + mine.compute_s:

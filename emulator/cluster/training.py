@@ -60,6 +60,11 @@ class TrainingRun:
     restarts: list[tuple[float, str]] = field(default_factory=list)
     #: Lab-provided "known-good" reference for comparison (same config, healthy fabric).
     baseline_step_s: float | None = None
+    #: Input wait per step of that reference, s.
+    baseline_data_s: float = 0.0
+    #: When the current condition began (offset s): steps before it ran at
+    #: ``baseline_step_s``; None when the run has been like this since it started.
+    degraded_s: float | None = None
     #: Environment the launcher sets (NCCL_DEBUG, NCCL_IB_HCA, ...), as the job script shows.
     env: dict[str, str] = field(default_factory=dict)
     #: Model shape (for tensor-parallel traffic): hidden size and layer count.

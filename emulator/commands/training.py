@@ -119,7 +119,7 @@ class PySpy(Command):
             prof = steps.profile(ctx.cluster)
             mine = next(r for r in prof.ranks if r.rank == rank.rank)
             sched = steps.schedule(ctx.cluster, prof)
-            into = ((ctx.clock.elapsed - sched.steady_s) % sched.period_s) % sched.step_s - mine.data_s
+            into = sched.into_step(ctx.clock.elapsed) - mine.data_s
             stack = FORWARD if into < mine.compute_s / 3.0 else BACKWARD
         for line in _stack(stack):
             ctx.outln(line)

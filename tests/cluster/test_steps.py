@@ -151,3 +151,20 @@ def test_phases_cover_the_run_in_order() -> None:
     names = [p.name for p in steps.phases(cluster_with())]
     assert names[:4] == ["allocation", "initialisation", "first batch", "steady state"]
     assert "checkpoint" in names
+
+
+def test_a_straggler_that_began_mid_run_shows_the_step_time_rise_in_the_log() -> None:
+    cluster = cluster_with("straggler", kind="thermal", rank=3)
+    assert cluster.training is not None and cluster.training.degraded_s is not None
+    times = [float(m.group(1)) for m in re.finditer(r"step_time (\d+\.\d+)s", train_log(cluster))]
+    assert times[0] == pytest.approx(cluster.training.baseline_step_s, rel=0.03)
+    assert times[-1] == pytest.approx(steps.profile(cluster).step_s, rel=0.03)
+    phases = [p for p in steps.phases(cluster) if p.name == "steady state"]
+    assert phases[0].detail != phases[-1].detail
+
+
+def test_schedule_inverts_step_end() -> None:
+    sched = steps.schedule(cluster_with("straggler", kind="thermal", rank=3))
+    for step in range(sched.resume_step + 1, sched.resume_step + 1500, 37):
+        assert sched.completed_at(sched.step_end(step)) == step
+        assert sched.completed_at(sched.step_end(step) - 1e-3) == step - 1

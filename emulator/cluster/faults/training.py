@@ -39,6 +39,15 @@ def _step_s(cluster: Cluster) -> float:
     return profile(cluster).step_s
 
 
+def _remember_baseline(cluster: Cluster, run: TrainingRun) -> None:
+    """Record the healthy step (and its input wait) before a fault changes it."""
+    from ..steps import profile
+
+    prof = profile(cluster)
+    run.baseline_step_s = prof.step_s
+    run.baseline_data_s = prof.data_wait_s
+
+
 # -- input and storage ----------------------------------------------------------------------
 
 
@@ -54,7 +63,8 @@ def slow_input(cluster: Cluster, r: random.Random, params: dict[str, object]) ->
 def storage_contention(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
     """Another tenant saturates the parallel filesystem: reads queue, checkpoint writes crawl."""
     run = _run(cluster)
-    run.baseline_step_s = _step_s(cluster)
+    _remember_baseline(cluster, run)
+    run.degraded_s = -r.uniform(1500.0, 3000.0)
     fs = cluster.storage
     load = float(str(params["load"]))
     fs.background_read_load = load
@@ -88,6 +98,7 @@ def straggler(cluster: Cluster, r: random.Random, params: dict[str, object]) -> 
     rank = _rank(run, r, params)
     kind = str(params.get("kind") or r.choice(("thermal", "power-brake", "io")))
     target = {"node": rank.node, "gpu": rank.gpu}
+    _remember_baseline(cluster, run)
     if kind == "thermal":
         gpu_thermal(cluster, r, target)
         cause = "gpu-thermal"
@@ -102,6 +113,11 @@ def straggler(cluster: Cluster, r: random.Random, params: dict[str, object]) -> 
         cause = "io"
     else:
         raise ValueError("straggler: kind must be thermal, power-brake or io")
+    if kind != "io":
+        node = cluster.node(rank.node)
+        assert node is not None
+        violations = node.gpus[rank.gpu].violation_s.values()
+        run.degraded_s = -max(violations) if violations else None
     return {"cause": cause, "rank": str(rank.rank), "node": rank.node, "gpu": str(rank.gpu), "pid": str(rank.pid)}
 
 
