@@ -125,24 +125,28 @@ def job_rail_gbps(cluster: Cluster) -> float:
     return per_rail * 8 / 1e9 / step_s
 
 
-def traffic_gbps(cluster: Cluster, node: Node, nic: NIC) -> float:
-    """Average data rate (Gb/s, each direction) the job puts on one port now."""
+def traffic_gbps(cluster: Cluster, node: Node, nic: NIC, rail_gbps: float | None = None) -> float:
+    """Average data rate (Gb/s, each direction) the job puts on one port now.
+
+    ``rail_gbps`` is :func:`job_rail_gbps` when the caller computed it already
+    (a tool reading many ports computes it once).
+    """
     if nic.role != "compute" or effective_gbps(nic) <= 0 or node.name not in _job_nodes(cluster):
         return 0.0
-    return job_rail_gbps(cluster)
+    return job_rail_gbps(cluster) if rail_gbps is None else rail_gbps
 
 
 # -- counters -------------------------------------------------------------------------
 
 
-def raw_counters(cluster: Cluster, node: Node, nic: NIC) -> dict[str, int]:
+def raw_counters(cluster: Cluster, node: Node, nic: NIC, rail_gbps: float | None = None) -> dict[str, int]:
     """Every port counter since boot at the current simulated instant (64-bit, no reset)."""
     t = cluster.clock.elapsed
     values: dict[str, int] = {}
     for name in PORT_COUNTERS:
         values[name] = int(nic.counters.get(name, 0) + nic.counter_rates.get(name, 0.0) * t)
     values["LinkDownedCounter"] += sum(1 for at in nic.link_down_events if at <= t)
-    byte_rate = traffic_gbps(cluster, node, nic) * 1e9 / 8
+    byte_rate = traffic_gbps(cluster, node, nic, rail_gbps) * 1e9 / 8
     data_words = int(byte_rate * t / 4)
     pkts = int(byte_rate * t / PACKET_BYTES)
     # Physical errors cost retransmissions: the sender puts more on the wire.
@@ -160,17 +164,17 @@ def raw_counters(cluster: Cluster, node: Node, nic: NIC) -> dict[str, int]:
     return values
 
 
-def counters(cluster: Cluster, node: Node, nic: NIC) -> dict[str, int]:
+def counters(cluster: Cluster, node: Node, nic: NIC, rail_gbps: float | None = None) -> dict[str, int]:
     """Port counters as a reader sees them now: since boot, or since the last reset."""
-    values = raw_counters(cluster, node, nic)
+    values = raw_counters(cluster, node, nic, rail_gbps)
     for name, base in nic.counter_baseline.items():
         values[name] = max(0, values[name] - base)
     return values
 
 
-def reset_counters(cluster: Cluster, node: Node, nic: NIC) -> None:
+def reset_counters(cluster: Cluster, node: Node, nic: NIC, rail_gbps: float | None = None) -> None:
     """Clear the port's counters now (``perfquery -R``, ``ibdiagnet --pc``)."""
-    nic.counter_baseline = raw_counters(cluster, node, nic)
+    nic.counter_baseline = raw_counters(cluster, node, nic, rail_gbps)
     nic.counters_cleared_s = cluster.clock.elapsed
 
 
@@ -209,7 +213,7 @@ def symbol_ber(cluster: Cluster, node: Node, nic: NIC) -> float:
     bits = bits_since_clear(cluster, node, nic)
     if bits <= 0:
         return 0.0
-    return counters(cluster, node, nic)["SymbolErrorCounter"] / bits
+    return counters(cluster, node, nic, rail_gbps=0.0)["SymbolErrorCounter"] / bits
 
 
 def ber_text(value: float) -> str:

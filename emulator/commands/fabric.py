@@ -560,7 +560,7 @@ class Mlxlink(Command):
 
     def _counters(self, ctx: Context, nic: NIC) -> None:
         cl, node = ctx.cluster, ctx.host
-        values = links.counters(cl, node, nic)
+        values = links.counters(cl, node, nic, rail_gbps=0.0)  # error counters only: traffic is not shown
         bits = links.bits_since_clear(cl, node, nic)
         raw = links.raw_ber(cl, node, nic) if is_up(nic) else 0.0
         lane_errors = int(raw * bits / max(1, links.lanes(nic)))
@@ -710,7 +710,8 @@ class Ibdiagnet(Command):
           f"{len(active)}/{len(active)} CA-s) retrieved.")
         o("-I- Ports counters retrieving finished successfully")
         o("")
-        first = {id(p): links.counters(cl, n, p) for n, p in active}
+        rail_gbps = links.job_rail_gbps(cl)
+        first = {id(p): links.counters(cl, n, p, rail_gbps) for n, p in active}
         o("-I- Going to sleep for 1 seconds until next counters sample")
         o("-I- Time left to sleep ... 1 seconds.")
         yield 1.0
@@ -723,7 +724,7 @@ class Ibdiagnet(Command):
                    "PortRcvRemotePhysicalErrors", "PortXmitDiscards", "LocalLinkIntegrityErrors",
                    "ExcessiveBufferOverrunErrors")
         for node, nic in active:
-            now = links.counters(cl, node, nic)
+            now = links.counters(cl, node, nic, rail_gbps)
             for name in checked:
                 if now[name] > 0:
                     warnings["Port Counters"] += 1
@@ -764,7 +765,7 @@ class Ibdiagnet(Command):
         o("")
         if args.pc:
             for node, nic in active:
-                links.reset_counters(cl, node, nic)
+                links.reset_counters(cl, node, nic, rail_gbps)
             o("-I- Ports counters reset finished successfully")
             o("")
         o("---------------------------------------------")
@@ -779,10 +780,11 @@ class Ibdiagnet(Command):
         o(f"-I- Database                  : {out_dir}/ibdiagnet2.db_csv")
         o(f"-I- LST                       : {out_dir}/ibdiagnet2.lst")
         o(f"-I- Ports Counters            : {out_dir}/ibdiagnet2.pm")
-        self._write_files(ctx, out_dir, log, active)
+        self._write_files(ctx, out_dir, log, active, rail_gbps)
         return 1 if any(errors.values()) else 0
 
-    def _write_files(self, ctx: Context, out_dir: str, log: list[str], active: list[tuple[Node, NIC]]) -> None:
+    def _write_files(self, ctx: Context, out_dir: str, log: list[str], active: list[tuple[Node, NIC]],
+                     rail_gbps: float) -> None:
         stamp = ctx.clock.now().strftime("%Y-%m-%d %H:%M:%S")
         lst = [f'{{ CA Ports:1 SystemGUID:{n.node_guid[2:]} NodeGUID:{n.node_guid[2:]} PortGUID:{n.port_guid[2:]} '
                f'VenID:000002C9 DevID:1021 Rev:00000000 {{{node.name} {n.name}}} LID:{n.lid:04X} PN:01 }} '
@@ -790,7 +792,7 @@ class Ibdiagnet(Command):
                f'PHY={n.width.upper()} LOG=ACT SPD={links.speed_name(n)}' for node, n in active]
         pm = []
         for node, nic in active:
-            values = links.counters(ctx.cluster, node, nic)
+            values = links.counters(ctx.cluster, node, nic, rail_gbps)
             pm.append(f"Port=1 Lid=0x{nic.lid:04x} GUID={nic.port_guid} Device={VENDOR_PART_ID} "
                       f"Port Name={node.name}/{nic.name}/P1")
             pm += [f"{_snake(k)}=0x{v:016x}" for k, v in values.items()]

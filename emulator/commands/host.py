@@ -52,10 +52,11 @@ class Memory:
         return self.free + int(self.cached * 0.92) + self.buffers
 
 
-def memory(ctx: Context, node: Node) -> Memory:
+def memory(ctx: Context, node: Node, procs: list[Proc] | None = None) -> Memory:
+    """The host's memory now; ``procs`` is :func:`processes` when the caller has it already."""
     total = node.memory_kib
     r = rng(ctx.cluster.seed, node.name, "meminfo")
-    procs = processes(ctx, node)
+    procs = processes(ctx, node) if procs is None else procs
     used = 5_800_000 + sum(p.rss_kib for p in procs if p.user != "root" or p.pid < 100) + r.randrange(200_000)
     training = any(p.comm == "pt_main_thread" for p in procs)
     shared = (14_600_000 if training else 60_000) + r.randrange(50_000)
@@ -590,7 +591,7 @@ class Top(Command):
     def _frame(self, ctx: Context, args: argparse.Namespace) -> None:
         node = ctx.host
         procs = processes(ctx, node)
-        mem = memory(ctx, node)
+        mem = memory(ctx, node, procs)
         now = ctx.clock.elapsed
         up = int(now - boot_offset(node))
         days, rest = divmod(up, 86_400)
@@ -731,7 +732,7 @@ class Ps(Command):
             i += 1
         node = ctx.host
         procs = processes(ctx, node)
-        mem = memory(ctx, node)
+        mem = memory(ctx, node, procs)
         now = ctx.clock.elapsed
         if pids is not None:
             procs = [p for p in procs if p.pid in pids]
@@ -846,7 +847,7 @@ def mounts(ctx: Context, node: Node) -> list[Mount]:
     lustre_size = sum(t.size_kib for t in fs.targets if t.kind == "OST")
     lustre_used = sum(t.used_kib for t in fs.targets if t.kind == "OST")
     root_disk = node.hw.disks[0].size_bytes // 1024 if node.hw.disks else 1_875_385_008
-    training = any(p.comm == "pt_main_thread" for p in processes(ctx, node))
+    training = any(j.is_training for j in _running_jobs(ctx.cluster, node))
     items = [
         Mount("tmpfs", "/run", "tmpfs", "rw,nosuid,nodev,noexec,relatime,size=211340712k,mode=755", mem_kib // 10,
               5_300 + r.randrange(400)),
@@ -1005,8 +1006,8 @@ def _device_load(ctx: Context, node: Node, device: str, sample: int) -> list[flo
             r.uniform(0, 1) if ws else 0.0, r.uniform(0.3, 0.6) if ws else 0.0, aqu, util]
 
 
-def _cpu_split(ctx: Context, node: Node, sample: int) -> tuple[float, float, float, float]:
-    busy = sum(p.cpu_pct for p in processes(ctx, node)) / node.cpu.count
+def _cpu_split(ctx: Context, node: Node, sample: int, procs: list[Proc]) -> tuple[float, float, float, float]:
+    busy = sum(p.cpu_pct for p in procs) / node.cpu.count
     r = rng(ctx.cluster.seed, node.name, "cpu", sample, int(ctx.clock.elapsed))
     user = min(99.0, busy * 0.9 + r.uniform(0, 0.4))
     system = min(99.0 - user, busy * 0.1 + 0.3 + r.uniform(0, 0.1))
@@ -1065,7 +1066,7 @@ class Iostat(Command):
             show_cpu = args.c or not args.d
             show_dev = args.d or not args.c
             if show_cpu:
-                us, sy, wa, idle = _cpu_split(ctx, node, n)
+                us, sy, wa, idle = _cpu_split(ctx, node, n, processes(ctx, node))
                 ctx.outln("avg-cpu:  %user   %nice %system %iowait  %steal   %idle")
                 ctx.outln(f"          {us:6.2f}    0.00  {sy:6.2f}  {wa:6.2f}    0.00  {idle:6.2f}")
                 ctx.outln()
@@ -1127,13 +1128,13 @@ class Vmstat(Command):
         for n in range(count):
             if n:
                 yield float(delay)
-            mem = memory(ctx, node)
             procs = processes(ctx, node)
+            mem = memory(ctx, node, procs)
             running = sum(1 for p in procs if p.state.startswith("R"))
             r = rng(ctx.cluster.seed, node.name, "vmstat", n, int(ctx.clock.elapsed))
-            us, sy, wa, idle = _cpu_split(ctx, node, n)
-            bi = int(sum(_device_load(ctx, node, d.name, n)[1] for d in node.hw.disks))
-            bo = int(sum(_device_load(ctx, node, d.name, n)[7] for d in node.hw.disks))
+            us, sy, wa, idle = _cpu_split(ctx, node, n, procs)
+            loads = [_device_load(ctx, node, d.name, n) for d in node.hw.disks]
+            bi, bo = int(sum(v[1] for v in loads)), int(sum(v[7] for v in loads))
             irq = int(4000 + running * 900 + r.uniform(0, 800))
             cs = int(6000 + running * 2400 + r.uniform(0, 2000))
             ctx.outln(f"{running:>2} {0:>2} {0:>6} {mem.free // div:>6} {mem.buffers // div:>6} "
