@@ -1,0 +1,178 @@
+"""Benchmarks in Debian Chromium: time to first command, navigation, paint, latency, bytes.
+
+Everything is measured against a floor served in the same run: a bare page
+that loads the same vendored Pyodide in a worker and prints one line, so the
+ratios say what the site adds on top of the runtime itself.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import statistics
+import tempfile
+from pathlib import Path
+
+from playwright.sync_api import Page, sync_playwright
+
+from tests.e2e.site import SiteServer, build_site
+
+from .cpython import percentile, representative_commands
+
+Row = tuple[str, float, str, float | None, str]
+HERE = Path(__file__).resolve().parent
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"]
+LAB_PAGE = "guides/training-step/"
+OTHER_PAGE = "guides/data-loading/"
+TERMINAL = '[data-mdx-component="terminal"]'
+INPUT = f"{TERMINAL} [data-mdx-input]"
+OUTPUT = f"{TERMINAL} [data-mdx-output]"
+HELP_MARK = "Commands of this simulated cluster"
+
+
+def _add_floor(site: Path) -> None:
+    """The floor page, pointed at the site's own copy of Pyodide."""
+    (pyodide,) = (site / "assets" / "pyodide").iterdir()
+    floor = site / "_floor"
+    floor.mkdir()
+    for name in ("index.html", "floor.js"):
+        shutil.copy(HERE / "floor" / name, floor / name)
+    worker = (HERE / "floor" / "worker.js").read_text().replace("PYODIDE_DIR", f"../assets/pyodide/{pyodide.name}")
+    (floor / "worker.js").write_text(worker)
+
+
+def _add_plain_page(site: Path) -> None:
+    """A copy of the lab page without its terminal, at the same depth, for paint timing."""
+    html = (site / LAB_PAGE / "index.html").read_text()
+    html = re.sub(r'<section class="mdx-terminal".*?</section>', "", html, flags=re.S)
+    html = re.sub(r'<script[^>]*terminal/[^>]*></script>', "", html)
+    plain = site / (LAB_PAGE.rstrip("/") + "-plain")
+    plain.mkdir()
+    (plain / "index.html").write_text(html)
+
+
+def _first_command_ms(page: Page, url: str) -> float:
+    """Navigation start → the output of ``help`` on screen, in the page's own clock."""
+    page.goto(url, wait_until="commit")
+    page.wait_for_selector(INPUT)
+    page.fill(INPUT, "help")
+    page.press(INPUT, "Enter")
+    return float(page.wait_for_function(
+        "([sel, mark]) => { const o = document.querySelector(sel);"
+        " return o && o.textContent.includes(mark) ? performance.now() : null; }",
+        arg=[OUTPUT, HELP_MARK], timeout=60000, polling=10).json_value())
+
+
+def _floor_ms(page: Page, url: str) -> float:
+    page.goto(url, wait_until="commit")
+    return float(page.wait_for_function("() => window.floorReadyAt || null", timeout=60000, polling=10).json_value())
+
+
+def _fcp_ms(page: Page, url: str) -> float:
+    page.goto(url, wait_until="load")
+    return float(page.evaluate(
+        "() => new Promise(done => new PerformanceObserver((list, obs) => {"
+        " const e = list.getEntriesByName('first-contentful-paint')[0]; if (e) { obs.disconnect(); done(e.startTime); }"
+        " }).observe({type: 'paint', buffered: true}))"))
+
+
+def _navigation_ms(page: Page) -> float:
+    """Click an in-site link; time until the next page's terminal is ready."""
+    link = page.locator(f'a.md-nav__link[href$="{OTHER_PAGE.split("/")[-2]}/"]').first
+    start = page.evaluate("() => performance.now()")
+    link.click()
+    page.wait_for_url(re.compile(re.escape(OTHER_PAGE)))
+    end = page.wait_for_function(
+        f"() => {{ const t = document.querySelector('{TERMINAL}');"
+        " return t && t.dataset.mdxState === 'ready' && t.dataset.mdxOpen === 'true' ? performance.now() : null; }",
+        timeout=60000, polling=5).json_value()
+    return float(end) - float(start)
+
+
+def _command_latencies(page: Page) -> list[float]:
+    samples = []
+    for line in representative_commands():
+        samples.append(float(page.evaluate(
+            "([sel, line]) => new Promise(done => {"
+            " const t = document.querySelector(sel); const input = t.querySelector('[data-mdx-input]');"
+            " const before = Number(t.dataset.mdxRuns || 0); const start = performance.now();"
+            " new MutationObserver((_, obs) => { if (Number(t.dataset.mdxRuns || 0) > before) {"
+            "   obs.disconnect(); done(performance.now() - start); } }).observe(t, {attributes: true});"
+            " input.value = line; input.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', bubbles: true}));"
+            "})", [TERMINAL, line])))
+    return samples
+
+
+class _Bytes:
+    def __init__(self, page: Page) -> None:
+        self.total = 0
+        page.on("requestfinished", self._add)
+
+    def _add(self, request) -> None:  # type: ignore[no-untyped-def]
+        sizes = request.sizes()
+        self.total += sizes["responseBodySize"] + sizes["responseHeadersSize"]
+
+
+def browser_figures() -> list[Row]:
+    server = SiteServer()
+    with tempfile.TemporaryDirectory() as tmp:
+        site = Path(tmp) / "site"
+        built = build_site(site, server.url)
+        if built.returncode != 0:
+            raise RuntimeError(f"mkdocs build failed:\n{built.stdout}{built.stderr}")
+        _add_floor(site)
+        _add_plain_page(site)
+        server.serve(site)
+        try:
+            return _measure(server.url, Path(tmp))
+        finally:
+            server.close()
+
+
+def _measure(url: str, tmp: Path) -> list[Row]:
+    rows: list[Row] = []
+    with sync_playwright() as p:
+        def profile(name: str):  # type: ignore[no-untyped-def]
+            return p.chromium.launch_persistent_context(str(tmp / name), executable_path=CHROMIUM, args=FLAGS,
+                                                        headless=True)
+
+        floor_ctx = profile("floor")
+        floor_page = floor_ctx.new_page()
+        floor_cold = _floor_ms(floor_page, url + "_floor/")
+        floor_warm = _floor_ms(floor_ctx.new_page(), url + "_floor/")
+        floor_ctx.close()
+
+        site_ctx = profile("site")
+        page = site_ctx.new_page()
+        first_visit = _Bytes(page)
+        cold = _first_command_ms(page, url + LAB_PAGE)
+        first_bytes = first_visit.total
+        page2 = site_ctx.new_page()
+        warm = _first_command_ms(page2, url + LAB_PAGE)
+        later = _Bytes(page2)
+        navigation = _navigation_ms(page2)
+        latencies = _command_latencies(page2)
+        fcp_lab = statistics.median(_fcp_ms(site_ctx.new_page(), url + LAB_PAGE) for _ in range(3))
+        fcp_plain = statistics.median(_fcp_ms(site_ctx.new_page(), url + LAB_PAGE.rstrip("/") + "-plain/")
+                                      for _ in range(3))
+        site_ctx.close()
+
+    rows += [
+        ("floor page cold: worker start to first line", floor_cold, "ms", None, ""),
+        ("floor page warm", floor_warm, "ms", None, ""),
+        ("cold time to first command (help)", cold, "ms", None, ""),
+        ("cold time to first command / floor cold", cold / floor_cold, "x", 1.10, "max"),
+        ("warm time to first command", warm, "ms", None, ""),
+        ("warm time to first command / floor warm", warm / floor_warm, "x", None, ""),
+        ("in-site navigation to terminal ready", navigation / 1000.0, "s", 0.2, "max"),
+        ("first contentful paint, lab page", fcp_lab, "ms", None, ""),
+        ("first contentful paint, lab / plain page", fcp_lab / fcp_plain, "x", 1.05, "max"),
+        ("browser command p50", percentile(latencies, 0.5), "ms", None, ""),
+        ("browser command p95", percentile(latencies, 0.95), "ms", 30.0, "max"),
+        ("bytes, first visit", first_bytes / 1e6, "MB", None, ""),
+        ("bytes, each further page", later.total / 1e6, "MB", None, ""),
+    ]
+    return rows

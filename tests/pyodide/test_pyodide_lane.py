@@ -1,0 +1,69 @@
+"""The Pyodide lane: the emulator in CPython here and in WebAssembly must agree.
+
+The browser runs the emulator wheel in Pyodide (a newer CPython compiled to
+WebAssembly). This test builds the wheel, replays the same scenarios in this
+CPython and in the vendored Pyodide under Node, and compares every output and
+exit status. Scenarios: the representative commands of the benchmark on the
+healthy sandbox, and every lab's reference procedure with the right finding.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from emulator import labs
+
+from .transcript import run_scenarios
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+
+pytestmark = pytest.mark.skipif(shutil.which("node") is None or not (ROOT / "node_modules/pyodide").is_dir(),
+                                reason="needs Node and node_modules/pyodide (make test installs both)")
+
+
+def representative_commands() -> list[str]:
+    lines = (ROOT / "bench/representative_commands.txt").read_text().splitlines()
+    return [line for line in lines if line.strip() and not line.startswith("#")]
+
+
+def scenarios() -> list[dict]:
+    found = [{"lab": None, "seed": 0, "lines": representative_commands()}]
+    for lab_id in labs.known_labs():
+        found.append({"lab": lab_id, "seed": 3, "lines": labs.replay_lines(lab_id, 3)})
+    return found
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    build = tmp_path_factory.mktemp("build")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                    "-w", str(out), str(ROOT)], check=True, cwd=build)
+    (found,) = out.glob("emulator-*-py3-none-any.whl")
+    return found
+
+
+def test_pyodide_transcripts_match_cpython(wheel: Path, tmp_path: Path) -> None:
+    """Every scenario prints the same text and status in Pyodide as in CPython."""
+    plan = scenarios()
+    spec = tmp_path / "scenarios.json"
+    spec.write_text(json.dumps(plan))
+    proc = subprocess.run(["node", str(HERE / "lane.mjs"), str(wheel), str(HERE / "transcript.py"), str(spec)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    in_wasm = json.loads(proc.stdout)
+    here = run_scenarios(plan)
+    assert len(in_wasm) == len(here)
+    for a, b in zip(here, in_wasm):
+        if a != b:
+            diff = "\n".join(difflib.unified_diff(a["text"].splitlines(), b["text"].splitlines(),
+                                                  "cpython", "pyodide", lineterm=""))
+            pytest.fail(f"[{a['lab']} seed {a['seed']}] {a['line']!r}: status {a['status']} vs {b['status']}\n{diff}")
