@@ -48,6 +48,8 @@ class Job:
     cancelled_by: int | None = None
     #: The node whose failure ended the job (NODE_FAIL), for sacct's FailedNode.
     failed_node: str = ""
+    #: An interactive shell (``srun --pty bash``): the job lasts while the shell is open.
+    interactive: bool = False
 
     def __post_init__(self) -> None:
         if not self.num_nodes:

@@ -295,7 +295,8 @@ def _job_states(ctx: Context, names: list[str]) -> set[str] | None:
             return set()
         match = [s for s, code in sc.JOB_CODES.items() if upper in (s, code)]
         if not match:
-            raise ctx.fail(f"squeue: error: Invalid job state specified: {name}")
+            raise ctx.fail(f"squeue: error: Invalid job state specified: {name}\n"
+                           f"squeue: error: Valid job states include: {','.join(sc.JOB_ORDER)},COMPLETING")
         states.update(match)
     return states
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from ..cluster.model import Cluster
 from ..cluster.scheduler import Job
@@ -260,6 +261,30 @@ def render_rows(items: list[Field | str], headers: dict[str, str], rows: list[di
     return lines
 
 
+def finish_job(cluster: Cluster, job: Job, status: int, at: float | None = None) -> None:
+    """The job ends: COMPLETED or FAILED with the exit code, its nodes return to idle."""
+    if job.state != "RUNNING":
+        return
+    job.state = "COMPLETED" if status == 0 else "FAILED"
+    job.exit_code = f"{status}:0"
+    job.end_s = cluster.clock.elapsed + 1.0 if at is None else at
+    for n in job.nodes:
+        state = cluster.slurm.node_state.get(n)
+        if state == "alloc" and not any(o.state == "RUNNING" and n in o.nodes for o in cluster.slurm.jobs):
+            cluster.slurm.node_state[n] = "idle"
+        elif state == "drng":
+            cluster.slurm.node_state[n] = "drain"
+
+
+def end_closed_shells(ctx: Any) -> None:
+    """Finish interactive jobs (``srun --pty bash``) whose shell was left with ``exit``."""
+    open_hosts = {frame.host.name for frame in getattr(ctx.shell, "frames", [])}
+    for job in ctx.cluster.slurm.jobs:
+        if job.interactive and job.state == "RUNNING" and job.nodes[0] not in open_hosts:
+            job.steps = [("extern", "COMPLETED", "0:0"), ("0", "COMPLETED", "0:0")]
+            finish_job(ctx.cluster, job, 0, ctx.clock.elapsed)
+
+
 # -- the command base ---------------------------------------------------------------------
 
 
@@ -268,6 +293,10 @@ class SlurmCommand(Command):
 
     section = "Slurm"
     usage_status = 1
+
+    def main(self, ctx: Any) -> Any:
+        end_closed_shells(ctx)
+        return super().main(ctx)
 
     def usage_error(self, message: str) -> str:
         m = re.match(r"unrecognized arguments: (\S+)", message)

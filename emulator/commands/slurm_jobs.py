@@ -36,6 +36,8 @@ QUEUE_POLL_S = 5.0
 MAX_TASKS = 256
 #: Seconds a batch job stays running after its command lines ran.
 BATCH_RUNTIME_S = 30.0
+#: Programs that ``srun --pty`` turns into an interactive login on the node.
+SHELLS = ("bash", "sh", "zsh", "-bash")
 
 
 def _job_options(parser: Any) -> None:
@@ -152,21 +154,6 @@ def _start(cluster: Cluster, job: Job, nodes: list[str]) -> None:
         cluster.slurm.node_state[n] = "alloc"
 
 
-def _finish(cluster: Cluster, job: Job, status: int, at: float | None = None) -> None:
-    """The job ends: COMPLETED or FAILED with the exit code, its nodes return to idle."""
-    if job.state != "RUNNING":
-        return
-    job.state = "COMPLETED" if status == 0 else "FAILED"
-    job.exit_code = f"{status}:0"
-    job.end_s = cluster.clock.elapsed + 1.0 if at is None else at
-    for n in job.nodes:
-        state = cluster.slurm.node_state.get(n)
-        if state == "alloc" and not any(o.state == "RUNNING" and n in o.nodes for o in cluster.slurm.jobs):
-            cluster.slurm.node_state[n] = "idle"
-        elif state == "drng":
-            cluster.slurm.node_state[n] = "drain"
-
-
 def task_env(cluster: Cluster, job: Job, nodes: list[str], ntasks: int, rank: int, node_index: int,
              local: int) -> dict[str, str]:
     """The ``SLURM_*`` environment of one task."""
@@ -239,6 +226,8 @@ class Srun(sc.SlurmCommand):
             job = _new_job(ctx, req, name, "PENDING", args.command[0])
             job.steps = []
             _start(cluster, job, chosen)
+            if args.pty and posixpath.basename(args.command[0]) in SHELLS:
+                return _shell(ctx, job)
             return _interactive(ctx, job, req, args)
         job = _new_job(ctx, req, name, "PENDING", args.command[0])
         unavailable = [n for n in req.nodelist if not _free(cluster, n)
@@ -246,6 +235,14 @@ class Srun(sc.SlurmCommand):
         if unavailable:
             job.reason = f"ReqNodeNotAvail, UnavailableNodes:{compress_hostlist(unavailable)}"
         return _wait_then_run(ctx, job, req, args)
+
+
+def _shell(ctx: Context, job: Job) -> int:
+    """``srun --pty bash``: a login shell on the first node; the job lasts until it exits."""
+    job.interactive = True
+    job.steps = [("extern", "RUNNING", "0:0"), ("0", "RUNNING", "0:0")]
+    ctx.shell.push_host(ctx.cluster.nodes[job.nodes[0]])
+    return 0
 
 
 def _expand(ctx: Context, expr: str) -> list[str]:
@@ -258,7 +255,7 @@ def _expand(ctx: Context, expr: str) -> list[str]:
 def _interactive(ctx: Context, job: Job, req: Request, args: argparse.Namespace) -> int:
     status = _run_tasks(ctx, job, job.nodes, req.ntasks, args)
     job.steps = [("extern", "COMPLETED", "0:0"), ("0", "COMPLETED" if status == 0 else "FAILED", f"{status}:0")]
-    _finish(ctx.cluster, job, status)
+    sc.finish_job(ctx.cluster, job, status)
     return status
 
 
@@ -415,7 +412,7 @@ class Sbatch(sc.SlurmCommand):
         except FsError as exc:
             ctx.err(f"sbatch: error: {exc}\n")
         end = ctx.clock.elapsed + BATCH_RUNTIME_S
-        cluster.clock.schedule(end, lambda: _finish(cluster, job, status, end))
+        cluster.clock.schedule(end, lambda: sc.finish_job(cluster, job, status, end))
 
 
 # -- scancel ------------------------------------------------------------------------------------

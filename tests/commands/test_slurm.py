@@ -81,7 +81,8 @@ def test_squeue_filters_by_user_state_partition_and_node():
 def test_squeue_errors_use_slurms_wording():
     assert run("squeue -j 999") == ("slurm_load_jobs error: Invalid job id specified\n", 1)
     assert run("squeue -u mallory") == ("squeue: error: Invalid user: mallory\n", 1)
-    assert run("squeue -t nope") == ("squeue: error: Invalid job state specified: nope\n", 1)
+    out, status = run("squeue -t nope")
+    assert status == 1 and out.startswith("squeue: error: Invalid job state specified: nope\n")
 
 
 def test_squeue_time_is_elapsed_on_the_simulated_clock():
@@ -141,6 +142,16 @@ def test_srun_inside_an_existing_allocation():
     assert (out, status) == ("node01\n", 0)
     out, status = run("srun --jobid 999 hostname")
     assert status == 1 and "Invalid job id specified" in out
+
+
+def test_srun_pty_bash_opens_a_shell_on_the_node_for_the_life_of_the_job():
+    s = Session()
+    assert s.execute("srun -N1 --pty bash") == ("", 0)
+    assert s.execute("hostname")[0] == "node07\n"
+    assert s.execute("squeue -h -j 48218 -o '%j %t'")[0] == "bash R\n"
+    s.execute("exit")
+    assert s.execute("sacct -X -n -j 48218 -o State")[0].split() == ["COMPLETED"]
+    assert s.execute("sinfo -h -n node07 -p gpu -o %t")[0] == "idle\n"
 
 
 def test_srun_queues_when_no_nodes_are_free_and_errors_are_slurms():
