@@ -7,6 +7,7 @@ INPUT = f"{TERMINAL} [data-mdx-input]"
 OUTPUT = f"{TERMINAL} [data-mdx-output]"
 STATUS = f"{TERMINAL} [data-mdx-status]"
 PROMPT = f"{TERMINAL} [data-mdx-prompt]"
+SCREEN = f"{TERMINAL} [data-mdx-screen]"
 
 
 def wait_ready(page, timeout: float = 30000) -> None:
