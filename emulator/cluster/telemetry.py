@@ -82,20 +82,25 @@ def processes(cluster: Cluster, node: Node, gpu: GPU) -> list[GpuProcess]:
     """The compute processes on ``gpu``: one per running job that owns it.
 
     A GPU outside the NVLink fabric (Fabric Manager down) has none: CUDA cannot
-    initialise on it, so no rank holds a context there.
+    initialise on it, so no rank holds a context there. Once the launcher has
+    torn a stopped training run down (after the NCCL watchdog), its ranks are gone.
     """
     if not gpu.present or gpu.fabric_state != "Completed":
         return []
+    from .joblogs import failed_at  # imported here: joblogs depends on this module through steps
+
+    run = cluster.training
+    torn_down = failed_at(cluster)
+    run_gone = torn_down is not None and cluster.clock.elapsed >= torn_down
     found: list[GpuProcess] = []
-    training = cluster.training
     for job in cluster.slurm.jobs:
         if job.state != "RUNNING" or node.name not in job.nodes:
             continue
         pid = 0
-        if training is not None and job.job_id == training.job_id:
-            for rank in training.ranks:
-                if rank.node == node.name and rank.gpu == gpu.index:
-                    pid = rank.pid
+        if run is not None and job.job_id == run.job_id:
+            if run_gone:
+                continue
+            pid = next((r.pid for r in run.ranks if r.node == node.name and r.gpu == gpu.index), 0)
         elif gpu.index < job.gpus_per_node:
             pid = rng(cluster.seed, "job", job.job_id, node.name, "pids").randint(90_000, 160_000) + gpu.index * 5
         if pid:

@@ -37,6 +37,10 @@ XID_MEANINGS = {
 }
 
 
+#: Xids after which the rank on that GPU no longer makes progress (its process died or its GPU is gone).
+FATAL_TO_RANK = frozenset({13, 31, 43, 48, 74, 79, 94, 95, 119})
+
+
 # -- targets and log helpers ------------------------------------------------------------
 
 
@@ -64,10 +68,16 @@ def _target(cluster: Cluster, r: random.Random, params: dict[str, object],
     return node, node.gpus[int(str(index))]
 
 
-def _at(r: random.Random, params: dict[str, object]) -> float:
-    """When the event happened: the lab's ``at`` offset, or seeded in the half hour before the start."""
+def _at(r: random.Random, params: dict[str, object], earliest: float = 1800.0, latest: float = 300.0) -> float:
+    """When the event happened: the lab's ``at`` offset, or seeded between ``earliest`` and
+    ``latest`` seconds before the start."""
     at = params.get("at")
-    return float(at) if isinstance(at, (int, float)) else -r.uniform(300.0, 1800.0)
+    return float(at) if isinstance(at, (int, float)) else -r.uniform(latest, earliest)
+
+
+#: Seeded Xid instants fall this long before the start (s), so a job the error stopped has
+#: already hit the 10-minute NCCL watchdog and been torn down when the learner arrives.
+XID_BEFORE = (1500.0, 700.0)
 
 
 def _when(cluster: Cluster, at: float) -> str:
@@ -91,6 +101,16 @@ def _rank_process(cluster: Cluster, node: Node, gpu: GPU) -> tuple[str, str]:
             if rank.node == node.name and rank.gpu == gpu.index:
                 return str(rank.pid), "python3"
     return "'<unknown>'", "<unknown>"
+
+
+def _stop_rank(cluster: Cluster, node: Node, gpu: GPU, at: float) -> None:
+    """The training rank on ``gpu`` stops at ``at``; the others wait for it until the NCCL watchdog fires."""
+    run = cluster.training
+    if run is None or run.hang_s is not None:
+        return
+    for rank in run.ranks:
+        if rank.node == node.name and rank.gpu == gpu.index:
+            run.hang_rank, run.hang_s, run.hang_in = rank.rank, at, "gpu"
 
 
 def _log(node: Node, events: list[KernelEvent]) -> None:
@@ -209,16 +229,19 @@ def xid(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[s
     if code not in XID_MEANINGS:
         raise ValueError(f"xid: unsupported code {code}; known: {', '.join(map(str, XID_MEANINGS))}")
     node, gpu = _target(cluster, r, params)
-    at = _at(r, params)
+    at = _at(r, params, *XID_BEFORE)
     _log(node, _xid_events(cluster, node, gpu, r, code, at))
+    if code in FATAL_TO_RANK:
+        _stop_rank(cluster, node, gpu, at)
     return _truth(node, gpu, f"xid-{code}", xid=str(code), meaning=XID_MEANINGS[code], time=_when(cluster, at))
 
 
 def ecc_dbe_remap(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
     """A double-bit ECC error in HBM: Xid 48 → 63 → 94, a row remap pending a GPU reset."""
     node, gpu = _target(cluster, r, params)
-    at = _at(r, params)
+    at = _at(r, params, *XID_BEFORE)
     _log(node, _xid_events(cluster, node, gpu, r, 48, at))
+    _stop_rank(cluster, node, gpu, at)
     return _truth(node, gpu, "ecc-dbe", xid="48", remap="pending", time=_when(cluster, at))
 
 
