@@ -167,3 +167,17 @@ def test_nvlink_down_leaves_a_marginal_neighbour_whose_counters_rise():
     before = replays()
     s.execute("sleep 60") if lookup("sleep") else s.cluster.clock.advance(60)
     assert replays() > before
+
+
+def test_an_xid_that_kills_the_rank_ends_the_run_on_every_node():
+    s, t = faulty("xid", {"code": 94})
+    run_ = s.cluster.training
+    assert run_.hang_rank is not None and run_.hang_in == "gpu"
+    other = next(n for n in run_.nodes if n != t["node"])
+    assert "No running processes found" in run(s, f"ssh {other} nvidia-smi")
+
+
+def test_an_xid_that_spares_the_rank_leaves_the_run_alone():
+    s, _ = faulty("xid", {"code": 92})
+    assert s.cluster.training.hang_s is None
+    assert "/usr/bin/python3" in run(s, "nvidia-smi")
