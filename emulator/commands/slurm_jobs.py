@@ -141,8 +141,8 @@ def _new_job(ctx: Context, req: Request, name: str, state: str, command: str) ->
               state=state, submit_s=now, num_nodes=req.num_nodes, gpus_per_node=req.gpus,
               ntasks_per_node=max(1, req.ntasks // req.num_nodes), cpus_per_task=1, account=req.account,
               command=command, workdir=ctx.cwd, reason="Resources" if state == "PENDING" else "None",
-              time_limit=sc.parse_limit(req.time) if req.time else
-              next(p.time_limit for p in slurm.partitions if p.name == req.partition))
+              time_limit=(sc.parse_limit(req.time) if req.time else None)
+              or next(p.time_limit for p in slurm.partitions if p.name == req.partition))
     slurm.next_job_id += 1
     slurm.jobs.append(job)
     return job

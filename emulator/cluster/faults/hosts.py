@@ -76,7 +76,7 @@ def host_down(cluster: Cluster, rnd: random.Random, params: dict[str, object]) -
     cause = str(params.get("cause") or rnd.choice(CAUSES))
     if cause not in CAUSES:
         raise ValueError(f"host-down: unknown cause {cause} (one of {', '.join(CAUSES)})")
-    at = float(params.get("at_s") or -round(rnd.uniform(900.0, 2700.0)))
+    at = float(str(params.get("at_s") or -round(rnd.uniform(900.0, 2700.0))))
     sel = lifecycle.sel
     if cause == "psu-failure":
         # One supply fails under full GPU load; the other cannot carry it alone and
@@ -84,9 +84,9 @@ def host_down(cluster: Cluster, rnd: random.Random, params: dict[str, object]) -
         sel(node, at - 1.0, "Power Supply #0x21", "PSU1 Status", "Failure detected")
         sel(node, at - 1.0, "Power Supply #0x22", "PS Redundancy", "Redundancy Lost")
         assert node.bmc is not None
-        for sensor in node.bmc.sensors:
-            if sensor.name == "PSU1 Status":
-                sensor.status = "cr"
+        for reading in node.bmc.sensors:
+            if reading.name == "PSU1 Status":
+                reading.status = "cr"
         lifecycle.power_off(cluster, node, at, event="overload")
         node.health.down_cause = cause
     elif cause == "cpu-ierr":
@@ -111,7 +111,7 @@ def host_down(cluster: Cluster, rnd: random.Random, params: dict[str, object]) -
 def node_drained(cluster: Cluster, rnd: random.Random, params: dict[str, object]) -> dict[str, str]:
     node = _target(cluster, rnd, params, prefer_job=False)
     reason = str(params.get("reason") or rnd.choice(DRAIN_REASONS))
-    at = float(params.get("at_s") or -round(rnd.uniform(3600.0, 86_400.0)))
+    at = float(str(params.get("at_s") or -round(rnd.uniform(3600.0, 86_400.0))))
     slurm = cluster.slurm
     state = slurm.node_state.get(node.name, "idle")
     slurm.node_state[node.name] = "drng" if state in ("alloc", "mix") else "drain"
