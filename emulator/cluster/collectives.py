@@ -141,6 +141,11 @@ def ib_devices(node: Node, env: Mapping[str, str]) -> list[NIC]:
     return rails or active
 
 
+def ib_disabled(env: Mapping[str, str]) -> bool:
+    """Whether the environment turns the IB transport off (``NCCL_IB_DISABLE=1``, ``NCCL_NET=Socket``)."""
+    return env.get("NCCL_IB_DISABLE", "0") not in ("", "0") or env.get("NCCL_NET", "").lower() == "socket"
+
+
 def net_plan(cluster: Cluster, nodes: Sequence[str], env: Mapping[str, str],
              local: Mapping[str, int] | None = None) -> NetPlan:
     """Choose NET/IB or NET/Socket for a job spanning ``nodes``.
@@ -150,7 +155,7 @@ def net_plan(cluster: Cluster, nodes: Sequence[str], env: Mapping[str, str],
     """
     if len(nodes) <= 1:
         return NetPlan(transport="")
-    disabled = env.get("NCCL_IB_DISABLE", "0") not in ("", "0") or env.get("NCCL_NET", "").lower() == "socket"
+    disabled = ib_disabled(env)
     devices: dict[str, list[NIC]] = {}
     for name in nodes:
         node = cluster.node(name)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .collectives import SOCKET_IFACE, ib_devices, net_plan, nvls_enabled
+from .collectives import SOCKET_IFACE, ib_devices, ib_disabled, net_plan, nvls_enabled
 from .ids import rng
 from .model import Cluster
 
@@ -98,12 +98,20 @@ def init_lines(cluster: Cluster, procs: Sequence[Proc], env: Mapping[str, str]) 
         if tags & subs:
             lines.append(_prefix(proc, tid) + text)
 
+    started: set[tuple[str, int]] = set()
     for p in procs:
         main_tid = p.pid
-        init_tid = p.pid + 18 + rng(cluster.seed, "nccl-tid", p.node, p.pid).randint(0, 40)
+        init_tid = p.pid + 18 + rng(cluster.seed, "nccl-tid", p.node, p.pid).randint(0, 40) + p.gpu
         node = cluster.node(p.node)
         gpu = node.gpus[p.gpu] if node and p.gpu < len(node.gpus) else None
         bus = gpu.pci_bus_id[9:11].lower() + "000" if gpu else "0"
+        first_in_process = (p.node, p.pid) not in started
+        started.add((p.node, p.pid))
+        if not first_in_process:
+            # The network and bootstrap are set up once per process (one process may drive several GPUs).
+            emit(p, init_tid, f"ncclCommInitRank comm {comm} rank {p.rank} nranks {nranks} cudaDev {p.gpu} "
+                              f"nvmlDev {p.gpu} busId {bus} commId {comm_id} - Init START")
+            continue
         emit(p, main_tid, f"Bootstrap : Using {_bootstrap_addr(cluster, p.node)}", frozenset({"INIT", "BOOTSTRAP"}))
         emit(p, main_tid, "NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No such file or "
                           "directory No plugin found (libnccl-net.so), using internal implementation",
@@ -111,7 +119,8 @@ def init_lines(cluster: Cluster, procs: Sequence[Proc], env: Mapping[str, str]) 
         emit(p, main_tid, "cudaDriverVersion 12040")
         if p.rank == 0:
             lines.append(version)
-        devs = plan.devices.get(p.node) or (ib_devices(node, env) if node and plan.transport != "Socket" else [])
+        usable = node is not None and plan.transport != "Socket" and not ib_disabled(env)
+        devs = plan.devices.get(p.node) or (ib_devices(node, env) if node and usable else [])
         if not devs:
             emit(p, init_tid, "NET/IB : No device found.", frozenset({"INIT", "NET"}))
             emit(p, init_tid, f"NET/Socket : Using [0]{_bootstrap_addr(cluster, p.node)}", frozenset({"INIT", "NET"}))
@@ -166,7 +175,7 @@ def init_lines(cluster: Cluster, procs: Sequence[Proc], env: Mapping[str, str]) 
         emit(p, init_tid, f"{CHANNELS} coll channels, {CHANNELS} collnet channels, {nvls_ch} nvls channels, "
                           f"{CHANNELS} p2p channels, {CHANNELS} p2p channels per peer")
     for p in procs:
-        tid = p.pid + 18 + rng(cluster.seed, "nccl-tid", p.node, p.pid).randint(0, 40)
+        tid = p.pid + 18 + rng(cluster.seed, "nccl-tid", p.node, p.pid).randint(0, 40) + p.gpu
         node = cluster.node(p.node)
         gpu = node.gpus[p.gpu] if node and p.gpu < len(node.gpus) else None
         bus = gpu.pci_bus_id[9:11].lower() + "000" if gpu else "0"

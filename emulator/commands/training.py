@@ -242,8 +242,12 @@ class Timeline(Command):
         ctx.outln("a allocation  i initialisation  f first batch  = steady state  C checkpoint  X hang  r recovery")
         ctx.outln("")
         ctx.outln(f"{'PHASE':<16}{'START':<10}{'END':<10}{'DURATION':>10}  DETAIL")
-        shown = phases if len(phases) <= 24 else phases[:4] + phases[-20:]
-        for ph in shown:
+        hidden = max(0, len(phases) - 24)
+        for i, ph in enumerate(phases):
+            if 4 <= i < 4 + hidden:
+                if i == 4:
+                    ctx.outln(f"{'...':<16}{'':<20}{'':>10}  {hidden} more phases (steady state and checkpoints)")
+                continue
             ctx.outln(f"{ph.name:<16}{self._hm(ctx, ph.start_s):<10}{self._hm(ctx, ph.end_s):<10}"
                       f"{self._dur(ph.end_s - ph.start_s):>10}  {ph.detail}")
         ctx.outln("")

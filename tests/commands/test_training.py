@@ -2,11 +2,24 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
 from emulator.cluster import steps
 from emulator.cluster.faults import apply_fault
 from emulator.session import Session
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def golden(name: str, text: str) -> None:
+    """Compare with tests/commands/golden/NAME; REGOLD=1 rewrites it."""
+    path = GOLDEN / name
+    if os.environ.get("REGOLD"):
+        path.write_text(text)
+    assert text == path.read_text()
 
 
 def session(fault: str | None = None, **params: object) -> Session:
@@ -118,3 +131,21 @@ def test_timeline_rejects_bad_jobs(line: str, message: str) -> None:
 def test_timeline_compares_with_the_reference_step() -> None:
     out, _ = session("config-regression", setting="activation_checkpointing").execute("timeline")
     assert "reference step" in out
+
+
+@pytest.mark.parametrize(("name", "fault", "params", "line"), [
+    ("timeline_sandbox.txt", None, {}, "timeline"),
+    ("timeline_ranks_thermal_straggler.txt", "straggler", {"kind": "thermal", "rank": 13}, "timeline --ranks"),
+    ("timeline_checkpoint_stall.txt", "checkpoint-stall", {}, "timeline"),
+])
+def test_timeline_matches_golden(name: str, fault: str | None, params: dict[str, object], line: str) -> None:
+    out, status = session(fault, **params).execute(line)
+    assert status == 0
+    golden(name, out)
+
+
+def test_py_spy_of_a_waiting_rank_matches_golden() -> None:
+    s = session("straggler", kind="io", rank=10, at=-30.0)
+    r = rank(s, 2)
+    out, _ = s.execute(f"ssh {r.node} py-spy dump --pid {r.pid}")
+    golden("py-spy_dump_all_reduce.txt", out)
