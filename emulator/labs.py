@@ -302,23 +302,23 @@ def parse_lab(data: dict[str, Any], source: str) -> Lab:
         else:
             names = [f.text("name")]
         faults.append(FaultSpec(names, dict(f.table("params", {}).data), dict(vary.data)))
-    base = dict(id=lab_id, title=r.text("title"), difficulty=difficulty, pages=pages,
-                scenario=r.text("scenario"), cluster=cluster, source=source)
+    base: dict[str, Any] = dict(id=lab_id, title=r.text("title"), difficulty=difficulty, pages=pages,
+                                scenario=r.text("scenario"), cluster=cluster, source=source)
     if not faults:
         for key in ("goal", "hints", "solution", "check"):
             if key in data:
                 raise r.fail(key, "only a lab with faults has one")
         return Lab(**base)
     check = _check(r.table("check"))
-    names = set(check.fields) | set(r.table("check").strings("uses", [], nonempty=False))
+    known = set(check.fields) | set(r.table("check").strings("uses", [], nonempty=False))
     steps = []
     for s in r.tables("solution"):
         s.unknown({"title", "run", "look_for", "record", "evidence"})
         run = s.strings("run")
         sub = _Reader(source, {}, s.where("run"))
         for i, text in enumerate(run):
-            _placeholders_ok(sub, i, text, names)
-        evidence = [_evidence(e, i, names, set(check.causes)) for i, e in enumerate(s.items("evidence"))]
+            _placeholders_ok(sub, i, text, known)
+        evidence = [_evidence(e, i, known, set(check.causes)) for i, e in enumerate(s.items("evidence"))]
         steps.append(Step(s.text("title"), run, s.text("look_for"), s.text("record"), evidence))
     if not steps:
         raise r.fail("solution", "must have at least one step")
