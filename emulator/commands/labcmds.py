@@ -27,7 +27,7 @@ class Progress:
 
     lab: str
     seed: int
-    #: Index into the session's history where this run began (evidence counts from here).
+    #: Number of the history line where this run began (evidence counts from here).
     since: int = 0
     hints: int = 0
     submissions: int = 0
@@ -113,7 +113,7 @@ class LabCommand(Command):
             raise ctx.fail(f"lab start: unknown lab '{lab_id}'; 'lab list' shows them", 2) from None
         ctx.session.start_lab(None if lab.is_sandbox else lab.id, seed)
         state = progress(ctx)
-        state.since = len(ctx.session.history)
+        state.since = ctx.session.history_base + len(ctx.session.history)
         self._show(ctx)
         return 0
 
@@ -265,7 +265,8 @@ class SubmitCommand(Command):
             ctx.outln(line)
         ctx.outln()
         ctx.outln("Evidence the reference procedure uses, and whether you looked at it:")
-        typed = list(ctx.session.history)[state.since:]
+        session = ctx.session
+        typed = list(session.history)[max(0, state.since - session.history_base):]
         for line in labs.evidence_report(lab, truth, typed, ctx.cluster.login):
             ctx.outln(line)
         return 0
