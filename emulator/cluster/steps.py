@@ -426,15 +426,14 @@ def log_files(cluster: Cluster) -> dict[str, Callable[[], str]]:
     return files(cluster)
 
 
-#: Loader worker processes per rank get pids in a block per node above this base.
-WORKER_PID_BASE = 310_000
-MAX_WORKERS_SHOWN = 32
-
-
 def worker_pids(run: TrainingRun, rank: Rank) -> list[int]:
-    """PIDs of a rank's data loader worker processes (on the rank's node)."""
-    count = min(MAX_WORKERS_SHOWN, max(0, run.loader_workers))
-    return [WORKER_PID_BASE + rank.local_rank * (MAX_WORKERS_SHOWN + 1) + 1 + i for i in range(count)]
+    """PIDs of a rank's data loader worker processes (on the rank's node).
+
+    Rank pids on a node are ``base + 7 * local_rank``; the workers of all
+    ranks follow in one block from ``base + 60``, as ``ps`` lists them.
+    """
+    first = rank.pid + 60 - 7 * rank.local_rank + rank.local_rank * run.loader_workers
+    return [first + k for k in range(max(0, run.loader_workers))]
 
 
 def loader_busy(cluster: Cluster, prof: StepProfile | None = None) -> float:
