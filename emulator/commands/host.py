@@ -85,9 +85,14 @@ class Proc:
     threads: int = 1
     tty: str = "?"
     nice: int = 0
+    #: CPU seconds used before the current %CPU began (a rank that ran, then hung).
+    cpu_before_s: float = 0.0
+    #: When the current %CPU began (None: since the start).
+    rate_since_s: float | None = None
 
     def cpu_time_s(self, now: float) -> float:
-        return max(0.0, now - self.start_s) * self.cpu_pct / 100.0
+        since = self.start_s if self.rate_since_s is None else self.rate_since_s
+        return self.cpu_before_s + max(0.0, now - since) * self.cpu_pct / 100.0
 
 
 def _running_jobs(cluster: Cluster, node: Node) -> list[Job]:
@@ -155,16 +160,27 @@ def _training_procs(ctx: Context, node: Node, start: float) -> list[Proc]:
         Proc(agent, agent - 6, "alice", "torchrun", torchrun, 0.4, 412_000, 2_964_000, 160_000, "Sl", run.started_s + 2),
     ]
     try:
-        step_s = steps.profile(cl).step_s
+        prof = steps.profile(cl)
+        step_s, hang_s = prof.step_s, steps.schedule(cl, prof).hang_s
     except (ValueError, ZeroDivisionError):
-        step_s = math.inf
+        step_s, hang_s = math.inf, None
+    hung = hang_s is not None and cl.clock.elapsed >= hang_s
     per_worker = run.grad_accum / max(1, run.loader_workers) * run.batch_cpu_s
     worker_pct = min(99.7, 100.0 * per_worker / step_s) if math.isfinite(step_s) and step_s > 0 else 0.0
+    if hung:
+        worker_pct = 0.0   # no step completes: the loaders' queues are full
     for rank in ranks:
         j = rng(cl.seed, node.name, "rank", rank.rank)
-        procs.append(Proc(rank.pid, agent, "alice", "pt_main_thread", args, round(101.0 + j.uniform(0, 9), 1),
+        # Ranks busy-poll in NCCL even while they wait; a rank stuck in I/O sleeps in the kernel.
+        state, pct = "Rl", round(101.0 + j.uniform(0, 9), 1)
+        before, since = 0.0, None
+        if hung and hang_s is not None and rank.rank == run.hang_rank and run.hang_in == "io":
+            before, since = max(0.0, hang_s - started) * pct / 100.0, hang_s
+            state, pct = "Dl", 0.3
+        procs.append(Proc(rank.pid, agent, "alice", "pt_main_thread", args, pct,
                           21_400_000 + j.randrange(2_000_000), 186_000_000 + j.randrange(4_000_000),
-                          2_100_000 + j.randrange(300_000), "Rl", started, threads=97))
+                          2_100_000 + j.randrange(300_000), state, started, threads=97, cpu_before_s=before,
+                          rate_since_s=since))
         for k in range(run.loader_workers):
             w = rng(cl.seed, node.name, "worker", rank.rank, k)
             pct = round(max(0.0, worker_pct * w.uniform(0.9, 1.1)), 1)

@@ -162,3 +162,15 @@ def test_bad_flags_are_errors_not_tracebacks():
     for line in ("free -z", "top -b -n 0", "vmstat x", "lfs frob", "lscpu --nope", "df --nope", "ps --bogus"):
         out, status = s.execute(line)
         assert status != 0 and "Traceback" not in out, line
+
+
+def test_a_rank_stuck_in_io_sleeps_in_the_kernel():
+    from emulator.cluster.faults import apply_fault
+
+    s = Session(seed=0)
+    truth = apply_fault(s.cluster, "straggler", {"kind": "io", "rank": 10}).truth
+    run(s, f"ssh {truth['node']}")
+    out = run(s, f"ps -o pid,stat,comm -p {truth['pid']}")
+    assert out.splitlines()[1].split() == [truth["pid"], "Dl", "pt_main_thread"]
+    others = run(s, "top -b -n 1").splitlines()[7]
+    assert others.split()[7] == "R" and others.endswith("pt_main_thread")
