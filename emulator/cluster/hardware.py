@@ -176,6 +176,9 @@ class NIC:
     counters_cleared_s: float | None = None
     #: Offsets (s) at which the link went down and retrained (a flapping link).
     link_down_events: list[float] = field(default_factory=list)
+    #: Share of the port's rate other traffic takes on a congested path (0..1): credits
+    #: wait at an oversubscribed uplink, PortXmitWait rises, no error counter moves.
+    congestion_share: float = 0.0
 
 
 @dataclass
