@@ -1,7 +1,8 @@
 """Link rates and port counters as traffic experiences them.
 
 A port's negotiated rate bounds it; rising physical errors (symbol errors,
-link recovery) cost retransmissions on top. Collectives and step times read
+link recovery) cost retransmissions on top, and a congested path shares it
+with other traffic. Collectives and step times read
 :func:`effective_gbps`, never the raw fields.
 
 Counters are read at the simulated clock's current instant: the value the
@@ -46,10 +47,11 @@ WIDTH_ENUM = {"1X": 1, "4X": 2, "8X": 8, "12X": 8, "2X": 16}
 
 
 def effective_gbps(nic: NIC) -> float:
-    """Usable bandwidth of a port in Gb/s (0 when it is not Active)."""
+    """Usable bandwidth of a port in Gb/s (0 when it is not Active): the negotiated
+    rate, less what retransmissions and other traffic on a congested path take."""
     if nic.state != "Active":
         return 0.0
-    return float(nic.rate_gbps) * (1.0 - nic.retransmit_fraction)
+    return float(nic.rate_gbps) * (1.0 - nic.retransmit_fraction) * (1.0 - nic.congestion_share)
 
 
 def lanes(nic: NIC) -> int:

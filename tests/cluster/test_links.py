@@ -131,3 +131,12 @@ def test_bad_fault_parameters_are_rejected(params):
 def test_ber_text_matches_the_tool_notation():
     assert links.ber_text(0) == "15E-255"
     assert links.ber_text(3e-12) == "3E-12"
+
+
+def test_congestion_takes_a_share_of_the_ports_but_leaves_the_rate():
+    c = _cluster()
+    truth = apply_fault(c, "congestion", {"nodes": 4, "oversubscription": 2.0}).truth
+    assert truth["nodes"] == "node[01-04]"
+    nic = c.nodes["node01"].nic("mlx5_0")
+    assert nic.rate_gbps == 400 and nic.state == "Active"
+    assert 160.0 <= links.effective_gbps(nic) <= 240.0

@@ -124,12 +124,16 @@ def congestion(cluster: Cluster, r: random.Random, params: dict[str, object]) ->
         [n.name for n in cluster.compute_nodes]
     count = max(1, min(int(str(params["nodes"])), len(pool)))
     chosen = sorted(r.sample(pool, count))
+    oversubscription = float(str(params["oversubscription"]))
+    if oversubscription < 1.0:
+        raise ValueError("congestion: oversubscription must be at least 1.0")
     for name in chosen:
         for nic in cluster.nodes[name].nics:
             if nic.role == "compute":
                 nic.counter_rates["PortXmitWait"] = round(r.uniform(2.0e5, 6.0e5))
                 nic.counters["PortXmitWait"] += r.randint(10**8, 5 * 10**8)
-    cluster.oversubscription = float(str(params["oversubscription"]))
+                nic.congestion_share = round((1.0 - 1.0 / oversubscription) * r.uniform(0.8, 1.0), 3)
+    cluster.oversubscription = oversubscription
     return {"nodes": compress_hostlist(chosen), "cause": "congestion"}
 
 
