@@ -383,7 +383,8 @@ def phases(cluster: Cluster, until: float | None = None) -> list[Phase]:
     return [p for p in out if p.end_s > p.start_s or p.name == "allocation"]
 
 
-def where(cluster: Cluster, rank: Rank, offset: float | None = None) -> str:
+def where(cluster: Cluster, rank: Rank, offset: float | None = None, prof: StepProfile | None = None,
+          sched: Schedule | None = None) -> str:
     """What a rank's main thread is doing at ``offset`` (default now).
 
     One of ``data`` (waiting for the loader), ``compute``, ``collective``
@@ -394,8 +395,8 @@ def where(cluster: Cluster, rank: Rank, offset: float | None = None) -> str:
     run = cluster.training
     assert run is not None
     now = cluster.clock.elapsed if offset is None else offset
-    prof = profile(cluster)
-    sched = schedule(cluster, prof)
+    prof = prof or profile(cluster)
+    sched = sched or schedule(cluster, prof)
     if now < sched.steady_s:
         return "init" if now >= sched.init_s else "done"
     if sched.hang_s is not None and now >= sched.hang_s:
@@ -413,6 +414,29 @@ def where(cluster: Cluster, rank: Rank, offset: float | None = None) -> str:
     if into < mine.data_s + mine.compute_s:
         return "compute"
     return "collective"
+
+
+#: States in which a rank's GPU runs kernels (a collective spins an NCCL kernel while it waits).
+GPU_BUSY = ("compute", "collective", "hung-gpu")
+
+
+def gpu_utilization(cluster: Cluster, node: str, gpu: int, offset: float | None = None) -> int | None:
+    """GPU-Util (%) over the second before ``offset`` for the rank on (node, gpu); None when no rank runs there.
+
+    Input waits and synchronous checkpoint saves leave the GPU idle; waiting
+    in an all-reduce does not (the NCCL kernel spins), so a straggler's
+    peers read 100% while they wait.
+    """
+    run = cluster.training
+    rank = next((r for r in run.ranks if r.node == node and r.gpu == gpu), None) if run else None
+    if rank is None:
+        return None
+    now = cluster.clock.elapsed if offset is None else offset
+    prof = profile(cluster)
+    sched = schedule(cluster, prof)
+    samples = 20
+    busy = sum(where(cluster, rank, now - i / samples, prof, sched) in GPU_BUSY for i in range(samples))
+    return round(100 * busy / samples)
 
 
 def log_files(cluster: Cluster) -> dict[str, Callable[[], str]]:

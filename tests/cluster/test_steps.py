@@ -168,3 +168,15 @@ def test_schedule_inverts_step_end() -> None:
     for step in range(sched.resume_step + 1, sched.resume_step + 1500, 37):
         assert sched.completed_at(sched.step_end(step)) == step
         assert sched.completed_at(sched.step_end(step) - 1e-3) == step - 1
+
+
+def test_gpu_utilization_drops_while_ranks_wait_for_input() -> None:
+    healthy = cluster_with()
+    assert steps.gpu_utilization(healthy, "node01", 0) == 100
+    assert steps.gpu_utilization(healthy, "node08", 0) is None
+    slow = cluster_with("slow-input")
+    samples = []
+    for _ in range(12):
+        slow.clock.advance(1.0)
+        samples.append(steps.gpu_utilization(slow, "node01", 0))
+    assert min(samples) == 0 and max(samples) == 100  # type: ignore[type-var]
