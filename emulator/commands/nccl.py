@@ -89,6 +89,13 @@ def _int(text: str) -> int:
         return 0
 
 
+def _float(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
 class NcclTest(Command):
     """One nccl-tests binary (``<op>_perf``)."""
 
@@ -275,11 +282,13 @@ class NcclTest(Command):
             else:
                 size += step_bytes
         avg = total / count_bw if count_bw else 0.0
+        floor = _float(ctx.env.get("NCCL_TESTS_MIN_BW", ""))
+        verdict = "" if floor is None else ("FAILED" if avg < floor * 0.9 else "OK")
         ctx.outln("# Out of bounds values : 0 OK")
-        ctx.outln(f"# Avg bus bandwidth    : {avg:g} ")
+        ctx.outln(f"# Avg bus bandwidth    : {avg:g} {verdict}")
         ctx.outln("#")
         ctx.outln("")
-        return 0
+        return 1 if verdict == "FAILED" else 0
 
 
 class Mpirun(Command):

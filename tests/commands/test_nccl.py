@@ -142,3 +142,10 @@ def test_sweep_streams_one_row_per_chunk() -> None:
     while (chunk := run.step()) is not None:
         chunks.append(chunk)
     assert len(chunks) >= 6
+
+
+def test_min_bw_check_fails_a_slow_run() -> None:
+    out, status = Session().execute("ssh node01 NCCL_TESTS_MIN_BW=400 all_reduce_perf -b 8G -e 8G -g 8")
+    assert status == 0 and re.search(r"# Avg bus bandwidth    : [\d.]+ OK", out)
+    out, status = Session().execute("ssh node01 NCCL_TESTS_MIN_BW=900 all_reduce_perf -b 8G -e 8G -g 8")
+    assert status == 1 and re.search(r"# Avg bus bandwidth    : [\d.]+ FAILED", out)
