@@ -313,6 +313,20 @@ class Whoami(Command):
         return 0
 
 
+class Nproc(Command):
+    name = "nproc"
+    summary = "print the number of processing units available"
+    section = SECTION
+
+    def configure(self, parser: ArgumentParser) -> None:
+        parser.add_argument("--all", action="store_true", help="print the number of installed processors")
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        cpu = ctx.host.cpu
+        ctx.outln(str(cpu.sockets * cpu.cores_per_socket * cpu.threads_per_core))
+        return 0
+
+
 class Id(Command):
     name = "id"
     summary = "print user and group ids"
@@ -895,6 +909,6 @@ class Watch(Command):
 
 
 def commands() -> list[Command]:
-    return [Help(), Man(), Echo(), Printf(), Hostname(), Whoami(), Id(), Uname(), Uptime(), Date(), Cd(), Pwd(),
+    return [Help(), Man(), Echo(), Printf(), Hostname(), Whoami(), Nproc(), Id(), Uname(), Uptime(), Date(), Cd(), Pwd(),
             Export(), Unset(), Env(), History(), Clear(), TrueCommand(), FalseCommand(), Which(), Type(), Ssh(),
             Exit(), Sleep(), Watch()]

@@ -10,6 +10,7 @@ import argparse
 import errno
 import math
 import posixpath
+from collections.abc import Iterable
 from datetime import timedelta
 
 from ..vfs import Dir, File, FsError
@@ -89,7 +90,14 @@ def _mode_string(node: File | Dir) -> str:
     return kind + bits
 
 
-class Ls(Command):
+class Intermixed(Command):
+    """A command whose options may follow its operands (``grep -n x file -i``), as GNU tools allow."""
+
+    def parse(self, argv: Iterable[str]) -> argparse.Namespace:
+        return self.parser().parse_intermixed_args(list(argv))
+
+
+class Ls(Intermixed):
     name = "ls"
     summary = "list directory contents (-l -a -A -h -1 -d -r -t -S -R)"
     section = SECTION
@@ -202,7 +210,9 @@ def _coreutils_error(name: str, message: str) -> str:
     """argparse's complaint reworded as coreutils prints it."""
     if message.startswith("unrecognized arguments:"):
         bad = message.split(":", 1)[1].strip().split()[0]
-        if bad.startswith("--"):
+        if not bad.startswith("-") or bad == "-":
+            text = f"extra operand ‘{bad}’"
+        elif bad.startswith("--"):
             text = f"unrecognized option '{bad}'"
         else:
             text = f"invalid option -- '{bad.lstrip('-')[:1]}'"
@@ -214,7 +224,7 @@ def _coreutils_error(name: str, message: str) -> str:
     return f"{name}: {text}\nTry '{name} --help' for more information."
 
 
-class Cat(Command):
+class Cat(Intermixed):
     name = "cat"
     summary = "print files (-n: number lines)"
     section = SECTION
@@ -278,7 +288,7 @@ class Less(Command):
         return status
 
 
-class Tee(Command):
+class Tee(Intermixed):
     name = "tee"
     summary = "copy stdin to stdout and to files (-a: append)"
     section = SECTION
@@ -304,7 +314,7 @@ class Tee(Command):
         return status
 
 
-class Touch(Command):
+class Touch(Intermixed):
     name = "touch"
     summary = "create empty files or update their times"
     section = SECTION
@@ -330,7 +340,7 @@ class Touch(Command):
         return status
 
 
-class Mkdir(Command):
+class Mkdir(Intermixed):
     name = "mkdir"
     summary = "make directories (-p: parents as needed)"
     section = SECTION
@@ -357,7 +367,7 @@ class Mkdir(Command):
         return status
 
 
-class Rm(Command):
+class Rm(Intermixed):
     name = "rm"
     summary = "remove files you created (-f: ignore missing ones)"
     section = SECTION

@@ -18,11 +18,11 @@ from ..errors import CommandError
 from ..vfs import Dir, FsError
 from . import awk
 from .base import ArgumentParser, Command, Context, Outcome
-from .files import SECTION, _coreutils_error, columns, join_lines, read_input, split_lines
+from .files import SECTION, Intermixed, _coreutils_error, columns, join_lines, read_input, split_lines
 
 #: Rounds ``tail -f`` polls before it stops by itself, and the pause between them.
-FOLLOW_ROUNDS = 8
-FOLLOW_INTERVAL_S = 2.0
+FOLLOW_ROUNDS = 12
+FOLLOW_INTERVAL_S = 10.0
 
 
 def _count_shorthand(argv: list[str]) -> list[str]:
@@ -45,7 +45,7 @@ def _fail(message: str, status: int) -> Exception:
     return CommandError(message, status)
 
 
-class Head(Command):
+class Head(Intermixed):
     name = "head"
     summary = "print the first lines of files (-n N, -c N)"
     section = SECTION
@@ -95,7 +95,7 @@ class Head(Command):
         return status
 
 
-class Tail(Command):
+class Tail(Intermixed):
     name = "tail"
     summary = "print the last lines of files (-n N, -n +N, -f: follow a growing file for a while)"
     section = SECTION
@@ -175,7 +175,7 @@ def _tail_text(text: str, count: int, from_start: bool, as_bytes: bool) -> str:
     return "".join(lines[-count:]) if count else ""
 
 
-class Wc(Command):
+class Wc(Intermixed):
     name = "wc"
     summary = "count lines, words and bytes (-l -w -c -m)"
     section = SECTION
@@ -314,7 +314,7 @@ def compile_regex(pattern: str, extended: bool, ignore_case: bool = False) -> re
 
 
 # -- grep ------------------------------------------------------------------------------------
-class Grep(Command):
+class Grep(Intermixed):
     name = "grep"
     summary = "print lines that match patterns (-i -v -c -n -E -F -o -w -x -A -B -C -r -h -H -l -L -q -m)"
     section = SECTION
@@ -536,7 +536,7 @@ def _human(text: str) -> tuple[int, float]:
     return (sign * _HUMAN[match.group(2)], value)
 
 
-class Sort(Command):
+class Sort(Intermixed):
     name = "sort"
     summary = "sort lines (-n -r -k -t -h -u -f -g -s -b -V)"
     section = SECTION
@@ -668,7 +668,7 @@ def _version_key(text: str) -> list[tuple[int, object]]:
     return [(0, int(part)) if part.isdigit() else (1, part) for part in re.findall(r"\d+|\D+", text)]
 
 
-class Uniq(Command):
+class Uniq(Intermixed):
     name = "uniq"
     summary = "report or omit repeated adjacent lines (-c -d -u -i)"
     section = SECTION
@@ -727,7 +727,7 @@ def _selected(index: int, ranges: list[tuple[int, int]]) -> bool:
     return any(lo <= index <= hi for lo, hi in ranges)
 
 
-class Cut(Command):
+class Cut(Intermixed):
     name = "cut"
     summary = "print selected fields or characters of each line (-d -f -c -s)"
     section = SECTION
@@ -823,7 +823,7 @@ def tr_set(spec: str) -> str:
     return "".join(chars)
 
 
-class Tr(Command):
+class Tr(Intermixed):
     name = "tr"
     summary = "translate, squeeze or delete characters (-d -s -c)"
     section = SECTION
@@ -882,7 +882,7 @@ class Tr(Command):
         return 0
 
 
-class Column(Command):
+class Column(Intermixed):
     name = "column"
     summary = "format input into columns (-t: a table; -s SEP; -o OUTSEP)"
     section = SECTION
@@ -1203,7 +1203,7 @@ def _sed_selects_again(cmd: _SedCommand, lineno: int, line: str, last: bool) -> 
     return _sed_matches(cmd.addr1, lineno, line, last) != cmd.negate
 
 
-class Sed(Command):
+class Sed(Intermixed):
     name = "sed"
     summary = "stream editor: s///[gpI], p, d, q, =, a/i/c; addresses N, $, /re/, ranges; -n -E -i -e"
     section = SECTION
@@ -1263,5 +1263,181 @@ class Sed(Command):
         return status
 
 
+# -- seq, xargs, basename, dirname -----------------------------------------------------------
+class Seq(Command):
+    name = "seq"
+    summary = "print a sequence of numbers (seq LAST, seq FIRST LAST, seq FIRST INCREMENT LAST)"
+    section = SECTION
+    parses_args = False
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        words = ctx.argv[1:]
+        separator, width = "\n", False
+        while words and words[0] in ("-s", "-w") or (words and words[0].startswith("-s") and len(words[0]) > 2):
+            flag = words.pop(0)
+            if flag == "-w":
+                width = True
+            elif flag == "-s":
+                if not words:
+                    raise ctx.fail("seq: option requires an argument -- 's'\nTry 'seq --help' for more information.", 1)
+                separator = words.pop(0)
+            else:
+                separator = flag[2:]
+        if not words:
+            raise ctx.fail("seq: missing operand\nTry 'seq --help' for more information.", 1)
+        if len(words) > 3:
+            raise ctx.fail(f"seq: extra operand ‘{words[3]}’\nTry 'seq --help' for more information.", 1)
+        numbers = []
+        for word in words:
+            try:
+                numbers.append(float(word))
+            except ValueError:
+                raise ctx.fail(f"seq: invalid floating point argument: ‘{word}’\n"
+                               "Try 'seq --help' for more information.", 1) from None
+        first, step, last = 1.0, 1.0, numbers[-1]
+        if len(numbers) >= 2:
+            first = numbers[0]
+        if len(numbers) == 3:
+            step = numbers[1]
+        if step == 0:
+            raise ctx.fail(f"seq: invalid Zero increment value: ‘{words[1]}’\nTry 'seq --help' for more information.", 1)
+        decimals = max((len(w.split(".")[1]) for w in words if "." in w and "e" not in w.lower()), default=0)
+        values = []
+        value = first
+        while (step > 0 and value <= last + 1e-9) or (step < 0 and value >= last - 1e-9):
+            values.append(f"{value:.{decimals}f}")
+            if len(values) >= 100_000:
+                break
+            value = first + step * len(values)
+        if width and values:
+            size = max(len(v) for v in values)
+            values = [v.zfill(size) for v in values]
+        ctx.out(separator.join(values) + ("\n" if values else ""))
+        return 0
+
+
+def split_words(text: str) -> list[str]:
+    """xargs's word splitting: blanks and newlines, honouring quotes and backslashes."""
+    words: list[str] = []
+    current: list[str] = []
+    quote = ""
+    have = False
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if quote:
+            if c == quote:
+                quote = ""
+            else:
+                current.append(c)
+        elif c in "'\"":
+            quote, have = c, True
+        elif c == "\\" and i + 1 < len(text):
+            current.append(text[i + 1])
+            have = True
+            i += 1
+        elif c.isspace():
+            if current or have:
+                words.append("".join(current))
+                current, have = [], False
+        else:
+            current.append(c)
+        i += 1
+    if quote:
+        kind = "single" if quote == "'" else "double"
+        raise _fail(f"xargs: unmatched {kind} quote; by default quotes are special "
+                    "to xargs unless you use the -0 option", 1)
+    if current or have:
+        words.append("".join(current))
+    return words
+
+
+class Xargs(Command):
+    name = "xargs"
+    summary = "build and run command lines from standard input (-I REPLACE, -n MAX, -t)"
+    section = SECTION
+    usage_status = 1
+    #: Most command lines one xargs runs.
+    RUN_LIMIT = 1_000
+
+    def configure(self, parser: ArgumentParser) -> None:
+        parser.add_argument("-I", dest="replace", metavar="R", help="replace R in the command with each input line")
+        parser.add_argument("-n", "--max-args", type=int, metavar="MAX", help="use at most MAX arguments per command line")
+        parser.add_argument("-P", "--max-procs", type=int, metavar="MAX", help="accepted; commands run one after another")
+        parser.add_argument("-t", "--verbose", action="store_true", help="print commands before executing them")
+        parser.add_argument("-r", "--no-run-if-empty", action="store_true", help="if there are no arguments, do not run")
+        parser.add_argument("-0", "--null", action="store_true", help="items are separated by a null character")
+        parser.add_argument("command", nargs=argparse.REMAINDER, help="command and initial arguments (default: echo)")
+
+    def usage_error(self, message: str) -> str:
+        return _coreutils_error(self.name, message)
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        assert args is not None
+        base = args.command or ["echo"]
+        if args.null:
+            items = [w for w in ctx.stdin.split("\0") if w]
+        elif args.replace is not None:
+            items = [line.strip() for line in split_lines(ctx.stdin) if line.strip()]
+        else:
+            items = split_words(ctx.stdin)
+        if args.max_args is not None and args.max_args < 1:
+            raise ctx.fail(f"xargs: value {args.max_args} for -n option should be >= 1", 1)
+        if args.replace is not None:
+            batches = [[word.replace(args.replace, item) for word in base] for item in items]
+        else:
+            size = args.max_args or max(1, len(items))
+            batches = [base + items[i:i + size] for i in range(0, len(items), size)] or (
+                [] if args.no_run_if_empty else [list(base)])
+        status = 0
+        for argv in batches[: self.RUN_LIMIT]:
+            if args.verbose:
+                ctx.err(" ".join(argv) + "\n")
+            result = ctx.run(argv)
+            ctx.out(result.stdout)
+            ctx.err(result.stderr)
+            if result.status == 127:
+                return 127
+            if result.status:
+                status = 123
+        return status
+
+
+class Basename(Command):
+    name = "basename"
+    summary = "strip directory (and a suffix) from a file name"
+    section = SECTION
+    parses_args = False
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        words = ctx.argv[1:]
+        if not words:
+            raise ctx.fail("basename: missing operand\nTry 'basename --help' for more information.", 1)
+        name = words[0].rstrip("/").rsplit("/", 1)[-1] or ("/" if words[0].startswith("/") else "")
+        if len(words) > 1 and name != words[1] and name.endswith(words[1]):
+            name = name[: -len(words[1])]
+        ctx.outln(name)
+        return 0
+
+
+class Dirname(Command):
+    name = "dirname"
+    summary = "strip the last component from a file name"
+    section = SECTION
+    parses_args = False
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        if len(ctx.argv) < 2:
+            raise ctx.fail("dirname: missing operand\nTry 'dirname --help' for more information.", 1)
+        for word in ctx.argv[1:]:
+            stripped = word.rstrip("/")
+            if "/" not in stripped:
+                ctx.outln("/" if word.startswith("/") else ".")
+            else:
+                ctx.outln(stripped.rsplit("/", 1)[0].rstrip("/") or "/")
+        return 0
+
+
 def commands() -> list[Command]:
-    return [Head(), Tail(), Wc(), Grep(), Sort(), Uniq(), Cut(), Tr(), Column(), Sed(), *awk.commands()]
+    return [Head(), Tail(), Wc(), Grep(), Sort(), Uniq(), Cut(), Tr(), Column(), Sed(), Seq(), Xargs(), Basename(),
+            Dirname(), *awk.commands()]

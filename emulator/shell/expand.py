@@ -248,7 +248,11 @@ def _expand_one(word: Word, env: Env, split: bool, glob: bool) -> list[str]:
             any_quoted = any_quoted or part.quoted
             fields[-1].append((part.text, part.quoted))
         elif isinstance(part, Tilde):
-            fields[-1].append((env.home if not part.user or part.user == "alice" else f"/home/{part.user}", True))
+            if not part.user or part.user == "alice":
+                home = env.home
+            else:
+                home = "/root" if part.user == "root" else f"/home/{part.user}"
+            fields[-1].append((home, True))
         elif isinstance(part, (Var, Sub, Arith)):
             if isinstance(part, Var):
                 value = _var_value(part, env)

@@ -1,0 +1,52 @@
+"""awk: the documented subset behaves as POSIX awk does."""
+
+import pytest
+
+from emulator.session import Session
+
+
+@pytest.fixture
+def s():
+    session = Session()
+    session.execute("printf 'node01 80 ok\\nnode02 95 hot\\nnode03 70 ok\\n' > /tmp/t")
+    return session
+
+
+@pytest.mark.parametrize(("program", "expected"), [
+    ("'{print $1}'", "node01\nnode02\nnode03\n"),
+    ("'$2 > 75 {print $1, $3}'", "node01 ok\nnode02 hot\n"),
+    ("'/hot/'", "node02 95 hot\n"),
+    ("'{s += $2} END {print s, s/NR}'", "245 81.6667\n"),
+    ("'NR==2 {print NF, $NF}'", "3 hot\n"),
+    ("'{printf \"%-8s|%5.1f\\n\", $1, $2}'", "node01  | 80.0\nnode02  | 95.0\nnode03  | 70.0\n"),
+    ("'{n[$3]++} END {for (k in n) print k, n[k]}'", "ok 2\nhot 1\n"),
+    ("'BEGIN {x = \"a\"; x = x \"b\"; print x, length(x), toupper(x)}'", "ab 2 AB\n"),
+    ("'{sub(/node/, \"n\"); print}' /tmp/t | head -1", "n01 80 ok\n"),
+    ("'$3 ~ /^o/ && $2 >= 80'", "node01 80 ok\n"),
+    ("-v limit=90 '$2 > limit {print $1}'", "node02\n"),
+    ("'{$2 = $2 * 2; print}' OFS=, /tmp/t | tail -1", "node03,140,ok\n"),
+    ("'NR==1, NR==2 {print $1}'", "node01\nnode02\n"),
+    ("'{print substr($1, 5), index($1, \"0\")}' /tmp/t | head -1", "01 5\n"),
+    ("'BEGIN {n = split(\"a:b:c\", p, \":\"); print n, p[3]}'", "3 c\n"),
+    ("'{if ($2 > 90) print \"HOT\"; else print \"fine\"}' /tmp/t | sort | uniq -c", "      1 HOT\n      2 fine\n"),
+])
+def test_programs(s, program, expected):
+    line = f"awk {program}" if "/tmp/t" in program else f"awk {program} /tmp/t"
+    if program.endswith("'") is False and "|" in program:
+        line = f"awk {program}"
+    assert s.execute(line) == (expected, 0)
+
+
+def test_field_separator_flag(s):
+    assert s.execute("awk -F= '/^NAME=/ {print $2}' /etc/os-release") == ('"Ubuntu"\n', 0)
+
+
+def test_syntax_and_runtime_errors(s):
+    assert s.execute("awk '{print $1' /tmp/t") == ("awk: line 1: syntax error at or near end of file\n", 2)
+    out, status = s.execute("awk '{print 1/0}' /tmp/t")
+    assert status == 2 and out.startswith("awk: run time error: division by zero")
+    assert s.execute("awk 'BEGIN {while (1) x++}'")[1] == 2
+
+
+def test_missing_file(s):
+    assert s.execute("awk '{print}' /nope") == ("awk: cannot open /nope (No such file or directory)\n", 2)

@@ -1,0 +1,117 @@
+"""Built-ins and identity commands, as a learner types them."""
+
+import pytest
+
+from emulator.commands import registry
+from emulator.session import Session
+
+
+@pytest.fixture
+def s():
+    return Session()
+
+
+def test_help_lists_every_command_once_with_the_lab_line(s):
+    out, status = s.execute("help")
+    assert status == 0
+    for command in registry.commands():
+        assert f"  {command.name} " in out
+    assert out.rstrip().endswith("`solutions` for reference procedures.")
+
+
+def test_man_and_help_flag_come_from_the_same_spec(s):
+    man, _ = s.execute("man hostname")
+    flag, _ = s.execute("hostname --help")
+    assert "NAME\n       hostname - show the name of the current host" in man
+    assert "--fqdn" in man and "--fqdn" in flag
+    assert s.execute("man nosuch") == ("No manual entry for nosuch\n", 16)
+
+
+def test_identity(s):
+    assert s.execute("whoami; hostname -f; uname -r -m") == (
+        "alice\nlogin01.cluster.internal\n5.15.0-122-generic x86_64\n", 0)
+    assert s.execute("uname -a")[0] == ("Linux login01 5.15.0-122-generic #132-Ubuntu SMP Thu Aug 29 13:45:52 UTC 2024 "
+                                        "x86_64 x86_64 x86_64 GNU/Linux\n")
+
+
+def test_date_uses_the_simulated_clock(s):
+    assert s.execute("date") == ("Wed Mar 11 09:00:02 UTC 2026\n", 0)
+    assert s.execute("date -u +%F_%T") == ("2026-03-11_09:00:04\n", 0)
+    assert s.execute("date -d '1 hour ago' +%H:%M") == ("08:00\n", 0)
+    assert s.execute("date -d tomorrowish") == ("date: invalid date ‘tomorrowish’\n", 1)
+
+
+def test_uptime_on_a_busy_compute_node(s):
+    s.execute("ssh node01")
+    out, _ = s.execute("uptime")
+    assert out.startswith(" 09:00:0") and " up 12 days," in out and " 1 user,  load average: " in out
+
+
+def test_cd_errors_read_like_bash(s):
+    assert s.execute("cd /nope") == ("bash: cd: /nope: No such file or directory\n", 1)
+    assert s.execute("cd /etc/hostname") == ("bash: cd: /etc/hostname: Not a directory\n", 1)
+    assert s.execute("cd /tmp; cd -; pwd") == ("/home/alice\n/home/alice\n", 0)
+
+
+def test_printf_reuses_the_format_and_reports_bad_numbers(s):
+    assert s.execute("printf '%-4s|%3d\\n' a 1 b 22") == ("a   |  1\nb   | 22\n", 0)
+    assert s.execute("printf '%d\\n' x") == ("bash: printf: x: invalid number\n0\n", 1)
+
+
+def test_export_env_unset(s):
+    assert s.execute("export A=1 2B=x") == ("bash: export: `2B=x': not a valid identifier\n", 1)
+    assert s.execute("env | grep '^A='; unset A; env | grep -c '^A='") == ("A=1\n0\n", 1)
+
+
+def test_history_numbers_lines(s):
+    s.execute("echo one")
+    assert s.execute("history") == ("    1  echo one\n    2  history\n", 0)
+
+
+def test_which_and_type(s):
+    assert s.execute("which nvidia-smi ibstat cd") == ("/usr/bin/nvidia-smi\n/usr/sbin/ibstat\n", 1)
+    assert s.execute("type cd for ls nope") == (
+        "cd is a shell builtin\nfor is a shell keyword\nls is /usr/bin/ls\nbash: type: nope: not found\n", 1)
+
+
+def test_ssh_switches_host_and_exit_returns(s):
+    out, status = s.execute("ssh node03")
+    assert status == 0 and out.startswith("Last login: ")
+    assert s.execute("hostname") == ("node03\n", 0)
+    assert s.execute("exit") == ("logout\nConnection to node03 closed.\n", 0)
+    assert s.execute("exit") == ("logout\n", 0)
+    assert s.prompt == "alice@login01:~$ "
+
+
+def test_ssh_runs_one_line_remotely(s):
+    assert s.execute("ssh node02 'hostname; pwd' | tr a-z A-Z") == ("NODE02\n/HOME/ALICE\n", 0)
+    assert s.prompt == "alice@login01:~$ "
+
+
+def test_ssh_errors(s):
+    assert s.execute("ssh foo") == ("ssh: Could not resolve hostname foo: Name or service not known\n", 255)
+    s.cluster.nodes["node07"].health.os_up = False
+    assert s.execute("ssh node07 uptime") == ("ssh: connect to host node07 port 22: No route to host\n", 255)
+
+
+def test_clear_emits_the_ansi_sequence(s):
+    assert s.execute("clear") == ("\x1b[H\x1b[2J", 0)
+
+
+def test_sleep_validates_its_operand(s):
+    assert s.execute("sleep") == ("sleep: missing operand\nTry 'sleep --help' for more information.\n", 1)
+    assert s.execute("sleep 1x") == ("sleep: invalid time interval ‘1x’\nTry 'sleep --help' for more information.\n", 1)
+
+
+def test_watch_prints_the_header_each_refresh(s):
+    out, status = s.execute("watch -n 5 -c 2 hostname")
+    screens = out.split("\x1b[H\x1b[2J")[1:]
+    assert status == 0 and len(screens) == 2
+    assert screens[0].startswith("Every 5.0s: hostname")
+    assert screens[0].rstrip().endswith("login01")
+    assert "login01: Wed Mar 11 09:00:02 2026" in screens[0]
+    assert "login01: Wed Mar 11 09:00:07 2026" in screens[1]
+
+
+def test_true_false_nproc(s):
+    assert s.execute("true && false || nproc") == ("128\n", 0)

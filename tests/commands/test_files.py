@@ -1,0 +1,49 @@
+"""ls, cat, less, tee, touch, mkdir, rm over the virtual filesystem."""
+
+import pytest
+
+from emulator.session import Session
+
+
+@pytest.fixture
+def s():
+    return Session()
+
+
+def test_ls_long_listing(s):
+    s.execute("printf 'abc\\n' > /tmp/f; mkdir /tmp/d")
+    assert s.execute("ls -l /tmp") == ("total 8\n"
+                                       "drwxr-xr-x 2 alice alice 4096 Mar 11 09:00 d\n"
+                                       "-rw-r--r-- 1 alice alice    4 Mar 11 09:00 f\n", 0)
+
+
+def test_ls_columns_on_a_terminal_and_lines_in_a_pipe(s):
+    assert s.execute("ls /etc") == ("hostname  hosts  lsb-release  os-release  slurm  timezone\n", 0)
+    assert s.execute("ls /etc | head -2") == ("hostname\nhosts\n", 0)
+
+
+def test_ls_hidden_files_and_errors(s):
+    assert s.execute("ls -A ~") == (".bashrc  .profile  jobs\n", 0)
+    assert s.execute("ls /nope") == ("ls: cannot access '/nope': No such file or directory\n", 2)
+    assert s.execute("ls -z") == ("ls: invalid option -- 'z'\nTry 'ls --help' for more information.\n", 2)
+
+
+def test_cat_numbering_and_errors(s):
+    assert s.execute("cat -n /etc/hostname") == ("     1\tlogin01\n", 0)
+    assert s.execute("cat /tmp") == ("cat: /tmp: Is a directory\n", 1)
+    assert s.execute("echo piped | cat") == ("piped\n", 0)
+
+
+def test_tee_touch_mkdir_rm(s):
+    assert s.execute("echo x | tee /tmp/a /tmp/b") == ("x\n", 0)
+    assert s.execute("cat /tmp/b") == ("x\n", 0)
+    assert s.execute("touch /etc/x") == ("touch: cannot touch '/etc/x': Permission denied\n", 1)
+    assert s.execute("mkdir /tmp/a") == ("mkdir: cannot create directory '/tmp/a': File exists\n", 1)
+    assert s.execute("mkdir -p /tmp/p/q && ls /tmp/p") == ("q\n", 0)
+    assert s.execute("rm /tmp/a; ls /tmp/a") == ("ls: cannot access '/tmp/a': No such file or directory\n", 2)
+    assert s.execute("rm /etc/hostname") == ("rm: cannot remove '/etc/hostname': Permission denied\n", 1)
+
+
+def test_less_prints_whole_files(s):
+    assert s.execute("less /etc/hostname") == ("login01\n", 0)
+    assert s.execute("more /nope") == ("/nope: No such file or directory\n", 1)

@@ -1,0 +1,79 @@
+"""head, tail, wc, grep, sort, uniq, cut, tr, column, sed, seq, xargs."""
+
+import pytest
+
+from emulator.session import Session
+
+DATA = "printf 'b 2\\na 10\\nc 1\\nb 2\\n' > /tmp/t"
+
+
+@pytest.fixture
+def s():
+    session = Session()
+    session.execute(DATA)
+    return session
+
+
+def test_head_and_tail(s):
+    assert s.execute("head -n 2 /tmp/t; tail -1 /tmp/t; tail -n +4 /tmp/t") == ("b 2\na 10\nb 2\nb 2\n", 0)
+    assert s.execute("head /nope") == ("head: cannot open '/nope' for reading: No such file or directory\n", 1)
+
+
+def test_tail_follow_prints_new_log_lines_then_stops(s):
+    run = s.run("tail -f -n 1 /lustre/jobs/llm-pretrain/train.log")
+    chunks = []
+    while (chunk := run.step()) is not None:
+        chunks.append(chunk)
+    text = "".join(c.text() for c in chunks)
+    assert run.status == 0 and len(chunks) > 3
+    assert text.count(" step ") >= 2
+
+
+def test_wc_widths_follow_coreutils(s):
+    assert s.execute("wc -l /tmp/t") == ("4 /tmp/t\n", 0)
+    assert s.execute("wc /tmp/t") == (" 4  8 17 /tmp/t\n", 0)
+    assert s.execute("cat /tmp/t | wc") == ("      4       8      17\n", 0)
+
+
+def test_grep_options(s):
+    assert s.execute("grep -n b /tmp/t") == ("1:b 2\n4:b 2\n", 0)
+    assert s.execute("grep -c b /tmp/t /etc/hostname") == ("/tmp/t:2\n/etc/hostname:0\n", 0)
+    assert s.execute("grep -vE '^(a|b)' /tmp/t") == ("c 1\n", 0)
+    assert s.execute("grep -w 1 /tmp/t") == ("c 1\n", 0)
+    assert s.execute("grep -o '[0-9]\\+' /tmp/t | head -2") == ("2\n10\n", 0)
+    assert s.execute("grep -A1 a /tmp/t") == ("a 10\nc 1\n", 0)
+    assert s.execute("grep zzz /tmp/t") == ("", 1)
+    assert s.execute("grep x /nope") == ("grep: /nope: No such file or directory\n", 2)
+    assert s.execute("grep -i B -m1 /tmp/t") == ("b 2\n", 0)
+
+
+def test_grep_context_separators(s):
+    s.execute("seq 1 10 > /tmp/n")
+    assert s.execute("grep -C1 -e 2 -e 8 /tmp/n") == ("1\n2\n3\n--\n7\n8\n9\n", 0)
+
+
+def test_sort_uniq(s):
+    assert s.execute("sort /tmp/t | uniq -c") == ("      1 a 10\n      2 b 2\n      1 c 1\n", 0)
+    assert s.execute("sort -k2 -n /tmp/t | head -1") == ("c 1\n", 0)
+    assert s.execute("sort -k2,2nr -u /tmp/t") == ("a 10\nb 2\nc 1\n", 0)
+    assert s.execute("printf '1G\\n10K\\n2M\\n' | sort -h") == ("10K\n2M\n1G\n", 0)
+
+
+def test_cut_tr_column(s):
+    assert s.execute("cut -d' ' -f2 /tmp/t | tr '\\n' ,") == ("2,10,1,2,", 0)
+    assert s.execute("cut -f1 -d") == ("cut: option requires an argument -- 'd'\nTry 'cut --help' for more information.\n", 1)
+    assert s.execute("echo hello | tr a-z A-Z") == ("HELLO\n", 0)
+    assert s.execute("echo aaabbb | tr -s ab") == ("ab\n", 0)
+    assert s.execute("echo 'a bb ccc' | column -t") == ("a  bb  ccc\n", 0)
+
+
+def test_sed(s):
+    assert s.execute("sed -n '2,3p' /tmp/t") == ("a 10\nc 1\n", 0)
+    assert s.execute("sed 's/b/B/g;/^a/d' /tmp/t") == ("B 2\nc 1\nB 2\n", 0)
+    assert s.execute("sed -E 's/([a-z]) ([0-9]+)/\\2:\\1/' /tmp/t | head -1") == ("2:b\n", 0)
+    assert s.execute("sed 's/x/' /tmp/t") == ("sed: -e expression #1, char 4: unterminated `s' command\n", 1)
+
+
+def test_seq_and_xargs(s):
+    assert s.execute("seq 3 | xargs echo n") == ("n 1 2 3\n", 0)
+    assert s.execute("printf 'node01\\nnode02\\n' | xargs -I{} ssh {} hostname") == ("node01\nnode02\n", 0)
