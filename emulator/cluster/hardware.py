@@ -260,6 +260,11 @@ class BMC:
     sel: list[SelEntry] = field(default_factory=list)
     sensors: list[Sensor] = field(default_factory=list)
     users: tuple[str, ...] = ("admin",)
+    #: What started the host last, as ``chassis restart_cause`` reports it.
+    restart_cause: str = "chassis power control command"
+    #: Board and system serial numbers, as ``fru print`` reports them.
+    board_serial: str = ""
+    system_serial: str = ""
 
 
 @dataclass

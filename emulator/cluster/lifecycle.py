@@ -96,6 +96,7 @@ def power_on(cluster: Cluster, node: Node, at_s: float) -> None:
         return
     node.bmc.power_on = True
     node.bmc.last_power_event = "command"
+    node.bmc.restart_cause = "chassis power control command"
     sel(node, at_s, "Power Unit #0x01", "Pwr Unit Status", "Power off/down", "Deasserted")
     start_boot(cluster, node, at_s)
 
@@ -105,6 +106,7 @@ def reset(cluster: Cluster, node: Node, at_s: float, cycle: bool) -> None:
     assert node.bmc is not None
     if node.health.os_up:
         os_lost(cluster, node, at_s, "reset", [])
+    node.bmc.restart_cause = "chassis power control command"
     if cycle:
         sel(node, at_s, "Power Unit #0x01", "Pwr Unit Status", "Power off/down")
         sel(node, at_s + 5.0, "Power Unit #0x01", "Pwr Unit Status", "Power off/down", "Deasserted")

@@ -14,9 +14,9 @@ import argparse
 from collections.abc import Generator
 from typing import Any
 
-from ..cluster import lifecycle
+from ..cluster import lifecycle, telemetry
 from ..cluster.hardware import BMC, SelEntry, Sensor
-from ..cluster.model import Node
+from ..cluster.model import Cluster, Node
 from .base import Command, Context, Outcome
 
 VERSION = "1.8.19"
@@ -47,8 +47,9 @@ class Ipmitool(Command):
     section = "Out-of-band management"
     usage_status = 1
     add_help_flag = False
-    notes = ("Commands: chassis status|power, power status|on|off|cycle|reset|soft, sel list|elist|info|clear, "
-             "sdr [list|elist|type TYPE], sensor, lan print [1], mc info, sol activate. "
+    notes = ("Commands: chassis status|power|restart_cause, power status|on|off|cycle|reset|soft, "
+             "sel list|elist [first|last N], sel info|clear, sdr [list|elist|type TYPE], sensor, fru print, "
+             "lan print [1], mc info, sol activate. The BMC numbers GPUs from 1 (GPU1 Temp is nvidia-smi's GPU 0). "
              "sol activate ends by itself after a few seconds, as if ~. had been typed. "
              "Passwords are not checked, but one must be given (-P or -E with IPMI_PASSWORD).")
 
@@ -91,18 +92,26 @@ class Ipmitool(Command):
                 return 0
             if rest[:1] == ["power"]:
                 return _power(ctx, node, rest[1:])
+            if rest[:1] == ["restart_cause"]:
+                ctx.outln(f"System restart cause: {bmc.restart_cause}")
+                return 0
             ctx.err("Chassis Commands:  status, power, identify, policy, restart_cause, poh, bootdev, bootparam, "
                     "selftest\n")
             return 1 if rest else 0
         if verb == "sel":
             return _sel(ctx, node, rest)
         if verb == "sdr":
-            return _sdr(ctx, bmc, rest)
+            return _sdr(ctx, bmc, live_sensors(ctx.cluster, node), rest)
         if verb == "sensor":
             if rest and rest[0] != "list":
                 raise ctx.fail(f"Invalid sensor command: {rest[0]}")
-            for sensor in bmc.sensors:
+            for sensor in live_sensors(ctx.cluster, node):
                 ctx.outln(_sensor_line(sensor, bmc.power_on))
+            return 0
+        if verb == "fru":
+            if rest and rest[0] not in ("print", "list"):
+                raise ctx.fail(f"Invalid FRU command: {rest[0]}")
+            _fru(ctx, node)
             return 0
         if verb == "lan":
             if rest[:1] != ["print"]:
@@ -225,7 +234,13 @@ def _sel(ctx: Context, node: Node, words: list[str]) -> int:
         if not entries:
             ctx.outln("SEL has no entries")
             return 0
-        for i, entry in enumerate(entries, start=1):
+        numbered = list(enumerate(entries, start=1))
+        if len(words) >= 3 and words[1] in ("first", "last"):
+            if not words[2].isdigit():
+                raise ctx.fail(f"Invalid count: {words[2]}")
+            count = int(words[2])
+            numbered = numbered[:count] if words[1] == "first" else numbered[-count:] if count else []
+        for i, entry in numbered:
             at = cluster.clock.at(entry.offset_s)
             sensor = entry.sensor
             if action == "elist" and entry.name:
@@ -282,9 +297,30 @@ def _discrete_state(sensor: Sensor) -> str:
     return "Presence detected, Failure detected" if sensor.status == "cr" else "Presence detected"
 
 
-def _sdr(ctx: Context, bmc: BMC, words: list[str]) -> int:
+def live_sensors(cluster: Cluster, node: Node) -> list[Sensor]:
+    """The BMC's sensors read now: power and CPU heat follow the load, GPU
+    temperatures are the ones NVML reports (the BMC numbers them from 1)."""
+    bmc = node.bmc
+    assert bmc is not None
+    busy = node.health.os_up and any(j.state == "RUNNING" and node.name in j.nodes for j in cluster.slurm.jobs)
+    scale = {"Total Power": 1.0 if busy else 0.42, "CPU0 Temp": 1.0 if busy else 0.78,
+             "CPU1 Temp": 1.0 if busy else 0.78}
+    found: list[Sensor] = []
+    for sensor in bmc.sensors:
+        reading = sensor.reading
+        if reading is not None and sensor.name in scale:
+            reading = float(round(reading * scale[sensor.name]))
+        found.append(Sensor(sensor.name, reading, sensor.unit, sensor.status, sensor.entity, sensor.sensor_id))
+        if sensor.name == "CPU1 Temp":
+            for gpu in node.gpus:
+                temp = float(telemetry.sample(cluster, node, gpu).temp_c) if gpu.present else None
+                found.append(Sensor(f"GPU{gpu.index + 1} Temp", temp, "degrees C", "ok" if temp is not None else "ns",
+                                    f"11.{gpu.index + 1}", f"0x{0x50 + gpu.index:02x}"))
+    return found
+
+
+def _sdr(ctx: Context, bmc: BMC, sensors: list[Sensor], words: list[str]) -> int:
     mode = words[0] if words else "list"
-    sensors = bmc.sensors
     if mode == "type":
         if len(words) < 2:
             ctx.outln("Sensor Types:\n\tTemperature               (0x01)   Voltage                   (0x02)\n"
@@ -335,6 +371,28 @@ def _sensor_line(sensor: Sensor, powered: bool) -> str:
               "Watts": ("na", "na", "na", "na", "na", "na")}.get(sensor.unit, ("na",) * 6)
     cols = "| ".join(f"{v:<10}" for v in limits)
     return f"{sensor.name:<16} | {shown:<10} | {sensor.unit:<10} | {status:<6}| {cols}"
+
+
+def _fru(ctx: Context, node: Node) -> None:
+    bmc = node.bmc
+    assert bmc is not None
+    ctx.out(
+        "FRU Device Description : Builtin FRU Device (ID 0)\n"
+        " Chassis Type          : Rack Mount Chassis\n"
+        " Chassis Part Number   : CSE-GP801TS-R000NP\n"
+        f" Chassis Serial        : C8210MN{bmc.system_serial[-8:]}\n"
+        " Board Mfg Date        : Mon Jan  8 09:12:00 2024 UTC\n"
+        " Board Mfg             : Supermicro\n"
+        " Board Product         : X13DEG-OAD\n"
+        f" Board Serial          : {bmc.board_serial}\n"
+        " Board Part Number     : X13DEG-OAD\n"
+        " Product Manufacturer  : Supermicro\n"
+        " Product Name          : SYS-821GE-TNHR\n"
+        " Product Part Number   : SYS-821GE-TNHR\n"
+        " Product Version       : 0123456789\n"
+        f" Product Serial        : {bmc.system_serial}\n"
+        "\n"
+    )
 
 
 # -- LAN, MC ------------------------------------------------------------------------------------

@@ -43,6 +43,7 @@ def ipmi(s: Session, words: str, bmc: str = "node03-bmc") -> tuple[str, int]:
     ("ipmitool_lan_print.txt", "cpu-ierr", "lan print 1"),
     ("ipmitool_mc_info.txt", "cpu-ierr", "mc info"),
     ("ipmitool_sel_info.txt", "cpu-ierr", "sel info"),
+    ("ipmitool_fru_print.txt", "cpu-ierr", "fru print"),
 ])
 def test_golden_output(name, cause, words):
     out, status = ipmi(down(cause), words)
@@ -57,6 +58,26 @@ def test_healthy_node_chassis_and_console():
     assert "Last Power Event     : \n" in out
     out, _ = ipmi(s, "sol activate", "node05-bmc")
     assert "node05 login: " in out and out.endswith("[terminated ipmitool]\n")
+
+
+def test_bmc_gpu_temperatures_are_the_ones_nvml_reports_numbered_from_one():
+    s = Session()
+    s.execute("ssh node01")
+    out, _ = s.execute("nvidia-smi --query-gpu=index,temperature.gpu --format=csv,noheader; "
+                       "ipmitool sdr type Temperature")
+    lines = out.splitlines()
+    nvml = {int(i) + 1: int(t) for i, t in (line.split(", ") for line in lines[:8])}
+    bmc = {int(line[3]): int(line.split("|")[4].split()[0]) for line in lines[8:] if line.startswith("GPU")}
+    assert nvml == bmc
+
+
+def test_restart_cause_and_last_entries_of_the_sel():
+    s = down("watchdog")
+    assert ipmi(s, "chassis restart_cause") == ("System restart cause: watchdog expired\n", 0)
+    out, _ = ipmi(s, "sel elist last 2")
+    assert len(out.splitlines()) == 2 and out.endswith("| OEM System boot event | Asserted\n")
+    ipmi(s, "power cycle")
+    assert ipmi(s, "chassis restart_cause")[0] == "System restart cause: chassis power control command\n"
 
 
 def test_unreachable_or_unknown_bmc_cannot_open_a_session():

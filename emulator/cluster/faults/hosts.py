@@ -105,6 +105,8 @@ def host_down(cluster: Cluster, rnd: random.Random, params: dict[str, object]) -
         sel(node, at + 7.0, "Power Unit #0x01", "Pwr Unit Status", "Power off/down", "Deasserted")
         sel(node, at + 77.0, "System Event #0x0c", "Sys Boot Event", "OEM System boot event")
         lifecycle.os_lost(cluster, node, at, cause, _initramfs_console())
+        assert node.bmc is not None
+        node.bmc.restart_cause = "watchdog expired"
     return {"node": node.name, "cause": cause}
 
 
