@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 
 import pytest
 
@@ -181,3 +183,28 @@ def test_an_xid_that_spares_the_rank_leaves_the_run_alone():
     s, _ = faulty("xid", {"code": 92})
     assert s.cluster.training.hang_s is None
     assert "/usr/bin/python3" in run(s, "nvidia-smi")
+
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+@pytest.mark.parametrize("fault,params,line", [
+    ("gpu-thermal", {}, "nvidia-smi -q -d PERFORMANCE,TEMPERATURE,CLOCK -i {gpu}"),
+    ("gpu-power-brake", {}, "nvidia-smi --query-gpu=index,clocks.sm,power.draw,temperature.gpu,"
+                            "clocks_event_reasons.active --format=csv"),
+    ("gpu-power-cap", {}, "nvidia-smi"),
+    ("xid", {"code": 48}, "dmesg -T -l err"),
+    ("xid", {"code": 79}, "nvidia-smi --query-gpu=index,pci.bus_id --format=csv"),
+    ("ecc-dbe-remap", {}, "nvidia-smi -q -d ECC,ROW_REMAPPER -i {gpu}"),
+    ("nvlink-down", {"links": 2}, "nvidia-smi nvlink -s -i {gpu}"),
+    ("fabricmanager-stopped", {}, "systemctl status nvidia-fabricmanager"),
+    ("pcie-downgrade", {}, "dcgmi diag -r 2"),
+])
+def test_fault_output_matches_golden(fault, params, line):
+    s, t = faulty(fault, params)
+    out, _ = s.execute(line.format(gpu=t.get("gpu", "0")))
+    name = f"{fault}{''.join(f'-{v}' for v in params.values())}.txt"
+    path = GOLDEN / name
+    if os.environ.get("REGOLD"):
+        path.write_text(out)
+    assert out == path.read_text()
