@@ -16,18 +16,19 @@ interrupt (Ctrl-C) may stop it. Its ``return`` value is the exit status.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Generator, Iterable, Union
+from typing import TYPE_CHECKING, Any
 
 from ..errors import CommandError, OutputLimitExceeded, UsageError
 
 if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
-    from ..cluster.model import Cluster, Node
     from ..cluster.clock import SimClock
+    from ..cluster.model import Cluster, Node
     from ..vfs import FileSystem
 
 #: What ``execute`` may return: a status, None (status 0), or a generator of pauses.
-Outcome = Union[int, None, Generator[float, None, Union[int, None]]]
+Outcome = int | None | Generator[float, None, int | None]
 
 #: Cap on what one command may write, in characters (stdout and stderr together).
 OUTPUT_LIMIT = 2_000_000
@@ -49,7 +50,7 @@ class ArgumentParser(argparse.ArgumentParser):
     carrying text rendered by :func:`render_help`, identical on every Python.
     """
 
-    def __init__(self, command: "Command", **kwargs: Any) -> None:
+    def __init__(self, command: Command, **kwargs: Any) -> None:
         kwargs.setdefault("prog", command.name)
         kwargs.setdefault("description", command.summary)
         kwargs.setdefault("allow_abbrev", False)
@@ -104,7 +105,17 @@ def render_usage(parser: argparse.ArgumentParser) -> str:
     return "Usage: " + " ".join(parts) + "\n"
 
 
-def render_help(command: "Command") -> str:
+def _help_of(parser: argparse.ArgumentParser, action: argparse.Action) -> str:
+    """An action's help with argparse's %-expansion applied (``%%`` → ``%``, ``%(default)s``)."""
+    text = action.help or ""
+    if "%" not in text:
+        return text
+    params = {k: v for k, v in vars(action).items() if v is not argparse.SUPPRESS}
+    params["prog"] = parser.prog
+    return text % params
+
+
+def render_help(command: Command) -> str:
     """The ``--help`` text of a command: usage, summary, options, then notes."""
     parser = command.parser()
     lines = [render_usage(parser).rstrip("\n"), command.summary, ""]
@@ -117,10 +128,10 @@ def render_help(command: "Command") -> str:
                 positionals.append((name, sub.description or ""))
         elif action.option_strings:
             if action.help != argparse.SUPPRESS:
-                options.append((_option_label(action), action.help or ""))
+                options.append((_option_label(action), _help_of(parser, action)))
         elif action.help != argparse.SUPPRESS:
             name = action.metavar if isinstance(action.metavar, str) else action.dest.upper()
-            positionals.append((name, action.help or ""))
+            positionals.append((name, _help_of(parser, action)))
     width = max((len(label) for label, _ in positionals + options), default=0)
     width = min(width, 28)
     for heading, rows in (("Arguments:", positionals), ("Options:", options)):
@@ -192,20 +203,20 @@ class Context:
 
     # -- the world ------------------------------------------------------------
     @property
-    def cluster(self) -> "Cluster":
+    def cluster(self) -> Cluster:
         return self.shell.cluster
 
     @property
-    def host(self) -> "Node":
+    def host(self) -> Node:
         """The host this command runs on (changes with ``ssh``)."""
         return self.shell.host
 
     @property
-    def clock(self) -> "SimClock":
+    def clock(self) -> SimClock:
         return self.shell.cluster.clock
 
     @property
-    def fs(self) -> "FileSystem":
+    def fs(self) -> FileSystem:
         """The virtual filesystem of the current host."""
         return self.shell.fs
 
@@ -218,7 +229,7 @@ class Context:
         """The :class:`emulator.session.Session` (lab progress, history)."""
         return self.shell.session
 
-    def run(self, argv: list[str], host: "Node | None" = None, stdin: str = "",
+    def run(self, argv: list[str], host: Node | None = None, stdin: str = "",
             env: dict[str, str] | None = None) -> Result:
         """Run another command, optionally on another host (``srun``, ``ssh host cmd``)."""
         return self.shell.run_argv(argv, host=host, stdin=stdin, env=env)

@@ -579,7 +579,7 @@ class Top(Command):
         parser.add_argument("-c", action="store_true", help="show command lines")
         parser.add_argument("-u", metavar="USER", help="only this user's processes")
         parser.add_argument("-p", metavar="PIDLIST", help="only these processes")
-        parser.add_argument("-o", metavar="FIELD", help="sort by field (%CPU, %MEM, PID, RES, TIME+)")
+        parser.add_argument("-o", metavar="FIELD", help="sort by field (%%CPU, %%MEM, PID, RES, TIME+)")
         parser.add_argument("-w", type=int, nargs="?", const=512, metavar="COLS", help="output width")
 
     usage_status = 1

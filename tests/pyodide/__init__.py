@@ -1,0 +1,1 @@
+"""The Pyodide lane: the emulator in WebAssembly agrees with CPython."""
