@@ -10,7 +10,7 @@ node, a boot reaching the login prompt) are scheduled on the simulated clock.
 from __future__ import annotations
 
 from . import catalog
-from .hardware import BootRecord, SelEntry
+from .hardware import BootRecord, KernelEvent, SelEntry
 from .model import Cluster, Node
 
 #: Seconds from power-on to the login prompt on an HGX node (POST, kernel, services).
@@ -133,12 +133,17 @@ def finish_boot(cluster: Cluster, node: Node, done: float) -> None:
     health = node.health
     if health.boot_done_s != done or not (node.bmc and node.bmc.power_on):
         return  # powered off or reset again meanwhile
+    cause, last_seen = health.down_cause, health.last_seen_s
     health.boot_done_s = None
     health.os_up = True
     health.down_cause = ""
     health.console = []
-    health.boots.append(BootRecord(done - KERNEL_TO_LOGIN_S, catalog.VERSIONS.kernel))
+    kernel_start = done - KERNEL_TO_LOGIN_S
+    health.boots.append(BootRecord(kernel_start, catalog.VERSIONS.kernel))
     node._hw = None  # a fresh boot: new kernel log, services, counters
+    if cause == "cpu-ierr":
+        node.hw.kernel_log += _mce_report(cluster, node, kernel_start, last_seen)
+        node.hw.kernel_log.sort(key=lambda e: e.offset_s)
     slurm = cluster.slurm
     end_jobs_on(cluster, node.name, done)  # slurmd re-registers without the jobs it had
     # ReturnToService=1: a node set DOWN for not responding returns when it registers.
@@ -146,6 +151,21 @@ def finish_boot(cluster: Cluster, node: Node, done: float) -> None:
         slurm.node_state[node.name] = "idle"
         slurm.node_reason.pop(node.name, None)
         slurm.reason_set.pop(node.name, None)
+
+
+def _mce_report(cluster: Cluster, node: Node, kernel_start: float, at: float) -> list[KernelEvent]:
+    """What the kernel logs on the next boot about the machine check the firmware kept."""
+    cpu = next((e.name for e in reversed(node.bmc.sel) if e.event == "IERR"), "CPU0 Status") if node.bmc else ""
+    socket = 1 if cpu.startswith("CPU1") else 0
+    epoch = int(cluster.clock.at(at).timestamp())
+    t = kernel_start + 2.31
+    return [
+        KernelEvent(t, "mce: [Hardware Error]: Machine check events logged", "err"),
+        KernelEvent(t, f"mce: [Hardware Error]: CPU {socket * 56}: Machine Check: 0 Bank 1: bf80000000000134", "err"),
+        KernelEvent(t, "mce: [Hardware Error]: TSC 0 ADDR fe0e0 MISC 86 ", "err"),
+        KernelEvent(t, f"mce: [Hardware Error]: PROCESSOR 0:806f8 TIME {epoch} SOCKET {socket} "
+                       f"APIC {socket * 0x80:x} microcode 2b000590", "err"),
+    ]
 
 
 def post_console(node: Node) -> list[str]:

@@ -155,3 +155,13 @@ def test_a_down_host_reads_down_in_every_view(cause):
     assert s.execute("sinfo -h -R -o '%E|%H'")[0] == f"Not responding|{reason_time}\n"
     assert f"End={reason_time}" not in s.execute("sacct -j 48213 -X -n -o End")[0]
     assert s.execute("sacct -j 48213 -X -n -o End,State")[0].split() == [reason_time, "NODE_FAIL"]
+
+
+def test_after_a_cpu_ierr_the_next_boot_logs_the_machine_check():
+    s = down("cpu-ierr")
+    ipmi(s, "power cycle")
+    s.execute("sleep 240")
+    out, _ = s.execute("ssh node03 dmesg")
+    assert "mce: [Hardware Error]: Machine check events logged" in out
+    epoch = int(s.cluster.clock.at(s.cluster.nodes["node03"].health.last_seen_s).timestamp())
+    assert f"TIME {epoch} SOCKET" in out
