@@ -919,6 +919,84 @@ class Iblinkinfo(DiagCommand):
         return 0
 
 
+# -- ibdev2netdev, ibhosts, ibswitches -------------------------------------------------------------------
+
+#: Part number and description ibdev2netdev -v reads from the adapter's VPD, by link layer.
+CX7_VPD = {"InfiniBand": ("MCX75310AAS-NEAT", "NVIDIA ConnectX-7 HHHL adapter card, 400Gb/s NDR IB, single-port OSFP, "
+                                              "PCIe 5.0 x16"),
+           "Ethernet": ("MCX755106AS-HEAT", "NVIDIA ConnectX-7 HHHL adapter card, 200GbE, dual-port QSFP112, "
+                                            "PCIe 5.0 x16")}
+
+
+class Ibdev2netdev(Command):
+    name = "ibdev2netdev"
+    summary = "map RDMA devices to their network interfaces (MLNX_OFED)"
+    section = "Fabric"
+
+    def configure(self, parser: ArgumentParser) -> None:
+        parser.add_argument("-v", action="store_true", help="verbose: PCI address, part, firmware and port state")
+
+    def usage_error(self, message: str) -> str:
+        return "Usage: ibdev2netdev [-h] [-v]"
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        assert args is not None
+        for nic in devices(ctx):
+            link = "Up" if is_up(nic) else "Down"
+            if args.v:
+                state = "ACTIVE" if is_up(nic) else nic.state.upper()
+                part, text = CX7_VPD[nic.link_layer]
+                ctx.outln(f"{nic.pci_bus_id} {nic.name} ({nic.ca_type} - {part}) {text} "
+                          f"fw {nic.firmware} port 1 ({state}) ==> {nic.netdev} ({link})")
+            else:
+                ctx.outln(f"{nic.name} port 1 ==> {nic.netdev} ({link})")
+        return 0
+
+
+def _fabric_cas(ctx: Context) -> tuple[NIC, list[tuple[Node, NIC]]] | None:
+    """The local active IB port and every CA port its subnet (rail) reaches."""
+    local = next((n for n in devices(ctx) if n.link_layer == "InfiniBand" and is_up(n)), None)
+    if local is None:
+        return None
+    found = [(node, nic) for node in ctx.cluster.compute_nodes for nic in node.nics
+             if nic.role == "compute" and nic.rail == local.rail and is_up(nic)]
+    return local, found
+
+
+class Ibhosts(DiagCommand):
+    name = "ibhosts"
+    summary = "show InfiniBand host (CA) nodes in the fabric"
+    section = "Fabric"
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        fabric = _fabric_cas(ctx)
+        if fabric is None:
+            raise ctx.fail(f"ibwarn: [{fake_pid(ctx, self.name)}] mad_rpc_open_port: can't open UMAD port ((null):0)\n"
+                           "/usr/sbin/ibnetdiscover: iberror: failed: discover failed", 255)
+        for node, nic in fabric[1]:
+            ctx.outln(f"Ca\t: {nic.node_guid} ports 1 \"{node.name} {nic.name}\"")
+        return 0
+
+
+class Ibswitches(DiagCommand):
+    name = "ibswitches"
+    summary = "show InfiniBand switch nodes in the fabric"
+    section = "Fabric"
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        fabric = _fabric_cas(ctx)
+        if fabric is None:
+            raise ctx.fail(f"ibwarn: [{fake_pid(ctx, self.name)}] mad_rpc_open_port: can't open UMAD port ((null):0)\n"
+                           "/usr/sbin/ibnetdiscover: iberror: failed: discover failed", 255)
+        rail = fabric[0].rail
+        cl = ctx.cluster
+        for name, (_, r) in sorted(cl.switches.items()):
+            if r in (rail, -1):
+                ctx.outln(f"Switch\t: {switch_guid(cl, name)} ports 64 \"{name}\" enhanced port 0 "
+                          f"lid {switch_lid(cl, name)} lmc 0")
+        return 0
+
+
 # -- ip, ethtool --------------------------------------------------------------------------------------
 
 
@@ -1168,4 +1246,4 @@ class Ethtool(Command):
 
 def commands() -> list[Command]:
     return [Ibstat(), Ibstatus(), IbvDevices(), IbvDevinfo(), Perfquery(), Mlxlink(), Rdma(), Ibdiagnet(), Iblinkinfo(),
-            Ip(), Ethtool()]
+            Ibdev2netdev(), Ibhosts(), Ibswitches(), Ip(), Ethtool()]

@@ -271,3 +271,18 @@ def test_iblinkinfo_down_ports_only():
     out = run(s, "iblinkinfo -d")
     assert out.splitlines()[1] == '           2    5[  ] ==(                Down/ Polling)==>             [  ] "" ( )'
     assert "node05" not in run(s, "iblinkinfo --cas-only")
+
+
+def test_ibdev2netdev_maps_devices_to_netdevs_with_state():
+    s = on("node02", ("port-down", {"node": "node02", "port": "mlx5_3"}))
+    out = run(s, "ibdev2netdev")
+    assert "mlx5_0 port 1 ==> ibp24s0 (Up)\n" in out
+    assert "mlx5_3 port 1 ==> ibp94s0 (Down)\n" in out
+    assert "mlx5_8 port 1 ==> enp41s0f0np0 (Up)\n" in out
+
+
+def test_ibhosts_and_ibswitches_list_the_rail_fabric():
+    s = on("node01", ("port-down", {"node": "node05", "port": "mlx5_0"}))
+    hosts = run(s, "ibhosts")
+    assert hosts.count("Ca\t: 0x") == 7 and "node05" not in hosts
+    assert run(s, "ibswitches").splitlines()[0].startswith("Switch\t: 0x")
