@@ -101,11 +101,30 @@ def _journal_source(unit: str, service: Service, message: str) -> str:
     return f"{EXEC.get(service.name, (service.name,))[0]}[{service.main_pid}]"
 
 
+def unit_journal(ctx: Context, node: Node, service: Service) -> list[tuple[float, str]]:
+    """A unit's journal messages: the model's, or for a unit that logged nothing of its own the
+    lines systemd (and slurmd) write when it starts."""
+    if service.journal:
+        return service.journal
+    start, desc = service.since_s, service.description
+    lines = [(start - 0.4, f"Starting {desc}..."), (start, f"Started {desc}.")]
+    if service.name == "slurmd":
+        cpu = node.cpu
+        uptime = int(start - (node.health.boots[-1].offset_s if node.health.boots else start))
+        when = ctx.clock.at(start + 0.2)
+        lines += [(start + 0.1, f"slurmd version {ctx.cluster.versions.slurm} started"),
+                  (start + 0.2, f"slurmd started on {when:%a, %d %b %Y %H:%M:%S} +0000"),
+                  (start + 0.2, f"CPUs={cpu.count} Boards=1 Sockets={cpu.sockets} Cores={cpu.cores_per_socket} "
+                                f"Threads={cpu.threads_per_core} Memory={node.memory_kib // 1024} TmpDisk=1831159 "
+                                f"Uptime={uptime} CPUSpecList=(null) FeaturesAvail=(null) FeaturesActive=(null)")]
+    return lines
+
+
 def journal_entries(ctx: Context, node: Node, unit: str, service: Service) -> list[tuple[float, str]]:
     """(offset, formatted line) of a unit's journal up to now."""
     now = ctx.clock.elapsed
     out = []
-    for offset, message in service.journal:
+    for offset, message in unit_journal(ctx, node, service):
         if offset <= now:
             when = ctx.clock.at(offset)
             out.append((offset, f"{_syslog_stamp(when)} {node.name} {_journal_source(unit, service, message)}: "
@@ -371,7 +390,7 @@ class Journalctl(Command):
         for unit, service in chosen:
             if service is None:
                 continue
-            for offset, message in service.journal:
+            for offset, message in unit_journal(ctx, node, service):
                 level = 3 if "fail" in message.lower() else 6
                 entries.append((offset, _journal_source(unit, service, message), level, message))
         if kernel or not units:

@@ -123,3 +123,9 @@ def test_follow_prints_the_tail_then_waits_until_interrupted():
     assert first.text().startswith("Feb 26 ") and first.pause == 1.0
     run.interrupt()
     assert run.step().status == 130
+
+
+def test_slurmd_journal_reports_the_node_it_registers():
+    out, _ = on("node01").execute("journalctl -u slurmd")
+    assert "slurmd[" in out and "slurmd version 23.11.10 started" in out
+    assert "CPUs=224 Boards=1 Sockets=2 Cores=56 Threads=2" in out
