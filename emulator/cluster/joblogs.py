@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import replace
 from posixpath import dirname
 
 from .ids import rng
 from .model import Cluster
 from .nccl_debug import Proc, init_lines
 from .scheduler import compress_hostlist
-from .steps import BUCKET_BYTES, Schedule, StepProfile, profile, schedule
+from .steps import BUCKET_BYTES, Schedule, StepProfile, previous_run, profile, profile_of, schedule
 from .training import TrainingRun
 
 #: Step lines kept in the log file; older ones were rotated away.
@@ -135,11 +134,12 @@ def _lr(step: int, total: int = 100_000) -> float:
     return 3.0e-4 * (0.1 + 0.9 * 0.5 * (1.0 + math.cos(math.pi * min(step, total) / total)))
 
 
-def _header(cluster: Cluster, run: TrainingRun, sched: Schedule, prof: StepProfile) -> list[tuple[float, str]]:
+def _header(cluster: Cluster, run: TrainingRun, sched: Schedule, prof: StepProfile,
+            job_id: int | None = None) -> list[tuple[float, str]]:
     hosts = compress_hostlist(run.nodes)
     load_s = max(5.0, run.init_s * 0.45)
     return [
-        (sched.init_s + 1.2, f"INFO [train.py:64] job {run.job_id} on {hosts}: {run.model_name} ({run.params_b:g}B "
+        (sched.init_s + 1.2, f"INFO [train.py:64] job {job_id or run.job_id} on {hosts}: {run.model_name} ({run.params_b:g}B "
                              f"params), world size {run.world_size} (tp={run.tp} pp={run.pp} dp={run.dp}), global batch "
                              f"{run.global_batch} x {run.seq_len} = {run.tokens_per_step:,} tokens/step"),
         (sched.init_s + 1.3, f"INFO [train.py:71] config {config_path(run)}: micro_batch={run.micro_batch} "
@@ -213,24 +213,23 @@ def train_log(cluster: Cluster) -> str:
 def previous_log(cluster: Cluster) -> str:
     """The previous job's log (``train.log.1``), run with ``run.previous_config``."""
     run = cluster.training
-    if run is None or not run.previous_config:
+    before = previous_run(run) if run is not None else None
+    if run is None or before is None:
         return ""
-    before = replace(run, **run.previous_config)  # type: ignore[arg-type]
-    saved = cluster.training
-    cluster.training = before
-    try:
-        prof = profile(cluster)
-        sched0 = schedule(cluster, prof)
-        span = 200 * prof.step_s
-        sched = replace(sched0, started_s=run.started_s - span - 600, init_s=run.started_s - span - 562,
-                        first_batch_s=run.started_s - span - 467, steady_s=run.started_s - span - 426,
-                        resume_step=max(0, sched0.resume_step - run.checkpoint_every), hang_s=None,
-                        early_step_s=None, change_s=None)
-        end = run.started_s - 420.0
-        entries = _header(cluster, before, sched, prof) + _step_lines(cluster, before, sched, prof, end)
-        entries.append((end, "INFO [train.py:322] stopping after requeue: SIGTERM received"))
-    finally:
-        cluster.training = saved
+    prof = profile_of(cluster, before)
+    current = schedule(cluster)
+    # The previous job saved the checkpoint this run resumed from, ran a few more steps, then stopped.
+    extra = 37
+    every = current.every
+    first = max(0, current.resume_step - every)
+    end = run.started_s - 420.0
+    steps_run = current.resume_step - first + extra
+    steady = end - steps_run * prof.step_s - prof.checkpoint_stall_s - 1.0
+    sched = Schedule(started_s=steady - 174.0, init_s=steady - 136.0, first_batch_s=steady - 41.0, steady_s=steady,
+                     resume_step=first, step_s=prof.step_s, every=every, stall_s=prof.checkpoint_stall_s, hang_s=None)
+    entries = _header(cluster, before, sched, prof, run.previous_job_id) + _step_lines(cluster, before, sched, prof,
+                                                                                        end)
+    entries.append((end, "INFO [train.py:322] stopping after requeue: SIGTERM received"))
     entries.sort(key=lambda e: e[0])
     return "".join(f"{_ts(cluster, t)} {text}\n" for t, text in entries)
 

@@ -205,6 +205,22 @@ def profile(cluster: Cluster) -> StepProfile:
     )
 
 
+def previous_run(run: TrainingRun) -> TrainingRun | None:
+    """The run as the previous job configured it (``run.previous_config``), if it differed."""
+    if not run.previous_config:
+        return None
+    return replace(run, **run.previous_config)  # type: ignore[arg-type]
+
+
+def profile_of(cluster: Cluster, run: TrainingRun) -> StepProfile:
+    """:func:`profile` of another configuration of the run on the same hardware."""
+    saved, cluster.training = cluster.training, run
+    try:
+        return profile(cluster)
+    finally:
+        cluster.training = saved
+
+
 # -- the run on the clock ------------------------------------------------------------------
 
 

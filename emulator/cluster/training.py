@@ -87,6 +87,8 @@ class TrainingRun:
     #: The previous job's configuration, for a config-regression comparison
     #: (TrainingRun field name -> value); empty when nothing changed.
     previous_config: dict[str, object] = field(default_factory=dict)
+    #: Slurm job id of that previous run (its log is ``train.log.1``).
+    previous_job_id: int | None = None
 
     @property
     def world_size(self) -> int:

@@ -256,7 +256,13 @@ class Timeline(Command):
         ctx.outln(f"tokens/s {prof.tokens_per_s:,.0f}  tflops/gpu {prof.tflops_per_gpu:.1f}  MFU "
                   f"{100 * prof.mfu:.1f}%  checkpoint {prof.checkpoint_bytes / 1e9:.1f} GB, stall "
                   f"{prof.checkpoint_stall_s:.1f}s per save ({'async' if run.async_checkpoint else 'sync'})")
-        if run.baseline_step_s:
+        before = steps.previous_run(run)
+        if before is not None:
+            ref = steps.profile_of(ctx.cluster, before)
+            ctx.outln(f"previous job ({len(before.nodes)} nodes, {before.world_size} ranks): step {ref.step_s:.3f}s = "
+                      f"data wait {ref.data_wait_s:.3f}s + compute {ref.compute_s:.3f}s + exposed communication "
+                      f"{ref.exposed_comm_s:.3f}s, tokens/s {ref.tokens_per_s:,.0f}")
+        elif run.baseline_step_s:
             ctx.outln(f"reference step {run.baseline_step_s:.3f}s: this run is "
                       f"{prof.step_s / run.baseline_step_s:.2f}x the reference step time")
 

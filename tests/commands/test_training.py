@@ -128,9 +128,11 @@ def test_timeline_rejects_bad_jobs(line: str, message: str) -> None:
     assert status == 1 and out.strip() == message
 
 
-def test_timeline_compares_with_the_reference_step() -> None:
+def test_timeline_compares_with_the_previous_job_or_the_reference_step() -> None:
     out, _ = session("config-regression", setting="activation_checkpointing").execute("timeline")
-    assert "reference step" in out
+    assert "previous job (4 nodes, 32 ranks): step" in out
+    out, _ = session("slow-input").execute("timeline")
+    assert "reference step 3.681s" in out
 
 
 @pytest.mark.parametrize(("name", "fault", "params", "line"), [

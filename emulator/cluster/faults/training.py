@@ -199,6 +199,7 @@ def larger_allocation(cluster: Cluster, r: random.Random, params: dict[str, obje
         cluster.training = saved
     run.baseline_step_s = baseline
     run.previous_config = {"ranks": small, "micro_batch": run.micro_batch * 2}
+    run.previous_job_id = run.job_id - PREVIOUS_JOB_GAP
     cluster.oversubscription = float(str(params["oversubscription"]))
     for name in nodes[half:]:
         node = cluster.node(name)
@@ -209,6 +210,9 @@ def larger_allocation(cluster: Cluster, r: random.Random, params: dict[str, obje
                 cluster.switches.setdefault(nic.peer_switch, ("leaf", nic.rail if nic.rail is not None else -1))
     return {"cause": "larger-allocation", "nodes": str(len(nodes)), "baseline_nodes": str(half)}
 
+
+#: How many job ids before the current one the previous run of the job was submitted.
+PREVIOUS_JOB_GAP = 29
 
 #: Settings config-regression may change, with the value it sets.
 REGRESSIONS = {"activation_checkpointing": ("activation_recompute", True), "micro_batch_size": ("micro_batch", 1)}
@@ -223,6 +227,7 @@ def config_regression(cluster: Cluster, r: random.Random, params: dict[str, obje
     run.baseline_step_s = _step_s(cluster)
     field, value = REGRESSIONS[setting]
     run.previous_config = {field: getattr(run, field)}
+    run.previous_job_id = run.job_id - PREVIOUS_JOB_GAP
     if field == "micro_batch":
         run.previous_config["grad_accum"] = run.grad_accum
         run.grad_accum = run.grad_accum * run.micro_batch // int(str(value))
