@@ -52,7 +52,18 @@ class DiagSnapshot(Command):
     summary = "collect raw tool output for nodes and a UTC interval into one bundle file"
     section = "Diagnostics"
     usage_status = 2
-    description = __doc__.split("\n\n", 1)[1] if __doc__ else ""
+    description = """\
+Runs, for each node in scope, the tools an escalation needs and writes their raw
+output into ONE plain-text bundle: nvidia-smi -q and topo -m, the kernel log and
+the Fabric Manager journal for the interval, systemctl status of the GPU
+services, ibstat and perfquery -x per port; out of band, ipmitool chassis
+status, sel elist and sdr elist for every node (the BMC password stays in the
+collector); from the controller, sinfo, scontrol show node, squeue and sacct.
+
+Each member starts with a "==> path <==" line, as head and tail mark files. The
+first member, MANIFEST, gives the scope, the UTC interval, every member with the
+command and exit status that produced it, and what could NOT be collected and
+why (a host whose OS does not answer only has its BMC data)."""
     notes = ("Examples:\n"
              "  diag-snapshot --nodes node[03-04] --since 2026-03-11T08:00:00Z --until 2026-03-11T09:00:00Z\n"
              "  diag-snapshot --job 48213 -o /home/alice/incident-48213.txt\n"
@@ -66,7 +77,7 @@ class DiagSnapshot(Command):
         parser.add_argument("--until", metavar="UTC", help="interval end, YYYY-MM-DDTHH:MM:SSZ (default: now)")
         parser.add_argument("-o", "--output", metavar="FILE", help="bundle path (default: ~/diag-snapshot-STAMP.txt)")
         parser.add_argument("--list", metavar="BUNDLE", help="list the members of a bundle")
-        parser.add_argument("--extract", nargs=2, metavar=("BUNDLE", "MEMBER"), help="print one member of a bundle")
+        parser.add_argument("--extract", nargs=2, metavar="BUNDLE MEMBER", help="print one member of a bundle")
         parser.add_argument("-V", "--version", action="store_true", help="print the version")
 
     def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
