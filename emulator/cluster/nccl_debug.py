@@ -143,7 +143,7 @@ def init_lines(cluster: Cluster, procs: Sequence[Proc], env: Mapping[str, str]) 
                           f"localRank 0 MNNVL 0")
         for c in range(CHANNELS):
             ring = _ring(nodes, per_node, c)
-            emit(p, init_tid, f"Channel {c:02d}/{CHANNELS} : " + " ".join(f"{r:3d}" for r in ring),
+            emit(p, init_tid, f"Channel {c:02d}/{CHANNELS} : " + "".join(f"{r:4d}" for r in ring),
                  frozenset({"INIT", "GRAPH"}))
         emit(p, init_tid, "P2P Chunksize set to 131072")
         by_rank = {q.rank: q for q in procs}
