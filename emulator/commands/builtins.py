@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
 SECTION = "Shell"
 #: Names bash implements itself (``type`` says "shell builtin", ``which`` finds nothing).
 SHELL_BUILTINS = {"cd", "pwd", "echo", "printf", "export", "unset", "history", "exit", "logout", "type", "help",
-                  "true", "false"}
+                  "true", "false", "alias", "unalias"}
 #: Where ``which`` finds the commands that live outside /usr/bin.
 _PATHS = {
     "ibstat": "/usr/sbin/ibstat", "ibstatus": "/usr/sbin/ibstatus", "iblinkinfo": "/usr/sbin/iblinkinfo",
@@ -744,6 +744,8 @@ class Type(Command):
             if name in ("if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "in", "{", "}",
                         "!", "case", "esac", "function", "select", "time"):
                 ctx.outln(f"{name} is a shell keyword")
+            elif name in ctx.shell.aliases:
+                ctx.outln(f"{name} is aliased to `{ctx.shell.aliases[name]}'")
             elif name in SHELL_BUILTINS and registry.lookup(name):
                 ctx.outln(f"{name} is a shell builtin")
             elif registry.lookup(name):
@@ -830,6 +832,135 @@ class Exit(Command):
         return status
 
 
+class Alias(Command):
+    name = "alias"
+    summary = "define or list aliases (alias ll='ls -alF')"
+    section = SECTION
+    parses_args = False
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        aliases = ctx.shell.aliases
+        words = [w for w in ctx.argv[1:] if w != "-p"]
+        if not words:
+            for name in sorted(aliases):
+                ctx.outln(f"alias {name}={shlex.quote(aliases[name])}")
+            return 0
+        status = 0
+        for word in words:
+            name, eq, value = word.partition("=")
+            if eq:
+                if not name or any(c in name for c in " /$`=\"'"):
+                    ctx.err(f"bash: alias: `{name}': invalid alias name\n")
+                    status = 1
+                else:
+                    aliases[name] = value
+            elif name in aliases:
+                ctx.outln(f"alias {name}={shlex.quote(aliases[name])}")
+            else:
+                ctx.err(f"bash: alias: {name}: not found\n")
+                status = 1
+        return status
+
+
+class Unalias(Command):
+    name = "unalias"
+    summary = "remove aliases (-a: all)"
+    section = SECTION
+    parses_args = False
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        aliases = ctx.shell.aliases
+        if ctx.argv[1:2] == ["-a"]:
+            aliases.clear()
+            return 0
+        status = 0
+        for name in ctx.argv[1:]:
+            if aliases.pop(name, None) is None:
+                ctx.err(f"bash: unalias: {name}: not found\n")
+                status = 1
+        return status
+
+
+class Printenv(Command):
+    name = "printenv"
+    summary = "print all or part of the environment"
+    section = SECTION
+    parses_args = False
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        names = ctx.argv[1:]
+        if not names:
+            for name, value in ctx.env.items():
+                ctx.outln(f"{name}={value}")
+            return 0
+        status = 0
+        for name in names:
+            if name in ctx.env:
+                ctx.outln(ctx.env[name])
+            else:
+                status = 1
+        return status
+
+
+class Sudo(Command):
+    name = "sudo"
+    summary = "run a command as root (here: as yourself, with the same output)"
+    section = SECTION
+    parses_args = False
+    _WITH_VALUE = {"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"}
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        words = ctx.argv[1:]
+        while words and words[0].startswith("-"):
+            flag = words.pop(0)
+            if flag == "--":
+                break
+            if flag in self._WITH_VALUE and words:
+                words.pop(0)
+        if not words:
+            raise ctx.fail("usage: sudo -h | -K | -k | -V\nusage: sudo -v [-ABknS] [-g group] [-h host] [-p prompt] "
+                           "[-u user]\nusage: sudo [-ABbEHknPS] [-C num] [-D directory] [-g group] [-h host] "
+                           "[-p prompt] [-R directory] [-T timeout] [-u user] [VAR=value] [-i|-s] [<command>]", 1)
+        if registry.lookup(words[0]) is None:
+            raise ctx.fail(f"sudo: {words[0]}: command not found", 1)
+        return (yield from ctx.shell.run_streaming(words, ctx))
+
+
+class Timeout(Command):
+    name = "timeout"
+    summary = "run a command with a (simulated) time limit; status 124 when it expires"
+    section = SECTION
+    parses_args = False
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        words = ctx.argv[1:]
+        while words and words[0].startswith("-") and not _DURATION.match(words[0]):
+            flag = words.pop(0)
+            if flag in ("-s", "--signal", "-k", "--kill-after") and words:
+                words.pop(0)
+        if len(words) < 2:
+            raise ctx.fail("timeout: missing operand\nTry 'timeout --help' for more information.", 125)
+        match = _DURATION.match(words[0])
+        if not match:
+            raise ctx.fail(f"timeout: invalid time interval ‘{words[0]}’\nTry 'timeout --help' for more information.", 125)
+        limit = float(match.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86_400}[match.group(2)]
+        if registry.lookup(words[1]) is None:
+            raise ctx.fail(f"timeout: failed to run command ‘{words[1]}’: No such file or directory", 127)
+        run = ctx.shell.run_streaming(words[1:], ctx)
+        waited = 0.0
+        while True:
+            try:
+                pause = next(run)
+            except StopIteration as stop:
+                return int(stop.value or 0)
+            if limit and waited + pause >= limit:
+                run.close()
+                yield max(0.0, limit - waited)
+                return 124
+            waited += pause
+            yield pause
+
+
 # -- timing --------------------------------------------------------------------------------
 _DURATION = re.compile(r"^(\d+(?:\.\d*)?|\.\d+)([smhd]?)$")
 
@@ -911,4 +1042,4 @@ class Watch(Command):
 def commands() -> list[Command]:
     return [Help(), Man(), Echo(), Printf(), Hostname(), Whoami(), Nproc(), Id(), Uname(), Uptime(), Date(), Cd(), Pwd(),
             Export(), Unset(), Env(), History(), Clear(), TrueCommand(), FalseCommand(), Which(), Type(), Ssh(),
-            Exit(), Sleep(), Watch()]
+            Exit(), Sleep(), Watch(), Alias(), Unalias(), Printenv(), Sudo(), Timeout()]

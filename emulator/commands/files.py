@@ -115,6 +115,8 @@ class Ls(Intermixed):
         parser.add_argument("-t", dest="by_time", action="store_true", help="sort by time, newest first")
         parser.add_argument("-S", dest="by_size", action="store_true", help="sort by file size, largest first")
         parser.add_argument("-R", "--recursive", action="store_true", help="list subdirectories recursively")
+        parser.add_argument("-F", "--classify", action="store_true", help="append indicator (one of */=>@|) to entries")
+        parser.add_argument("-C", dest="columns", action="store_true", help="list entries by columns")
         parser.add_argument("--color", nargs="?", const="always", metavar="WHEN", help="accepted; no colors")
         parser.add_argument("paths", nargs="*", metavar="FILE", help="files or directories (default: .)")
 
@@ -151,7 +153,11 @@ class Ls(Intermixed):
             entries = [(name, child) for name, child in node.entries().items()
                        if args.all or args.almost_all or not name.startswith(".")]
             if args.all:
-                entries = [(".", node), ("..", node), *entries]
+                try:
+                    parent = fs.lookup(posixpath.dirname(fs.abspath(path)))
+                except FsError:
+                    parent = node
+                entries = [(".", node), ("..", parent), *entries]
             entries = self._sorted(args, entries)
             lines = [f"{path}:"] if show_names else []
             lines += self._render(ctx, args, entries, with_total=True)
@@ -179,9 +185,12 @@ class Ls(Intermixed):
         return entries[::-1] if args.reverse else entries
 
     def _render(self, ctx: Context, args: argparse.Namespace, entries: list, with_total: bool) -> list[str]:
+        if args.classify:
+            entries = [(name + ("/" if isinstance(node, Dir) else "*" if isinstance(node, File) and node.mode & 0o111
+                                else ""), node) for name, node in entries]
         if not args.long:
             names = [name for name, _ in entries]
-            if args.one or not ctx.isatty:
+            if args.one or not (ctx.isatty or args.columns):
                 return names
             return columns(names)
         rows = []

@@ -1,15 +1,17 @@
 """Run a parsed line: expansion, redirections, pipelines, loops, commands.
 
 Execution is a generator: every pause a streaming command asks for (``yield
-seconds``) advances the simulated clock and is passed up, so the session can
-flush the output so far as one chunk, and an interrupt can close the
-generator between chunks. Pipelines run stage by stage: each stage's stdout
+seconds``) is passed up, so the session can flush the output so far as one
+chunk, advance the simulated clock, and close the generator between chunks
+on an interrupt (nested runs, such as ``$(...)``, advance the clock
+themselves). Pipelines run stage by stage: each stage's stdout
 becomes the next stage's stdin, and the last stage streams.
 """
 
 from __future__ import annotations
 
 import posixpath
+import shlex
 from collections.abc import Generator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -126,6 +128,9 @@ class Shell:
         self._depth = 0
         self._filesystems: dict[str, FileSystem] = {}
         self._shared = hostfs.shared_dirs(cluster)
+        #: Ubuntu's default aliases from ~/.bashrc, plus those the learner defines.
+        self.aliases = {"ll": "ls -alF", "la": "ls -A", "l": "ls -CF"}
+        self._alias_depth = 0
         self._sync_env()
 
     # -- state ------------------------------------------------------------------
@@ -345,6 +350,16 @@ class Shell:
         return status
 
     def run_pipeline(self, pipe: Pipeline, stdin: str, out: Sink, err: Sink) -> Run:
+        if pipe.timed:
+            started = self.cluster.clock.elapsed
+            status = yield from self._pipeline(pipe, stdin, out, err)
+            real = self.cluster.clock.elapsed - started + 0.004
+            minutes, seconds = divmod(real, 60)
+            err.write(f"\nreal\t{int(minutes)}m{seconds:.3f}s\nuser\t0m0.002s\nsys\t0m0.001s\n")
+            return status
+        return (yield from self._pipeline(pipe, stdin, out, err))
+
+    def _pipeline(self, pipe: Pipeline, stdin: str, out: Sink, err: Sink) -> Run:
         data = stdin
         status = 0
         last = len(pipe.commands) - 1
@@ -481,8 +496,22 @@ class Shell:
         env.update(assigns)
         return (yield from self.run_command_argv(argv, stdin, out, err, env))
 
+    def run_streaming(self, argv: list[str], ctx: Context) -> Run:
+        """Run a command inside another one (``sudo``, ``timeout``), streaming through its context."""
+        return (yield from self.run_command_argv(argv, ctx.stdin, ContextSink(ctx, "out"), ContextSink(ctx, "err"), {}))
+
     def run_command_argv(self, argv: list[str], stdin: str, out: Sink, err: Sink,
                          env: dict[str, str]) -> Run:
+        if argv[0] in self.aliases and self._alias_depth < 8:
+            self._alias_depth += 1
+            try:
+                expanded = shlex.split(self.aliases[argv[0]]) + argv[1:]
+            except ValueError:
+                expanded = argv
+            try:
+                return (yield from self.run_command_argv(expanded or argv, stdin, out, err, env))
+            finally:
+                self._alias_depth -= 1
         name = argv[0]
         command = registry.lookup(name) if "/" not in name else None
         if command is None:
@@ -515,8 +544,7 @@ class Shell:
             self._route(ctx, out, err)
             err.write(f"bash: {name}: {exc}\n")
             status = 1
-        except (FsError, ValueError, KeyError, IndexError, TypeError, AttributeError, ZeroDivisionError,
-                OverflowError, LookupError, AssertionError, NotImplementedError) as exc:
+        except Exception as exc:  # noqa: BLE001 - a bug in a command must not end the session
             ctx.take_output()
             err.write(f"bash: internal error in {name}: {type(exc).__name__}: {exc}\n")
             status = 1

@@ -21,6 +21,8 @@ Deviations from bash (also listed on the handbook page about the shell):
   as typed (bash's default).
 - ``exit`` on the login node prints ``logout`` and keeps the session open;
   after ``ssh`` it returns to the previous host.
+- ``time`` reports simulated time; aliases expand in the first word of a
+  simple command only (``ll``, ``la``, ``l`` and those defined with ``alias``).
 """
 
 from __future__ import annotations
@@ -88,6 +90,8 @@ Command = Simple | Group | For | While | If
 class Pipeline:
     commands: list[Command]
     negate: bool = False
+    #: ``time`` before the pipeline: report its duration on stderr.
+    timed: bool = False
     #: Per stage: whether its stderr joins the pipe too (``|&``).
     stderr_too: list[bool] = field(default_factory=list)
 
@@ -180,11 +184,16 @@ class _Parser:
         return node
 
     def pipeline(self, stop: set[str]) -> Pipeline:
-        negate = False
+        negate = timed = False
+        if self.peek_word() == "time":
+            self.i += 1
+            timed = True
+            while self.peek_word() == "-p":
+                self.i += 1
         if self.peek_word() == "!":
             self.i += 1
             negate = True
-        pipe = Pipeline([self.command(stop)], negate)
+        pipe = Pipeline([self.command(stop)], negate, timed)
         while isinstance(self.peek(), Op) and self.peek().kind in ("|", "|&"):  # type: ignore[union-attr]
             pipe.stderr_too.append(self.next().kind == "|&")  # type: ignore[union-attr]
             self.skip_newlines()
@@ -227,7 +236,7 @@ class _Parser:
             return While(cond, body, word == "until", self.redirects())
         if word == "if":
             return self.if_clause()
-        if word in RESERVED and word not in ("in", "time"):
+        if word in RESERVED and word != "in":
             raise self.error()
         return self.simple()
 

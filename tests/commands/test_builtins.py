@@ -115,3 +115,23 @@ def test_watch_prints_the_header_each_refresh(s):
 
 def test_true_false_nproc(s):
     assert s.execute("true && false || nproc") == ("128\n", 0)
+
+
+def test_aliases_from_bashrc_and_user_defined(s):
+    assert s.execute("type ll") == ("ll is aliased to `ls -alF'\n", 0)
+    s.execute("alias hi='echo hello'")
+    assert s.execute("hi there") == ("hello there\n", 0)
+
+
+def test_sudo_runs_the_command(s):
+    assert s.execute("sudo -E hostname") == ("login01\n", 0)
+    assert s.execute("sudo nosuch") == ("sudo: nosuch: command not found\n", 1)
+
+
+def test_timeout_stops_a_streaming_command_with_124(s):
+    out, status = s.execute("timeout 5 watch -n 2 hostname")
+    assert status == 124 and out.count("Every 2.0s") == 3
+
+
+def test_time_reports_simulated_duration(s):
+    assert s.execute("time sleep 3") == ("\nreal\t0m3.004s\nuser\t0m0.002s\nsys\t0m0.001s\n", 0)
