@@ -176,16 +176,19 @@ def _step_lines(cluster: Cluster, run: TrainingRun, sched: Schedule, prof: StepP
                            f"{tps:,.0f} | tflops/gpu {tflops:.1f} | mfu {100 * tflops / 989.0:.1f}%"))
     for step, begin, finish in sched.saves_between(sched.steady_s, now):
         size = prof.checkpoint_bytes / 1e9
+        write_s = prof.checkpoint_write_s
+        if run.baseline_checkpoint_s is not None and sched.split is not None and step <= sched.split[0]:
+            write_s = run.baseline_checkpoint_s
         mode = "async" if run.async_checkpoint else "sync"
         path = f"{run.checkpoint_dir}/step_{step:07d}"
         lines.append((begin, f"INFO [checkpoint.py:88] saving checkpoint step {step} to {path} ({size:.1f} GB, {mode})"))
         if run.async_checkpoint:
             lines.append((finish, f"INFO [checkpoint.py:97] step {step}: state staged to host in {finish - begin:.2f}s, "
                                   f"writing in background"))
-            done = begin + prof.checkpoint_write_s
+            done = begin + write_s
             if done <= now:
                 lines.append((done, f"INFO [checkpoint.py:121] saved checkpoint step {step} in "
-                                    f"{prof.checkpoint_write_s:.2f}s ({size / prof.checkpoint_write_s:.2f} GB/s)"))
+                                    f"{write_s:.2f}s ({size / write_s:.2f} GB/s)"))
         elif finish <= now:
             lines.append((finish, f"INFO [checkpoint.py:97] saved checkpoint step {step} in {finish - begin:.2f}s "
                                   f"({size / (finish - begin):.2f} GB/s), training paused"))

@@ -60,8 +60,9 @@ class TrainingRun:
     restarts: list[tuple[float, str]] = field(default_factory=list)
     #: Lab-provided "known-good" reference for comparison (same config, healthy fabric).
     baseline_step_s: float | None = None
-    #: Input wait per step of that reference, s.
+    #: Input wait per step and checkpoint write time of that reference, s.
     baseline_data_s: float = 0.0
+    baseline_checkpoint_s: float | None = None
     #: When the current condition began (offset s): steps before it ran at
     #: ``baseline_step_s``; None when the run has been like this since it started.
     degraded_s: float | None = None

@@ -180,3 +180,12 @@ def test_gpu_utilization_drops_while_ranks_wait_for_input() -> None:
         slow.clock.advance(1.0)
         samples.append(steps.gpu_utilization(slow, "node01", 0))
     assert min(samples) == 0 and max(samples) == 100  # type: ignore[type-var]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_storage_contention_shows_a_slow_save_and_data_wait_in_the_log_for_any_seed(seed: int) -> None:
+    cluster = build_cluster(ClusterSpec(seed=seed))
+    apply_fault(cluster, "storage-contention")
+    text = train_log(cluster)
+    assert re.search(r"saved checkpoint step \d+ in (?:[1-9]\d{2,}|[3-9]\d)\.\d+s", text)
+    assert re.search(r"data_wait (?:[1-9]\d*\.\d+|0\.[5-9]\d*)s", text)

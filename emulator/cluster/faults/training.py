@@ -46,6 +46,7 @@ def _remember_baseline(cluster: Cluster, run: TrainingRun) -> None:
     prof = profile(cluster)
     run.baseline_step_s = prof.step_s
     run.baseline_data_s = prof.data_wait_s
+    run.baseline_checkpoint_s = prof.checkpoint_write_s
 
 
 # -- input and storage ----------------------------------------------------------------------
@@ -64,11 +65,12 @@ def storage_contention(cluster: Cluster, r: random.Random, params: dict[str, obj
     """Another tenant saturates the parallel filesystem: reads queue, checkpoint writes crawl."""
     run = _run(cluster)
     _remember_baseline(cluster, run)
-    run.degraded_s = -r.uniform(1500.0, 3000.0)
+    # Early enough that at least one checkpoint save ran under the load before the session starts.
+    run.degraded_s = -r.uniform(2700.0, 3600.0)
     fs = cluster.storage
     load = float(str(params["load"]))
     fs.background_read_load = load
-    fs.background_write_load = min(0.995, load + 0.01)
+    fs.background_write_load = max(0.0, load - 0.02)
     fs.background_metadata_load = max(0.0, load - 0.08)
     fs.client_cache_hit = 0.05
     tenant = str(params.get("tenant") or r.choice(("bob", "carol", "dave", "erin")))
