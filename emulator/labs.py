@@ -536,21 +536,27 @@ def _matches(check: Check, name: str, value: str, expected: str) -> bool:
 _SRUN_ARGS = {"-w", "--nodelist", "-N", "--nodes", "-n", "--ntasks", "-p", "--partition", "--jobid",
               "--ntasks-per-node", "--gpus-per-node", "-t", "--time", "-J", "--job-name"}
 _WRAPPERS = {"sudo", "watch", "timeout", "time", "env"}
+#: Words that open a compound command's body, and words of its header.
+_BODY = {"do", "then", "else", "{", "(", "!"}
+_HEADER = {"for", "while", "until", "if", "elif", "done", "fi", "}", ")", "case", "esac"}
 
 
 def tool_runs(lines: list[str], home: str = "login01") -> list[tuple[str | None, str]]:
     """The (host, tool) pairs a list of typed lines ran, following ``ssh``/``exit`` and ``srun -w``.
 
-    The host is None when a launcher picks the nodes (``srun`` without ``-w``).
+    The host is None when a launcher picks the nodes (``srun`` without ``-w``) or a
+    variable names it (``for n in ...; do ssh $n ibstat; done``).
     """
     stack = [home]
     runs: list[tuple[str | None, str]] = []
     for line in lines:
         for words in _simple_commands(line):
             host: str | None = stack[-1]
+            if words and words[0] in _HEADER:
+                continue
             while words:
                 head = words[0]
-                if "=" in head and not head.startswith("-"):
+                if head in _BODY or ("=" in head and not head.startswith("-")):
                     words = words[1:]
                 elif head == "ssh":
                     rest = [w for w in words[1:] if not w.startswith("-")]
@@ -561,7 +567,7 @@ def tool_runs(lines: list[str], home: str = "login01") -> list[tuple[str | None,
                         stack.append(target)
                         words = []
                         break
-                    host, words = target, rest[1:]
+                    host, words = (None if "$" in target else target), rest[1:]
                 elif head == "srun":
                     host, words = _srun(words[1:])
                 elif head in _WRAPPERS:

@@ -149,3 +149,8 @@ def test_tool_runs_follow_ssh_exit_and_srun_to_the_host_each_tool_ran_on():
     assert labs.tool_runs(lines) == [("node03", "ibstat"), ("node03", "grep"), ("node04", "perfquery"),
                                      ("node02", "nvidia-smi"), ("login01", "sinfo"), ("login01", "dmesg"),
                                      (None, "hostname")]
+
+
+def test_tool_runs_see_through_loops_and_take_a_variable_host_as_any_host():
+    lines = ["for n in node01 node02; do ssh $n ibstatus; done", "if true; then sinfo -R; fi"]
+    assert labs.tool_runs(lines) == [(None, "ibstatus"), ("login01", "sinfo")]
