@@ -33,6 +33,10 @@ SINFO_HEADERS = {
     "d": "TMP_DISK", "w": "WEIGHT", "f": "AVAIL_FEATURES", "b": "ACTIVE_FEATURES", "s": "JOB_SIZE", "r": "ROOT",
     "h": "OVERSUBSCRIBE", "g": "GROUPS", "G": "GRES", "O": "CPU_LOAD", "e": "FREE_MEM",
 }
+#: Node state names ``-t`` accepts (a prefix of one is enough, as in Slurm).
+NODE_STATE_NAMES = ("all", "idle", "allocated", "alloc", "mixed", "mix", "down", "drained", "draining", "drain",
+                    "drng", "fail", "maint", "no_respond", "reserved", "resv", "completing", "comp", "future",
+                    "unknown", "power_save", "reboot")
 #: Letters whose value sums over the nodes of a line rather than splitting lines.
 SINFO_AGGREGATE = set("DNnoFC")
 
@@ -108,6 +112,11 @@ class Sinfo(sc.SlurmCommand):
         if args.nodes:
             wanted_nodes = {n for expr in args.nodes for n in _hostlist(ctx, "sinfo", expr)}
         states = {s.lower() for s in _split(args.states)}
+        for state in sorted(states):
+            if not any(known.startswith(state) for known in NODE_STATE_NAMES):
+                raise ctx.fail(f'sinfo: error: Bad state string: "{state}"')
+        if "all" in states:
+            states = set()
         rows = _sinfo_rows(cluster, items, parts, wanted_nodes, states, args)
         if args.long:
             ctx.outln(_ctime(ctx))

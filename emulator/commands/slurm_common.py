@@ -153,13 +153,13 @@ def node_state(cluster: Cluster, name: str) -> NodeState:
 
 
 def state_matches(state: NodeState, wanted: set[str]) -> bool:
-    """Whether a node state matches ``-t`` names (``idle``, ``down``, ``drain``, ``alloc``...)."""
+    """Whether a node state matches ``-t`` names or their prefixes (``idle``, ``down``, ``drain``...)."""
     names = {state.short, state.long.lower()}
     if state.short in ("drain", "drng"):
         names |= {"drain", "drained" if state.short == "drain" else "draining"}
     if not state.responding:
-        names |= {"no_respond", "not_responding"}
-    return bool(names & wanted)
+        names |= {"no_respond"}
+    return any(name.startswith(w) for name in names for w in wanted)
 
 
 # -- jobs -------------------------------------------------------------------------------
