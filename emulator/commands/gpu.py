@@ -308,7 +308,7 @@ def summary_table(ctx: Context, gpus: list[GPU]) -> str:
         lines.append(RULE_GPU)
         procs += [(gpu.index, p) for p in telemetry.processes(ctx.cluster, ctx.host, gpu)]
     lines += [
-        "",
+        " " * 89,
         RULE_FULL,
         "| Processes:                                                                              |",
         "|  GPU   GI   CI        PID   Type   Process name                              GPU Memory |",

@@ -59,7 +59,7 @@ def test_healthy_output_matches_golden(name, host, line):
 def test_summary_rows_are_the_real_width_and_list_each_rank():
     s = on("node01")
     out, _ = s.execute("nvidia-smi")
-    table = [ln for ln in out.splitlines()[1:] if ln]
+    table = [ln for ln in out.splitlines()[1:] if ln.strip()]
     assert {len(ln) for ln in table} == {91}
     ranks = [r for r in s.cluster.training.ranks if r.node == "node01"]
     for rank in ranks:
