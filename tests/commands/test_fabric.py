@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 
 import pytest
 
@@ -286,3 +288,30 @@ def test_ibhosts_and_ibswitches_list_the_rail_fabric():
     hosts = run(s, "ibhosts")
     assert hosts.count("Ca\t: 0x") == 7 and "node05" not in hosts
     assert run(s, "ibswitches").splitlines()[0].startswith("Switch\t: 0x")
+
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def golden(name: str, text: str) -> None:
+    """Compare with ``golden/<name>``; ``REGOLD=1`` rewrites it."""
+    path = GOLDEN / name
+    if os.environ.get("REGOLD"):
+        path.write_text(text)
+    assert text == path.read_text()
+
+
+@pytest.mark.parametrize("name,line,faults", [
+    ("fabric_ibstatus_link_rate.txt", "ibstatus", [("link-rate", {"node": "node02", "port": "mlx5_3"})]),
+    ("fabric_ibv_devinfo_v.txt", "ibv_devinfo -v -d mlx5_0", []),
+    ("fabric_mlxlink_port_down.txt", "mlxlink -d mlx5_5", [("port-down", {"node": "node02", "port": "mlx5_5"})]),
+    ("fabric_perfquery_x_errors.txt", "perfquery -x -C mlx5_7 -P 1 | grep -v -e Data -e Pkts",
+     [("symbol-errors", {"node": "node02", "port": "mlx5_7", "errors_per_s": 6})]),
+    ("fabric_iblinkinfo_2x.txt", "iblinkinfo", [("link-rate", {"node": "node04", "port": "mlx5_1", "width": "2X"})]),
+    ("fabric_ip_addr.txt", "ip addr", []),
+    ("fabric_rdma_link_flap.txt", "rdma link; dmesg | grep ibp94s0 | tail -n 4",
+     [("link-flap", {"node": "node02", "port": "mlx5_3"})]),
+])
+def test_output_matches_golden(name, line, faults):
+    s = on("node02", *faults)
+    golden(name, run(s, line))

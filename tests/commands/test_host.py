@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
+
+import pytest
 
 from emulator.session import Session
 
@@ -174,3 +178,27 @@ def test_a_rank_stuck_in_io_sleeps_in_the_kernel():
     assert out.splitlines()[1].split() == [truth["pid"], "Dl", "pt_main_thread"]
     others = run(s, "top -b -n 1").splitlines()[7]
     assert others.split()[7] == "R" and others.endswith("pt_main_thread")
+
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def golden(name: str, text: str) -> None:
+    """Compare with ``golden/<name>``; ``REGOLD=1`` rewrites it."""
+    path = GOLDEN / name
+    if os.environ.get("REGOLD"):
+        path.write_text(text)
+    assert text == path.read_text()
+
+
+@pytest.mark.parametrize("name,line", [
+    ("host_lspci_vv_nic.txt", "lspci -vv -s 18:00.0"),
+    ("host_lscpu.txt", "lscpu"),
+    ("host_numactl_h.txt", "numactl -H"),
+    ("host_free_h.txt", "free -h"),
+    ("host_df_h.txt", "df -h"),
+    ("host_mount.txt", "mount"),
+    ("host_lfs_df_h.txt", "lfs df -h"),
+])
+def test_output_matches_golden(name, line):
+    golden(name, run(on("node03"), line))
