@@ -172,7 +172,7 @@ def _chassis_status(ctx: Context, bmc: BMC) -> None:
         ("Main Power Fault", _bool(off and event == "fault")),
         ("Power Control Fault", "false"),
         ("Power Restore Policy", "previous"),
-        ("Last Power Event", f"{event} " if event else ""),
+        ("Last Power Event", event if event in ("", "command") else f"{event} "),  # ipmitool's own spacing
         ("Chassis Intrusion", "inactive"),
         ("Front-Panel Lockout", "inactive"),
         ("Drive Fault", "false"),
@@ -198,7 +198,7 @@ def _power(ctx: Context, node: Node, words: list[str]) -> int:
         raise ctx.fail(f"Set Chassis Power Control to {action.capitalize()} failed: "
                        "Command not supported in present state")
     labels = {"on": "Up/On", "up": "Up/On", "off": "Down/Off", "down": "Down/Off", "cycle": "Cycle",
-              "reset": "Reset", "soft": "Soft", "diag": "NMI"}
+              "reset": "Reset", "soft": "Soft", "diag": "Diag"}
     if action not in labels:
         ctx.err(POWER_USAGE + "\n")
         return 1
