@@ -1003,7 +1003,9 @@ def _column_edges(header: str) -> list[int]:
 def _device_load(ctx: Context, node: Node, device: str, sample: int) -> list[float]:
     """One iostat row for ``device``: seeded modest load, different per sample."""
     r = rng(ctx.cluster.seed, node.name, "io", device, sample, int(ctx.clock.elapsed))
-    busy = node.local_disk is not None and device in (("md0",) + node.local_disk.members)
+    # Jobs stage data and spill to the local RAID; an idle node's array is quiet.
+    busy = (node.local_disk is not None and device in (("md0",) + node.local_disk.members)
+            and bool(_running_jobs(ctx.cluster, node)))
     if device == "nvme0n1":
         rs, rkb, ws, wkb = r.uniform(0.5, 3), r.uniform(20, 90), r.uniform(8, 30), r.uniform(150, 600)
     elif busy:
