@@ -10,8 +10,10 @@ would report, computed from the hardware state:
   Fabric Manager makes CUDA initialisation fail;
 * across nodes, a ring bounded by its slowest hop: each node's NICs that
   NCCL selects (``NCCL_IB_HCA``), counted as ``len(NICs) x slowest NIC``
-  (:func:`emulator.cluster.links.effective_gbps`), so one port at 200 Gb/s
-  halves the whole job's large-message busbw; no usable IB device means the
+  (:func:`emulator.cluster.links.effective_gbps`, or the GPU's PCIe link for
+  GPUDirect RDMA when that is slower), so one port at 200 Gb/s halves the
+  whole job's large-message busbw; a ring that crosses leaf switches is
+  tapered by the spine's oversubscription; no usable IB device means the
   TCP socket transport, far slower;
 * a latency term that makes small messages slow, and a ramp in message
   size (NCCL uses fewer channels for small messages).
@@ -141,6 +143,20 @@ def ib_devices(node: Node, env: Mapping[str, str]) -> list[NIC]:
     return rails or active
 
 
+#: Usable GPUDirect RDMA bandwidth of a GPU's PCIe link per generation at x16, GB/s.
+PCIE_X16_GBPS = {1: 3.5, 2: 7.0, 3: 13.5, 4: 26.5, 5: 53.0}
+
+
+def _rail_path_gbps(node: Node, nic: NIC) -> float:
+    """GB/s one rail carries: the port's effective rate, or its GPU's PCIe link if that is slower."""
+    port = effective_gbps(nic) / 8.0
+    if nic.rail is None or nic.rail >= len(node.gpus):
+        return port
+    gpu = node.gpus[nic.rail]
+    pcie = PCIE_X16_GBPS.get(gpu.pcie_gen_current, 53.0) * gpu.pcie_width_current / 16.0
+    return min(port, pcie)
+
+
 def ib_disabled(env: Mapping[str, str]) -> bool:
     """Whether the environment turns the IB transport off (``NCCL_IB_DISABLE=1``, ``NCCL_NET=Socket``)."""
     return env.get("NCCL_IB_DISABLE", "0") not in ("", "0") or env.get("NCCL_NET", "").lower() == "socket"
@@ -169,7 +185,8 @@ def net_plan(cluster: Cluster, nodes: Sequence[str], env: Mapping[str, str],
     # A ring that leaves its leaf switches crosses the spine, tapered by the oversubscription.
     taper = max(1.0, cluster.oversubscription) if len(leaves) > 1 else 1.0
     for name, devs in devices.items():
-        slowest = min(effective_gbps(nic) for nic in devs) / 8.0
+        node = cluster.node(name)
+        slowest = min(_rail_path_gbps(node, nic) for nic in devs) if node else 0.0
         node_gbps[name] = min(len(devs), local.get(name, len(devs))) * slowest / taper
     return NetPlan(transport="IB", devices=devices, node_gbps=node_gbps)
 

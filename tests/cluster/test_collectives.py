@@ -126,3 +126,12 @@ def test_results_are_deterministic_for_a_seed() -> None:
     a = collective(build_cluster(ClusterSpec(seed=5)), "all_gather", GiB, ranks("node01"), sample=1)
     b = collective(build_cluster(ClusterSpec(seed=5)), "all_gather", GiB, ranks("node01"), sample=1)
     assert a == b
+
+
+def test_a_gpu_trained_at_pcie_gen4_halves_its_rail_and_the_ring() -> None:
+    healthy = build_cluster(ClusterSpec())
+    slow = build_cluster(ClusterSpec())
+    slow.nodes["node01"].gpus[2].pcie_gen_current = 4
+    two = ranks("node01", "node02")
+    ratio = collective(slow, "all_reduce", 8 * GiB, two).busbw / collective(healthy, "all_reduce", 8 * GiB, two).busbw
+    assert ratio == pytest.approx(26.5 / 50.0, abs=0.03)
