@@ -12,12 +12,14 @@ length (seconds for ``-r 1``, about 2 minutes for ``-r 2``, about 12 for
 from __future__ import annotations
 
 import getopt
+import random
 from collections.abc import Generator
 from typing import Any
 
 from ..cluster import telemetry
 from ..cluster.catalog import H100
 from ..cluster.hardware import GPU
+from ..cluster.ids import rng
 from ..cluster.model import Node
 from .base import Command, Context, Outcome
 
@@ -133,7 +135,7 @@ def _cuda_failure(gpu: GPU) -> tuple[str, str]:
                        "Restart DCGM. Rerun diagnostics. 'system not yet initialized'.")
 
 
-def _slowdown_failure(ctx: Context, gpu: GPU, r: Any) -> tuple[str, str] | None:
+def _slowdown_failure(gpu: GPU, r: random.Random) -> tuple[str, str] | None:
     reasons = gpu.clock_event_reasons
     start = round(r.uniform(1.0, 12.0), 1)
     if reasons & {"HW Thermal Slowdown", "SW Thermal Slowdown"}:
@@ -150,7 +152,7 @@ def _slowdown_failure(ctx: Context, gpu: GPU, r: Any) -> tuple[str, str] | None:
     return None
 
 
-def _power_failure(ctx: Context, node: Node, gpu: GPU) -> tuple[str, str] | None:
+def _power_failure(gpu: GPU) -> tuple[str, str] | None:
     reasons = gpu.clock_event_reasons
     if not reasons & {"SW Power Cap", "HW Power Brake Slowdown", "HW Thermal Slowdown", "SW Thermal Slowdown"}:
         return None
@@ -182,8 +184,6 @@ def _nvlink_failures(gpu: GPU) -> list[tuple[str, str]]:
 
 
 def diag_report(ctx: Context, node: Node, level: int) -> str:
-    from ..cluster.ids import rng
-
     gpus = [g for g in node.gpus if g.present]
     r = rng(ctx.cluster.seed, node.name, "diag", level, int(ctx.clock.elapsed))
     table = DiagTable()
@@ -221,17 +221,17 @@ def diag_report(ctx: Context, node: Node, level: int) -> str:
     for gpu in gpus:
         if _cuda_broken(gpu):
             memory[gpu.index] = [_cuda_failure(gpu)]
-        elif (slow := _slowdown_failure(ctx, gpu, r)) is not None:
+        elif (slow := _slowdown_failure(gpu, r)) is not None:
             memory[gpu.index] = [slow]
     _verdict(table, "GPU Memory", memory, gpus)
     if level == 2:
         return table.end()
     stress = {g.index: [_cuda_failure(g)] for g in gpus if _cuda_broken(g)}
-    slowed = {g.index: [s] for g in gpus if not _cuda_broken(g) and (s := _slowdown_failure(ctx, g, r)) is not None}
+    slowed = {g.index: [s] for g in gpus if not _cuda_broken(g) and (s := _slowdown_failure(g, r)) is not None}
     _verdict(table, "Diagnostic", {**stress, **slowed}, gpus)
     table.section("Stress")
     _verdict(table, "Targeted Stress", {**stress, **slowed}, gpus)
-    power = {g.index: [p] for g in gpus if not _cuda_broken(g) and (p := _power_failure(ctx, node, g)) is not None}
+    power = {g.index: [p] for g in gpus if not _cuda_broken(g) and (p := _power_failure(g)) is not None}
     _verdict(table, "Targeted Power", {**stress, **power}, gpus)
     _verdict(table, "Memory Bandwidth", stress, gpus)
     table.row("EUD Test", "Skip - All")

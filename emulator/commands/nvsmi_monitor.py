@@ -38,7 +38,7 @@ def dmon_header(columns: list[tuple[str, str]]) -> list[str]:
     return [names, units]
 
 
-def _dmon_value(cluster: Cluster, node: Node, gpu: GPU, r: telemetry.Reading, name: str) -> str:
+def _dmon_value(gpu: GPU, r: telemetry.Reading, name: str) -> str:
     values: dict[str, object] = {
         "pwr": round(r.power_w), "gtemp": r.temp_c, "mtemp": r.mem_temp_c,
         "sm": r.util_pct, "mem": r.mem_util_pct, "enc": 0, "dec": 0, "jpg": 0, "ofa": 0,
@@ -56,7 +56,7 @@ def _dmon_value(cluster: Cluster, node: Node, gpu: GPU, r: telemetry.Reading, na
 
 def dmon_line(cluster: Cluster, node: Node, gpu: GPU, columns: list[tuple[str, str]]) -> str:
     r = telemetry.sample(cluster, node, gpu)
-    return f"{gpu.index:>5} " + "".join(f"{_dmon_value(cluster, node, gpu, r, name):>6} " for name, _ in columns)
+    return f"{gpu.index:>5} " + "".join(f"{_dmon_value(gpu, r, name):>6} " for name, _ in columns)
 
 
 PMON_HEADER = [

@@ -467,13 +467,11 @@ _FIELDS: dict[str, tuple[str, str, Getter]] = {
 #: Other names nvidia-smi accepts for the same fields.
 _ALIASES = {
     "gpu_name": "name", "gpu_serial": "serial", "gpu_uuid": "uuid", "gpu_bus_id": "pci.bus_id",
-    "persistence_mode": "persistence_mode", "clocks.gr": "clocks.current.graphics",
+    "clocks.gr": "clocks.current.graphics",
     "clocks.sm": "clocks.current.sm", "clocks.mem": "clocks.current.memory",
     "clocks.video": "clocks.current.video", "clocks.max.gr": "clocks.max.graphics",
     "clocks.max.mem": "clocks.max.memory", "clocks.applications.gr": "clocks.applications.graphics",
     "clocks.applications.mem": "clocks.applications.memory", "power.draw.average": "power.draw",
-    "enforced.power.limit": "enforced.power.limit", "memory.reserved": "memory.reserved",
-    "clocks_event_reasons_counters": "clocks_event_reasons.active",
 }
 for _name in list(_FIELDS):
     if _name.startswith("clocks_event_reasons."):
