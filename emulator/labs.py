@@ -301,7 +301,17 @@ def parse_lab(data: dict[str, Any], source: str) -> Lab:
             names = f.strings("name")
         else:
             names = [f.text("name")]
-        faults.append(FaultSpec(names, dict(f.table("params", {}).data), dict(vary.data)))
+        known_faults = catalog()
+        for name in names:
+            if name not in known_faults:
+                raise f.fail("name", f"unknown fault {name!r}")
+        params = f.table("params", {})
+        accepted = {key for name in names for key in known_faults[name].params}
+        for table in (params, vary):
+            for key in table.data:
+                if key not in accepted:
+                    raise table.fail(key, f"not a parameter of {' or '.join(names)}")
+        faults.append(FaultSpec(names, dict(params.data), dict(vary.data)))
     base: dict[str, Any] = dict(id=lab_id, title=r.text("title"), difficulty=difficulty, pages=pages,
                                 scenario=r.text("scenario"), cluster=cluster, source=source)
     if not faults:
@@ -424,8 +434,7 @@ def fault_params(lab: Lab, seed: int) -> list[tuple[str, dict[str, Any]]]:
         for key, options in fault.vary.items():
             params[key] = _pick(options, seed, lab.id, i, key)
         if len(fault.names) > 1:
-            known = catalog()[name].params if name in catalog() else params
-            params = {k: v for k, v in params.items() if k in known}
+            params = {k: v for k, v in params.items() if k in catalog()[name].params}
         out.append((name, params))
     return out
 
