@@ -145,7 +145,7 @@ def nccl_socket_fallback(cluster: Cluster, r: random.Random, params: dict[str, o
     node = cluster.node(run.nodes[0])
     assert node is not None
     if variant == "netdev-names":
-        run.env["NCCL_IB_HCA"] = "=" + ",".join(n.netdev for n in node.nics if n.role == "compute")
+        run.env["NCCL_IB_HCA"] = ",".join(n.netdev for n in node.nics if n.role == "compute")
     elif variant == "ib-disabled":
         run.env["NCCL_IB_DISABLE"] = "1"
     else:
