@@ -1,7 +1,8 @@
 """Command-line entry point: ``python -m emulator`` (or ``cluster-emulator``).
 
 ``python -m emulator [--lab ID] [--seed N]`` opens an interactive shell with
-readline history and tab completion; ``-c 'LINE'`` runs one line, prints its
+readline history and tab completion (``exit`` on the login node, or Ctrl-D,
+leaves it); ``-c 'LINE'`` runs one line, prints its
 output (stdout and stderr to their own streams) and exits with its status.
 """
 
@@ -80,7 +81,10 @@ def _interactive(session: Session) -> int:
         except KeyboardInterrupt:
             print("^C")
             continue
-        _drain(session.run(line), sleep=True)
+        on_login = len(session.shell.frames) == 1
+        status = _drain(session.run(line), sleep=True)
+        if on_login and line.split()[:1] in (["exit"], ["logout"]):
+            return status
 
 
 def main(argv: Sequence[str] | None = None) -> int:

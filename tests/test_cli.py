@@ -23,3 +23,11 @@ def test_unknown_lab_is_a_clear_error(capsys):
 def test_negative_seed_is_refused(capsys):
     assert main(["--seed", "-1", "-c", "true"]) == 2
     assert "--seed" in capsys.readouterr().err
+
+
+def test_interactive_shell_reads_lines_until_exit(monkeypatch, capsys):
+    lines = iter(["ssh node01", "hostname", "exit", "exit 4", "never run"])
+    monkeypatch.setattr("builtins.input", lambda prompt: next(lines))
+    assert main([]) == 4
+    out = capsys.readouterr().out
+    assert "node01\n" in out and out.endswith("logout\n")

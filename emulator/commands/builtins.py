@@ -825,6 +825,8 @@ class Exit(Command):
                 status = 2
             else:
                 status = int(words[0]) & 0xFF
+        if ctx.shell.frames[-1].remote:
+            return status
         host = ctx.host.name
         ctx.outln("logout")
         if ctx.shell.pop_host():

@@ -103,6 +103,8 @@ class Frame:
     host: Node
     cwd: str
     oldpwd: str = ""
+    #: A host entered only to run one line (``ssh host cmd``): ``exit`` there just ends.
+    remote: bool = False
 
 
 def default_env() -> dict[str, str]:
@@ -241,6 +243,7 @@ class Shell:
         """``ssh host 'line'``: run a line on another host, streaming through ``ctx``."""
         depth = len(self.frames)
         self.push_host(host)
+        self.frames[-1].remote = True
         try:
             try:
                 script = parse(line)
