@@ -30,3 +30,24 @@ def test_every_lab_page_is_in_the_site_navigation():
     for lab_id in labs.known_labs():
         for page in labs.get(lab_id).pages:
             assert page in nav, f"{lab_id}: page {page} is not in mkdocs.yml's nav"
+
+
+def front_matter_lab(page: Path) -> str:
+    """The ``lab:`` of a page's front matter (``sandbox`` when it names none)."""
+    text = page.read_text()
+    if text.startswith("---\n"):
+        head = text[4:text.index("\n---", 4)]
+        found = re.search(r"^lab:\s*(\S+)\s*$", head, re.M)
+        if found:
+            return found.group(1)
+    return labs.SANDBOX
+
+
+def test_each_page_opens_a_lab_that_names_the_page_and_each_lab_opens_on_its_first_page():
+    docs = ROOT / "docs"
+    for page in sorted(docs.rglob("*.md")):
+        path = page.relative_to(docs).as_posix()
+        assert path in labs.get(front_matter_lab(page)).pages, f"{path}: its lab does not list it in pages"
+    for lab_id in labs.known_labs():
+        first = docs / labs.get(lab_id).pages[0]
+        assert front_matter_lab(first) == lab_id, f"{lab_id}: {first} opens another lab"
