@@ -122,6 +122,7 @@ def parse_time(cluster: Cluster, text: str) -> float | None:
     m = re.fullmatch(r"now(?:([+-])(\d+)([a-z]*))?", text)
     if m:
         sign, count, unit = m.groups()
+        unit = unit or ""
         if unit not in _UNITS:
             return None
         delta = int(count or 0) * _UNITS[unit]
@@ -181,8 +182,8 @@ class Sacct(sc.SlurmCommand):
             for i in range(0, len(names), 4):
                 ctx.outln("".join(f"{n:<20}" for n in names[i:i + 4]).rstrip())
             return 0
-        columns = _columns(ctx, ",".join(args.format) if args.format else (BRIEF_FIELDS if args.brief else
-                                                                           DEFAULT_FIELDS))
+        spec = ",".join(args.format or []).strip(", ") or (BRIEF_FIELDS if args.brief else DEFAULT_FIELDS)
+        columns = _columns(ctx, spec)
         jobs = _select(ctx, args)
         rows: list[Row] = []
         for job in sorted(jobs, key=lambda j: (j.submit_s, j.job_id)):
