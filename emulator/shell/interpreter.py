@@ -387,13 +387,12 @@ class Shell:
         if isinstance(command, Group):
             if not command.subshell:
                 return (yield from self.run_script(command.body, stdin, out, err))
-            saved = (list(self.frames), [Frame(f.host, f.cwd, f.oldpwd) for f in self.frames],
-                     dict(self.env), dict(self.vars))
+            frames = [Frame(f.host, f.cwd, f.oldpwd, f.remote) for f in self.frames]
+            env, variables, aliases = dict(self.env), dict(self.vars), dict(self.aliases)
             try:
                 return (yield from self.run_script(command.body, stdin, out, err))
             finally:
-                self.frames = saved[1]
-                self.env, self.vars = saved[2], saved[3]
+                self.frames, self.env, self.vars, self.aliases = frames, env, variables, aliases
         if isinstance(command, For):
             if command.words is None:
                 values: list[str] = []
