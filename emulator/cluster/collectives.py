@@ -55,6 +55,8 @@ SOCKET_EFFICIENCY = 0.55
 LOCAL_COPY_GBPS = 1350.0
 #: PCIe Gen5 x16 peer path when a GPU has no NVLink left, GB/s.
 PCIE_P2P_GBPS = 22.0
+#: Through host shared memory when peer-to-peer is disabled, GB/s.
+SHM_GBPS = 16.0
 #: Message size (bytes) at which the ramp reaches half of its asymptote's reciprocal weight.
 RAMP_BYTES = 30 * 2**20
 
@@ -247,6 +249,9 @@ def _intra_peak(cluster: Cluster, grouped: dict[str, list[int]], op: str, env: M
     kernel = min(1.0, 1.6 * speed)
     if per_node == 1:
         return LOCAL_COPY_GBPS * kernel, "Ring", "NVLink"
+    if env.get("NCCL_P2P_DISABLE", "0") not in ("", "0"):
+        # No peer-to-peer: every hop bounces through host memory (NCCL's SHM transport).
+        return SHM_GBPS * kernel, "Ring", "SHM"
     if worst_links == 0.0:
         return PCIE_P2P_GBPS * kernel, "Ring", "PCIe"
     if op == "all_reduce" and len(grouped) == 1 and nvls_enabled(env, per_node):

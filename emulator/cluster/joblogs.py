@@ -309,6 +309,12 @@ def _watchdog(cluster: Cluster, run: TrainingRun, sched: Schedule, fired: float,
                      f"Watchdog caught collective operation timeout: WorkNCCL(SeqNum={seq}, OpType=ALLREDUCE, "
                      f"NumelIn={numel}, NumelOut={numel}, Timeout(ms)={NCCL_TIMEOUT_MS}) ran for {ran} milliseconds "
                      f"before timing out.")
+    if run.env.get("TORCH_NCCL_DESYNC_DEBUG", "0") not in ("", "0") and waiting:
+        first = waiting[0]
+        t = fired + 0.09
+        lines.append(f"[rank{first.rank}]:[{_glog(cluster, t, 'E')}{seq % 1000:03d} ProcessGroupNCCL.cpp:1316] "
+                     f"[PG 0 (default_pg) Rank {first.rank}] [{run.hang_rank}] finished collective #{seq - 1}, "
+                     f"but didn't join collective #{seq} (count {numel}, type BFloat16, op ALLREDUCE)")
     for r in waiting:
         t = fired + 0.1 + rng(cluster.seed, "watchdog2", r.rank).uniform(0.0, 0.05)
         lines.append(f"[rank{r.rank}]:[{_glog(cluster, t, 'E')}{r.rank * 37 % 1000:03d} ProcessGroupNCCL.cpp:1664] "

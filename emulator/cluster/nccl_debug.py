@@ -154,8 +154,10 @@ def init_lines(cluster: Cluster, procs: Sequence[Proc], env: Mapping[str, str]) 
             for peer, direction in ((prev, "receive"), (nxt, "send")):
                 if peer.node == p.node:
                     if direction == "send":
-                        emit(p, init_tid, f"Channel {c:02d}/0 : 0[{p.gpu}] -> {peer.rank}[{peer.gpu}] "
-                                          f"via P2P/CUMEM/read", frozenset({"INIT", "P2P"}))
+                        local = "SHM/direct/direct" if env.get("NCCL_P2P_DISABLE", "0") not in ("", "0") \
+                            else "P2P/CUMEM/read"
+                        emit(p, init_tid, f"Channel {c:02d}/0 : 0[{p.gpu}] -> {peer.rank}[{peer.gpu}] via {local}",
+                             frozenset({"INIT", "P2P"}))
                     continue
                 used = len(plan.devices.get(p.node, [])) or 1
                 via = "NET/Socket/0" if plan.transport == "Socket" else f"NET/IB/{p.gpu % used}/GDRDMA"

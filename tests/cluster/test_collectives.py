@@ -135,3 +135,9 @@ def test_a_gpu_trained_at_pcie_gen4_halves_its_rail_and_the_ring() -> None:
     two = ranks("node01", "node02")
     ratio = collective(slow, "all_reduce", 8 * GiB, two).busbw / collective(healthy, "all_reduce", 8 * GiB, two).busbw
     assert ratio == pytest.approx(26.5 / 50.0, abs=0.03)
+
+
+def test_p2p_disabled_bounces_through_host_memory() -> None:
+    r = collective(build_cluster(ClusterSpec()), "all_reduce", 8 * GiB, ranks("node01"), {"NCCL_P2P_DISABLE": "1"})
+    assert r.transport == "SHM"
+    assert r.busbw < 20

@@ -189,3 +189,10 @@ def test_storage_contention_shows_a_slow_save_and_data_wait_in_the_log_for_any_s
     text = train_log(cluster)
     assert re.search(r"saved checkpoint step \d+ in (?:[1-9]\d{2,}|[3-9]\d)\.\d+s", text)
     assert re.search(r"data_wait (?:[1-9]\d*\.\d+|0\.[5-9]\d*)s", text)
+
+
+def test_desync_debug_names_the_rank_that_did_not_join() -> None:
+    cluster = cluster_with("straggler", kind="io", rank=6, at=-700.0)
+    assert cluster.training is not None
+    cluster.training.env["TORCH_NCCL_DESYNC_DEBUG"] = "1"
+    assert re.search(r"\[6\] finished collective #\d+, but didn't join collective #\d+", slurm_out(cluster))
