@@ -44,16 +44,23 @@ USAGE = """\
     -v  --version  Displays the version of DCGM.
 """
 
-#: Field id → (short name, kind). Kinds: how the value is computed and printed.
-FIELDS: dict[int, tuple[str, str]] = {
-    100: ("SMCLK", "sm_mhz"), 101: ("MMCLK", "mem_mhz"), 140: ("MMTMP", "mem_temp"), 150: ("TMPTR", "temp"),
-    155: ("POWER", "power"), 156: ("TOTEC", "energy"), 203: ("GPUTL", "util"), 204: ("MCUTL", "mem_util"),
-    230: ("XIDER", "xid"), 240: ("PVIOL", "pviol"), 241: ("TVIOL", "tviol"), 250: ("FBTTL", "fb_total"),
-    251: ("FBFRE", "fb_free"), 252: ("FBUSD", "fb_used"), 310: ("ESVTL", "sbe"), 311: ("EDVTL", "dbe"),
-    1001: ("GRACT", "gract"), 1002: ("SMACT", "smact"), 1003: ("SMOCC", "smocc"), 1004: ("TENSO", "tensor"),
-    1005: ("DRAMA", "dram"), 1009: ("PCITX", "pcitx"), 1010: ("PCIRX", "pcirx"), 1011: ("NVLTX", "nvltx"),
-    1012: ("NVLRX", "nvlrx"),
+#: Field id → (short name, long name, kind). Kinds: how the value is computed and printed.
+FIELDS: dict[int, tuple[str, str, str]] = {
+    100: ("SMCLK", "sm_clock", "sm_mhz"), 101: ("MMCLK", "memory_clock", "mem_mhz"),
+    140: ("MMTMP", "memory_temp", "mem_temp"), 150: ("TMPTR", "gpu_temp", "temp"),
+    155: ("POWER", "power_usage", "power"), 156: ("TOTEC", "total_energy_consumption", "energy"),
+    203: ("GPUTL", "gpu_utilization", "util"), 204: ("MCUTL", "mem_copy_utilization", "mem_util"),
+    230: ("XIDER", "xid_errors", "xid"), 240: ("PVIOL", "power_violation", "pviol"),
+    241: ("TVIOL", "thermal_violation", "tviol"), 250: ("FBTTL", "fb_total", "fb_total"),
+    251: ("FBFRE", "fb_free", "fb_free"), 252: ("FBUSD", "fb_used", "fb_used"),
+    310: ("ESVTL", "ecc_sbe_volatile_total", "sbe"), 311: ("EDVTL", "ecc_dbe_volatile_total", "dbe"),
+    1001: ("GRACT", "gr_engine_active", "gract"), 1002: ("SMACT", "sm_active", "smact"),
+    1003: ("SMOCC", "sm_occupancy", "smocc"), 1004: ("TENSO", "tensor_active", "tensor"),
+    1005: ("DRAMA", "dram_active", "dram"), 1009: ("PCITX", "pcie_tx_bytes", "pcitx"),
+    1010: ("PCIRX", "pcie_rx_bytes", "pcirx"), 1011: ("NVLTX", "nvlink_tx_bytes", "nvltx"),
+    1012: ("NVLRX", "nvlink_rx_bytes", "nvlrx"),
 }
+RULE = "_" * 83
 
 
 def _wrap(text: str, width: int) -> list[str]:
@@ -248,7 +255,8 @@ DIAG_SECONDS = {1: 12.0, 2: 118.0, 3: 742.0}
 def _dmon_value(ctx: Context, node: Node, gpu: GPU, kind: str) -> str:
     rd = telemetry.sample(ctx.cluster, node, gpu)
     busy = rd.busy
-    act = rd.sm_mhz / H100.max_sm_mhz if busy else 0.0
+    wobble = rng(ctx.cluster.seed, node.name, "gpu", gpu.index, "prof", int(ctx.clock.elapsed)).uniform(0.97, 1.02)
+    act = min(1.0, rd.sm_mhz / H100.max_sm_mhz * wobble) if busy else 0.0
     values: dict[str, str] = {
         "sm_mhz": str(rd.sm_mhz), "mem_mhz": str(rd.mem_mhz), "mem_temp": str(rd.mem_temp_c),
         "temp": str(rd.temp_c), "power": f"{rd.power_w:.3f}",
@@ -419,9 +427,9 @@ class Dcgmi(Command):
                     " Usage: dmon -e <fieldIds> [-i <gpuIds>] [-c <count>] [-d <delay ms>]\n")
             return 0
         if "l" in opts or "list" in opts:
-            ctx.out("___________________________________________________________________________________\n")
-            for fid, (short, _) in FIELDS.items():
-                ctx.outln(f"{short:<30}{short:<10}{fid}")
+            ctx.out(f"{RULE}\n{'Long Name':>40}{'Short Name':>20}{'Field Id':>15}\n{RULE}\n")
+            for fid, (short, long_name, _) in FIELDS.items():
+                ctx.outln(f"{long_name:<55}{short:<5}{fid:>15}")
             return 0
         spec = opts.get("e", opts.get("field-id"))
         if not spec:
@@ -449,12 +457,12 @@ class Dcgmi(Command):
 
     def _dmon_run(self, ctx: Context, gpus: list[GPU], fields: list[int], count: int,
                   delay: float) -> Generator[float, None, int]:
-        ctx.outln("#Entity   " + "".join(f"{FIELDS[f][0]:<14}" for f in fields).rstrip())
+        ctx.outln(f"{'#Entity':<16}" + "".join(f"{FIELDS[f][0]:<18}" for f in fields).rstrip())
         ctx.outln("ID")
         for n in range(count):
             for gpu in gpus:
-                values = [_dmon_value(ctx, ctx.host, gpu, FIELDS[f][1]) for f in fields]
-                ctx.outln(f"{'GPU ' + str(gpu.index):<10}" + "".join(f"{v:<14}" for v in values).rstrip())
+                values = [_dmon_value(ctx, ctx.host, gpu, FIELDS[f][2]) for f in fields]
+                ctx.outln(f"{'GPU ' + str(gpu.index):<16}" + "".join(f"{v:<18}" for v in values).rstrip())
             if n + 1 < count:
                 yield delay
         return 0
