@@ -512,7 +512,8 @@ def judge(lab: Lab, truth: dict[str, str], finding: dict[str, str]) -> Verdict:
             cause = canonical_cause(check, value)
             ok = cause is not None and cause == truth.get("cause", "").lower()
         else:
-            ok = _canonical(check, name, value) == _canonical(check, name, str(truth.get(name, "")))
+            ok = _canonical(check, name, value) == _canonical(check, name, str(truth.get(name, ""))) \
+                or _names_same_thing(name, value, truth)
         if ok:
             lines.append(f"  {name}={value}: correct")
             continue
@@ -524,6 +525,26 @@ def judge(lab: Lab, truth: dict[str, str], finding: dict[str, str]) -> Verdict:
         if matched and any(k in wrong for k in fb.when):
             lines.append(fb.say)
     return Verdict(not wrong, lines, wrong)
+
+
+#: Other names of the same component a finding may use: a GPU by bus id, UUID or serial,
+#: a port by netdev, GUID or LID.
+ALTERNATES = {"gpu": ("bus_id", "uuid", "serial"), "port": ("netdev", "guid", "lid")}
+
+
+def _names_same_thing(name: str, value: str, truth: dict[str, str]) -> bool:
+    v = value.strip().lower()
+    for key in ALTERNATES.get(name, ()):
+        other = str(truth.get(key, "")).lower()
+        if not other:
+            continue
+        if key == "bus_id":
+            short = re.sub(r"^[0-9a-f]*:(?=[0-9a-f]{2}:)", "", other)
+            if re.fullmatch(r"(?:[0-9a-f]{4,8}:)?" + re.escape(short), v):
+                return True
+        elif v == other or (key == "lid" and v in (str(int(other)), hex(int(other)))):
+            return True
+    return False
 
 
 def _canonical(check: Check, name: str, value: str) -> str:

@@ -160,6 +160,23 @@ def test_evidence_may_depend_on_any_truth_field():
     assert lab.solution[0].expected({"port": "mlx5_4"}) == []
 
 
+@pytest.mark.parametrize("gpu", ["3", "GPU3", "0000:61:00.0", "00000000:61:00.0", "61:00.0", "GPU-66f9a281"])
+def test_a_gpu_may_be_named_by_index_bus_id_or_uuid(gpu):
+    lab = parse(check__fields=["node", "gpu"], check__wrong={}, check__causes={}, check__feedback=[],
+                solution__0__run=["ibstat"], solution__0__evidence=[])
+    truth = {"node": "node03", "gpu": "3", "bus_id": "00000000:61:00.0", "uuid": "gpu-66f9a281"}
+    assert labs.judge(lab, truth, {"node": "node3", "gpu": gpu}).correct
+
+
+def test_a_port_may_be_named_by_netdev_guid_or_lid():
+    lab = parse()
+    truth = {"node": "node03", "port": "mlx5_3", "netdev": "ibp94s0", "guid": "0xa088c2030063b2a1", "lid": "111",
+             "cause": "link-rate"}
+    for port in ("mlx5_3", "mlx5_3/1", "ibp94s0", "0xA088C2030063B2A1", "111", "0x6f"):
+        assert labs.judge(lab, truth, {"node": "node03", "port": port, "cause": "speed"}).correct, port
+    assert not labs.judge(lab, truth, {"node": "node03", "port": "112", "cause": "speed"}).correct
+
+
 def test_an_unknown_lab_id_is_a_lab_error():
     with pytest.raises(LabError, match="unknown lab: nope"):
         labs.cluster_for("nope", 0)
