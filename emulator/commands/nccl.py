@@ -320,7 +320,10 @@ class Mpirun(Command):
 
     def _placement(self, ctx: Context, np_: int | None, hosts: str | None, npernode: int | None) -> list[str]:
         slots: list[tuple[str, int]] = []
-        for item in (hosts or ctx.host.name).split(","):
+        if not hosts:
+            # Without -H, Open MPI runs locally with one slot per core.
+            return [ctx.host.name] * (np_ if np_ is not None else ctx.host.cpu.sockets * ctx.host.cpu.cores_per_socket)
+        for item in hosts.split(","):
             name, _, n = item.partition(":")
             if name:
                 slots.append((name, _int(n) if n else (npernode or 1)))
