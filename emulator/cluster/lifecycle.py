@@ -123,7 +123,7 @@ def soft_off(cluster: Cluster, node: Node, at_s: float) -> None:
 def start_boot(cluster: Cluster, node: Node, at_s: float) -> None:
     done = at_s + BOOT_S
     node.health.boot_done_s = done
-    node.health.console = post_console(node)
+    node.health.console = []
     sel(node, at_s + 70.0, "System Event #0x0c", "Sys Boot Event", "OEM System boot event")
     cluster.clock.schedule(done, lambda: finish_boot(cluster, node, done))
 
@@ -168,13 +168,27 @@ def _mce_report(cluster: Cluster, node: Node, kernel_start: float, at: float) ->
     ]
 
 
-def post_console(node: Node) -> list[str]:
-    """What the serial console shows while the host is in firmware and early boot."""
-    return [
-        "BIOS Date: 11/14/2024 Ver: 2.3.1",
-        "Press <DEL> or <F2> to enter setup, <F11> Boot Menu, <F12> Network Boot",
-        "Initializing memory (this may take several minutes)...",
-    ]
+#: Serial console lines of a boot: (seconds after power-on, text).
+BOOT_CONSOLE = (
+    (2.0, "BIOS Date: 11/14/2024 Ver: 2.3.1"),
+    (3.0, "Press <DEL> or <F2> to enter setup, <F11> Boot Menu, <F12> Network Boot"),
+    (4.0, "Initializing memory (this may take several minutes)..."),
+    (150.0, "Booting from NVMe: SAMSUNG MZ1L21T9HCLS-00A07"),
+    (190.0, "Loading Linux {kernel} ..."),
+    (191.0, "Loading initial ramdisk ..."),
+    (200.0, "[    0.000000] Linux version {kernel} (buildd@lcy02-amd64-047) {build}"),
+    (225.0, "[  OK  ] Reached target Network is Online."),
+    (228.0, "[  OK  ] Started OpenBSD Secure Shell server."),
+    (235.0, "[  OK  ] Started Slurm node daemon."),
+)
+
+
+def _boot_console(cluster: Cluster, node: Node) -> list[str]:
+    done = node.health.boot_done_s
+    assert done is not None
+    since = cluster.clock.elapsed - (done - BOOT_S)
+    v = cluster.versions
+    return [text.format(kernel=v.kernel, build=v.kernel_build) for at, text in BOOT_CONSOLE if at <= since]
 
 
 def login_console(cluster: Cluster, node: Node) -> list[str]:
@@ -188,4 +202,6 @@ def console(cluster: Cluster, node: Node) -> list[str]:
         return []
     if node.health.os_up:
         return login_console(cluster, node)
+    if node.health.boot_done_s is not None:
+        return _boot_console(cluster, node)
     return list(node.health.console)

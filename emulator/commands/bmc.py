@@ -464,15 +464,24 @@ def _mc_info(ctx: Context, bmc: BMC) -> None:
 # -- SOL ------------------------------------------------------------------------------------------
 
 
+#: How long ``sol activate`` watches the console before it ends by itself: (chunks, seconds each).
+SOL_CHUNKS, SOL_PAUSE_S = 4, 5.0
+
+
 def _sol(ctx: Context, node: Node) -> Generator[float, None, int]:
+    """The serial console as it scrolls: new lines appear while the session is open."""
     ctx.outln("[SOL Session operational.  Use ~? for help]")
-    yield 1.0
-    lines = lifecycle.console(ctx.cluster, node)
-    if lines:
-        ctx.out("\n".join(lines))
-    yield 3.0
-    yield 3.0
-    if lines and lines[-1]:
+    shown: list[str] = []
+    for _ in range(SOL_CHUNKS):
+        lines = lifecycle.console(ctx.cluster, node)
+        fresh = lines[len(shown):] if lines[:len(shown)] == shown else lines
+        if fresh:
+            if shown and shown[-1].endswith(" "):
+                ctx.out("\n")
+            ctx.out("\n".join(fresh) + ("" if fresh[-1].endswith(" ") else "\n"))
+        shown = lines
+        yield SOL_PAUSE_S
+    if shown and shown[-1].endswith(" "):
         ctx.out("\n")
     ctx.outln("[terminated ipmitool]")
     return 0

@@ -165,3 +165,15 @@ def test_after_a_cpu_ierr_the_next_boot_logs_the_machine_check():
     assert "mce: [Hardware Error]: Machine check events logged" in out
     epoch = int(s.cluster.clock.at(s.cluster.nodes["node03"].health.last_seen_s).timestamp())
     assert f"TIME {epoch} SOCKET" in out
+
+
+def test_sol_shows_the_boot_scrolling_by_then_the_login_prompt():
+    s = down("kernel-panic")
+    ipmi(s, "power reset")
+    s.execute("sleep 190")
+    out, _ = ipmi(s, "sol activate")
+    assert "Booting from NVMe" in out and "Loading initial ramdisk ..." in out
+    assert "login:" not in out
+    s.execute("sleep 60")
+    out, _ = ipmi(s, "sol activate")
+    assert "node03 login: \n[terminated ipmitool]\n" in out
