@@ -309,13 +309,16 @@ def parse_since(ctx: Context, text: str) -> float:
         if word == "yesterday":
             day -= timedelta(days=1)
         return (day - ctx.clock.start).total_seconds()
-    if word[:1] in "-+" and word[1:]:
-        units = {"s": 1, "sec": 1, "min": 60, "m": 60, "h": 3600, "hour": 3600, "d": 86400, "day": 86400,
-                 "days": 86400, "hours": 3600}
-        num = "".join(ch for ch in word[1:] if ch.isdigit())
-        unit = word[1 + len(num):].strip() or "s"
-        if num and unit in units:
-            sign = -1 if word[0] == "-" else 1
+    units = {"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "m": 60, "min": 60, "mins": 60,
+             "minute": 60, "minutes": 60, "h": 3600, "hour": 3600, "hours": 3600, "d": 86400, "day": 86400,
+             "days": 86400}
+    ago = word.endswith(" ago")
+    if ago or (word[:1] in "-+" and word[1:]):
+        body = word[:-4].strip() if ago else word[1:]
+        num = "".join(ch for ch in body if ch.isdigit())
+        unit = body[len(num):].strip() or "s"
+        if num and body.startswith(num) and unit in units:
+            sign = -1 if ago or word[0] == "-" else 1
             return ctx.clock.elapsed + sign * int(num) * units[unit]
     for fmt in ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%d", "%H:%M:%S", "%H:%M"):
         try:
@@ -340,7 +343,16 @@ class Journalctl(Command):
                 "-U", "--no-pager", "-p", "--priority", "-r", "--reverse", "-o", "--output", "-e", "-x"]
 
     def execute(self, ctx: Context, args: Any) -> Outcome:
-        opts, rest = gnu_getopt(ctx, ctx.argv[1:], "hu:kbn:S:U:p:ro:exf", [
+        argv = list(ctx.argv[1:])
+        for i, word in enumerate(argv[:-1]):
+            if word in ("-b", "--boot") and argv[i + 1].lstrip("-").isdigit():
+                boot = argv[i + 1]
+                if int(boot) not in (0, 1):
+                    raise ctx.fail(f"Data from the specified boot ({boot}) is not available: No such boot ID in "
+                                   "journal\n", 1)
+                del argv[i + 1]
+                break
+        opts, rest = gnu_getopt(ctx, argv, "hu:kbn:S:U:p:ro:exf", [
             "help", "unit=", "dmesg", "boot", "lines=", "since=", "until=", "no-pager", "priority=", "reverse",
             "output=", "pager-end", "catalog", "no-hostname", "utc", "all", "follow"])
         if any(k in ("-h", "--help") for k, _ in opts):

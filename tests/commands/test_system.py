@@ -129,3 +129,13 @@ def test_slurmd_journal_reports_the_node_it_registers():
     out, _ = on("node01").execute("journalctl -u slurmd")
     assert "slurmd[" in out and "slurmd version 23.11.10 started" in out
     assert "CPUs=224 Boards=1 Sockets=2 Cores=56 Threads=2" in out
+
+
+def test_journalctl_relative_times_and_boot_offsets():
+    s = on("node02")
+    apply_fault(s.cluster, "xid", {"code": 95, "node": "node02", "gpu": 4, "at": -1200})
+    out, _ = s.execute("journalctl -k --since '30 min ago' -p err")
+    assert "): 95, " in out
+    assert s.execute("journalctl -k --since '10 min ago' -p err") == ("-- No entries --\n", 0)
+    out, status = s.execute("journalctl -b -1")
+    assert status == 1 and out == "Data from the specified boot (-1) is not available: No such boot ID in journal\n"
