@@ -1,0 +1,364 @@
+"""Fabric-wide InfiniBand scans from the current host's port: ``ibdiagnet``,
+``iblinkinfo``, ``ibhosts`` and ``ibswitches``.
+
+Discovery follows the rail of the local port: every compute node's port on
+that rail, its leaf switch and the spines. Ports that are down are not
+discovered, as on a real subnet. Counters come from
+:mod:`emulator.cluster.links`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Generator
+from typing import TYPE_CHECKING
+
+from ..cluster import links
+from ..cluster.hardware import NIC
+from ..cluster.ids import rng
+from .base import ArgumentParser, Command, Context, Outcome
+from .fabric import VENDOR_PART_ID, DiagCommand, device, devices, fake_pid, is_up
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..cluster.model import Cluster, Node
+
+IBDIAGNET_VERSION = "2.13.0.MLNX20231105.fc5eb6b1"
+
+
+# -- ibdiagnet ------------------------------------------------------------------------------------
+
+IBDIAG_DIR = "/var/tmp/ibdiagnet2"
+
+
+class Ibdiagnet(Command):
+    name = "ibdiagnet"
+    summary = "scan the InfiniBand fabric and report problems (summary mode)"
+    section = "Fabric"
+    usage_status = 1
+    notes = ("Runs discovery, LID, link, port-counter and speed/width checks over the fabric the local port\n"
+             "reaches, then prints the summary table. Details go to /var/tmp/ibdiagnet2/ibdiagnet2.log.")
+
+    def configure(self, parser: ArgumentParser) -> None:
+        parser.add_argument("-i", "--device", metavar="DEVICE", help="local device to send from (default: first active)")
+        parser.add_argument("-p", "--port", metavar="PORT", default="1", help="local port number")
+        parser.add_argument("--pc", action="store_true", help="reset all the fabric port counters")
+        parser.add_argument("-P", "--counter", metavar="NAME=VALUE", help="report counters above the threshold")
+        parser.add_argument("--get_phy_info", action="store_true", help="collect BER information")
+        parser.add_argument("-o", "--output_path", metavar="DIR", default=IBDIAG_DIR, help="output directory")
+
+    def usage_error(self, message: str) -> str:
+        return f"-E- {message}\n-I- For help use: ibdiagnet --help"
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        assert args is not None
+        return self._run(ctx, args)
+
+    def _run(self, ctx: Context, args: argparse.Namespace) -> Generator[float, None, int]:
+        cl = ctx.cluster
+        o = ctx.outln
+        ib = [n for n in devices(ctx) if n.link_layer == "InfiniBand"]
+        local = device(ctx, args.device) if args.device else next((n for n in ib if is_up(n)), None)
+        o(f"ibdiagnet {IBDIAGNET_VERSION}, IBDM 2.1.1.MLNX20231105.fc5eb6b1")
+        if local is None or local.link_layer != "InfiniBand" or not is_up(local):
+            what = f"device {args.device}" if args.device else "any active IB port"
+            raise ctx.fail(f"-E- Failed to find {what} on this host", 1)
+        o(f"-I- Using port {args.port} as the local port ({local.name}).")
+        rail = local.rail
+        ports: list[tuple[Node, NIC]] = []
+        for node in cl.compute_nodes:
+            for nic in node.nics:
+                if nic.role == "compute" and nic.rail == rail and node.health.os_up:
+                    ports.append((node, nic))
+        active = [(n, p) for n, p in ports if is_up(p)]
+        switches = [name for name, (kind, r) in cl.switches.items() if r in (rail, -1)]
+        total = len(active) + len(switches)
+        log: list[str] = []
+        warnings = dict.fromkeys(("Discovery", "Lids Check", "Links Check", "Subnet Manager", "Port Counters",
+                                  "Nodes Information", "Speed / Width checks", "Cable Diagnostic (Plugin)"), 0)
+        errors = dict(warnings)
+        o("")
+        o("---------------------------------------------")
+        o("Discovery")
+        o(f"-I- Discovering ... {total} nodes ({len(switches)} Switches & {len(active)} CA-s) discovered.")
+        o("-I- Fabric Discover finished successfully")
+        o("")
+        o("-I- Duplicated GUIDs detection finished successfully")
+        o("")
+        o("-I- Duplicated Node Description detection finished successfully")
+        o("")
+        o("---------------------------------------------")
+        o("Lids Check")
+        o("-I- Lids Check finished successfully")
+        o("")
+        o("---------------------------------------------")
+        o("Links Check")
+        o("-I- Links Check finished successfully")
+        o("")
+        o("---------------------------------------------")
+        o("Subnet Manager")
+        o("-I- SM Info retrieving finished successfully")
+        o("")
+        o("-I- Subnet Manager Check finished successfully")
+        o("")
+        o("---------------------------------------------")
+        o("Port Counters")
+        o(f"-I- Retrieving ... {total}/{total} nodes ({len(switches)}/{len(switches)} Switches & "
+          f"{len(active)}/{len(active)} CA-s) retrieved.")
+        o("-I- Ports counters retrieving finished successfully")
+        o("")
+        rail_gbps = links.job_rail_gbps(cl)
+        first = {id(p): links.counters(cl, n, p, rail_gbps) for n, p in active}
+        o("-I- Going to sleep for 1 seconds until next counters sample")
+        o("-I- Time left to sleep ... 1 seconds.")
+        yield 1.0
+        o("")
+        o(f"-I- Retrieving ... {total}/{total} nodes ({len(switches)}/{len(switches)} Switches & "
+          f"{len(active)}/{len(active)} CA-s) retrieved.")
+        o("-I- Ports counters retrieving (second time) finished successfully")
+        o("")
+        checked = ("SymbolErrorCounter", "LinkErrorRecoveryCounter", "LinkDownedCounter", "PortRcvErrors",
+                   "PortRcvRemotePhysicalErrors", "PortXmitDiscards", "LocalLinkIntegrityErrors",
+                   "ExcessiveBufferOverrunErrors")
+        for node, nic in active:
+            now = links.counters(cl, node, nic, rail_gbps)
+            for name in checked:
+                if now[name] > 0:
+                    warnings["Port Counters"] += 1
+                    log.append(f"-W- lid=0x{nic.lid:04x} dev={VENDOR_PART_ID} {node.name}/{nic.name}/P1\n"
+                               f"        Performance Monitor counter     : Value\n"
+                               f"        {_snake(name):<32}: {now[name]} (threshold=1)")
+                delta = now[name] - first[id(nic)][name]
+                if delta > 0:
+                    errors["Port Counters"] += 1
+                    log.append(f"-E- lid=0x{nic.lid:04x} dev={VENDOR_PART_ID} {node.name}/{nic.name}/P1\n"
+                               f"        Performance Monitor counter     : Value\n"
+                               f"        {_snake(name):<32}: {delta} (overflow=0, difference during run)")
+        o("-{}- Ports counters value Check finished with {}".format(
+            "W" if warnings["Port Counters"] else "I",
+            f"{warnings['Port Counters']} warnings" if warnings["Port Counters"] else "success").replace(
+            "finished with success", "finished successfully"))
+        o("")
+        if errors["Port Counters"]:
+            o(f"-E- Ports counters Difference Check (during run) finished with {errors['Port Counters']} errors")
+        else:
+            o("-I- Ports counters Difference Check (during run) finished successfully")
+        o("")
+        o("---------------------------------------------")
+        o("Speed / Width checks")
+        for node, nic in active:
+            if nic.rate_gbps < nic.max_rate_gbps or nic.width.upper() != "4X":
+                warnings["Speed / Width checks"] += 1
+                log.append(f"-W- Link: {nic.peer_switch}/P{nic.peer_port} <--> {node.name}/{nic.name}/P1 - "
+                           f"Unexpected actual link speed {links.speed_name(nic)} or width {nic.width.upper()} "
+                           f"(enabled speed: NDR, enabled width: 4X), rate {nic.rate_gbps} Gb/s instead of "
+                           f"{nic.max_rate_gbps} Gb/s")
+        if warnings["Speed / Width checks"]:
+            o("-I- Link Speed Check (Compare to supported link speed)")
+            o(f"-W- Speed / Width checks finished with {warnings['Speed / Width checks']} warnings")
+        else:
+            o("-I- Link Speed Check (Compare to supported link speed)")
+            o("-I- Speed / Width checks finished successfully")
+        o("")
+        if args.pc:
+            for node, nic in active:
+                links.reset_counters(cl, node, nic, rail_gbps)
+            o("-I- Ports counters reset finished successfully")
+            o("")
+        o("---------------------------------------------")
+        o("Summary")
+        o(f"-I- {'Stage':<26}{'Warnings':<11}{'Errors':<11}Comment")
+        for stage in warnings:
+            o(f"-I- {stage:<26}{warnings[stage]:<11}{errors[stage]:<11}")
+        o("")
+        out_dir = args.output_path.rstrip("/") or "/"
+        o(f"-I- You can find detailed errors/warnings in: {out_dir}/ibdiagnet2.log")
+        o("")
+        o(f"-I- Database                  : {out_dir}/ibdiagnet2.db_csv")
+        o(f"-I- LST                       : {out_dir}/ibdiagnet2.lst")
+        o(f"-I- Ports Counters            : {out_dir}/ibdiagnet2.pm")
+        self._write_files(ctx, out_dir, log, active, rail_gbps)
+        return 1 if any(errors.values()) else 0
+
+    def _write_files(self, ctx: Context, out_dir: str, log: list[str], active: list[tuple[Node, NIC]],
+                     rail_gbps: float) -> None:
+        stamp = ctx.clock.now().strftime("%Y-%m-%d %H:%M:%S")
+        lst = [f'{{ CA Ports:1 SystemGUID:{n.node_guid[2:]} NodeGUID:{n.node_guid[2:]} PortGUID:{n.port_guid[2:]} '
+               f'VenID:000002C9 DevID:1021 Rev:00000000 {{{node.name} {n.name}}} LID:{n.lid:04X} PN:01 }} '
+               f'{{ SW Ports:40 {{{n.peer_switch}}} PN:{n.peer_port:02X} }} '
+               f'PHY={n.width.upper()} LOG=ACT SPD={links.speed_name(n)}' for node, n in active]
+        pm = []
+        for node, nic in active:
+            values = links.counters(ctx.cluster, node, nic, rail_gbps)
+            pm.append(f"Port=1 Lid=0x{nic.lid:04x} GUID={nic.port_guid} Device={VENDOR_PART_ID} "
+                      f"Port Name={node.name}/{nic.name}/P1")
+            pm += [f"{_snake(k)}=0x{v:016x}" for k, v in values.items()]
+            pm.append("")
+        files = {
+            "ibdiagnet2.log": "\n".join([f"-I- ibdiagnet {IBDIAGNET_VERSION} run at {stamp}", *log, ""]),
+            "ibdiagnet2.lst": "\n".join(lst) + "\n",
+            "ibdiagnet2.pm": "\n".join(pm) + "\n",
+            "ibdiagnet2.db_csv": f"# This database file was automatically generated by IBDIAG {stamp}\n",
+        }
+        try:
+            ctx.fs.mkdir(out_dir, parents=True)
+            for name, text in files.items():
+                ctx.fs.write(f"{out_dir}/{name}", text)
+        except Exception as exc:  # the vfs raises FsError with errno wording
+            ctx.err(f"-E- Failed to write to {out_dir}: {getattr(exc, 'strerror', exc)}\n")
+
+
+def _snake(name: str) -> str:
+    """``SymbolErrorCounter`` -> ``symbol_error_counter`` (ibdiagnet's counter names)."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower().replace("port_", "port_")
+
+
+# -- iblinkinfo -----------------------------------------------------------------------------------------
+
+#: Per-lane signalling rate as iblinkinfo prints it, by IBTA speed name.
+LANE_TEXT = {"SDR": "2.5 Gbps", "QDR": "10.0 Gbps", "FDR": "14.0625 Gbps", "EDR": "25.78125 Gbps",
+             "HDR": "53.125 Gbps", "NDR": "106.25 Gbps", "XDR": "212.5 Gbps"}
+
+
+#: Leaf-to-spine links train at the full NDR 4X rate.
+UPLINK = ("4X", "NDR")
+
+
+def switch_lid(cluster: Cluster, name: str) -> int:
+    """Switches take the LIDs after the subnet manager's (2, 3, ...), in name order."""
+    return 2 + sorted(cluster.switches).index(name)
+
+
+def switch_guid(cluster: Cluster, name: str) -> str:
+    return f"0x{0xFC6A1C:06x}0300{rng(cluster.seed, 'switch', name).getrandbits(24):06x}"
+
+
+def _link(lid: int, port: int, trained: tuple[str, str] | None, peer_lid: int, peer_port: int, peer: str,
+          note: str) -> str:
+    """One iblinkinfo line; ``trained`` is (width, speed name), None for a link that is down."""
+    head = f"{'':6}{lid:>6} {port:>4}[  ] ==("
+    if trained is None:
+        return f"{head}{'Down':>20}/ Polling)==>{'':13}[  ] \"\" ( )"
+    width, speed = trained
+    return (f"{head}{width:>3} {LANE_TEXT.get(speed, ''):>19} Active/  LinkUp)==>  {peer_lid:>6} {peer_port:>4}[  ] "
+            f"\"{peer}\" ( {note})")
+
+
+def _trained(nic: NIC) -> tuple[str, str] | None:
+    return (nic.width.upper(), links.speed_name(nic)) if is_up(nic) else None
+
+
+def _could_be(nic: NIC) -> str:
+    """iblinkinfo's hint when a link trained below what both ends support."""
+    if nic.width.upper() != "4X":
+        return "Could be 4X"
+    if nic.rate_gbps < nic.max_rate_gbps:
+        return f"Could be {LANE_TEXT['NDR']}"
+    return ""
+
+
+class Iblinkinfo(DiagCommand):
+    name = "iblinkinfo"
+    summary = "report link info for all links in the fabric"
+    section = "Fabric"
+    usage_args = ""
+    notes = ("Lists every switch port of the fabric the local port reaches (or the CA ports with --cas-only),\n"
+             "with width, lane speed and state of each link and the node at the other end.")
+
+    def configure(self, parser: ArgumentParser) -> None:
+        parser.add_argument("--switches-only", action="store_true", help="Show only switches")
+        parser.add_argument("--cas-only", action="store_true", help="Show only CAs")
+        parser.add_argument("-d", "--downports", action="store_true", help="print only down links")
+        parser.add_argument("-C", "--Ca", metavar="CA", help="Ca name to use")
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        assert args is not None
+        cl = ctx.cluster
+        pid = fake_pid(ctx, self.name)
+        ib = [n for n in devices(ctx) if n.link_layer == "InfiniBand"]
+        local = device(ctx, args.Ca) if args.Ca else next((n for n in ib if is_up(n)), None)
+        if local is None or local.link_layer != "InfiniBand" or not is_up(local):
+            raise ctx.fail(f"ibwarn: [{pid}] mad_rpc_open_port: can't open UMAD port ({args.Ca or '(null)'}:0)\n"
+                           "iblinkinfo: iberror: failed: discover failed", 255)
+        rail = local.rail
+        ports: dict[str, list[tuple[Node, NIC]]] = {}
+        for node in cl.compute_nodes:
+            for nic in node.nics:
+                if nic.role == "compute" and nic.rail == rail:
+                    ports.setdefault(nic.peer_switch, []).append((node, nic))
+        leaves = sorted(ports)
+        spines = sorted(name for name, (kind, _) in cl.switches.items() if kind == "spine")
+        if args.cas_only:
+            for leaf in leaves:
+                for node, nic in ports[leaf]:
+                    if is_up(nic) and not args.downports:  # a CA behind a down link is not discovered
+                        ctx.outln(f"CA: {node.name} {nic.name}:")
+                        ctx.outln(_link(nic.lid, 1, _trained(nic), switch_lid(cl, leaf), nic.peer_port, leaf,
+                                        _could_be(nic)))
+            return 0
+        for leaf in leaves:
+            lid = switch_lid(cl, leaf)
+            ctx.outln(f"Switch: {switch_guid(cl, leaf)} {leaf}:")
+            for node, nic in sorted(ports[leaf], key=lambda item: item[1].peer_port):
+                if args.downports and is_up(nic):
+                    continue
+                ctx.outln(_link(lid, nic.peer_port, _trained(nic), nic.lid, 1, f"{node.name} {nic.name}",
+                                _could_be(nic)))
+            if not args.downports:
+                for k, spine in enumerate(spines):
+                    ctx.outln(_link(lid, 33 + k, UPLINK, switch_lid(cl, spine), leaves.index(leaf) + 1, spine, ""))
+        if not args.downports:
+            for spine in spines:
+                lid = switch_lid(cl, spine)
+                ctx.outln(f"Switch: {switch_guid(cl, spine)} {spine}:")
+                for k, leaf in enumerate(leaves):
+                    ctx.outln(_link(lid, k + 1, UPLINK, switch_lid(cl, leaf), 33 + spines.index(spine), leaf, ""))
+        return 0
+
+
+def _fabric_cas(ctx: Context) -> tuple[NIC, list[tuple[Node, NIC]]] | None:
+    """The local active IB port and every CA port its subnet (rail) reaches."""
+    local = next((n for n in devices(ctx) if n.link_layer == "InfiniBand" and is_up(n)), None)
+    if local is None:
+        return None
+    found = [(node, nic) for node in ctx.cluster.compute_nodes for nic in node.nics
+             if nic.role == "compute" and nic.rail == local.rail and is_up(nic)]
+    return local, found
+
+
+class Ibhosts(DiagCommand):
+    name = "ibhosts"
+    summary = "show InfiniBand host (CA) nodes in the fabric"
+    section = "Fabric"
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        fabric = _fabric_cas(ctx)
+        if fabric is None:
+            raise ctx.fail(f"ibwarn: [{fake_pid(ctx, self.name)}] mad_rpc_open_port: can't open UMAD port ((null):0)\n"
+                           "/usr/sbin/ibnetdiscover: iberror: failed: discover failed", 255)
+        for node, nic in fabric[1]:
+            ctx.outln(f"Ca\t: {nic.node_guid} ports 1 \"{node.name} {nic.name}\"")
+        return 0
+
+
+class Ibswitches(DiagCommand):
+    name = "ibswitches"
+    summary = "show InfiniBand switch nodes in the fabric"
+    section = "Fabric"
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        fabric = _fabric_cas(ctx)
+        if fabric is None:
+            raise ctx.fail(f"ibwarn: [{fake_pid(ctx, self.name)}] mad_rpc_open_port: can't open UMAD port ((null):0)\n"
+                           "/usr/sbin/ibnetdiscover: iberror: failed: discover failed", 255)
+        rail = fabric[0].rail
+        cl = ctx.cluster
+        for name, (_, r) in sorted(cl.switches.items()):
+            if r in (rail, -1):
+                ctx.outln(f"Switch\t: {switch_guid(cl, name)} ports 64 \"{name}\" enhanced port 0 "
+                          f"lid {switch_lid(cl, name)} lmc 0")
+        return 0
+
+
+def commands() -> list[Command]:
+    return [Ibdiagnet(), Iblinkinfo(), Ibhosts(), Ibswitches()]

@@ -1,0 +1,563 @@
+"""Processes and memory of a host: ``ps``, ``top`` and ``free``.
+
+:func:`processes` is the one process table: system daemons, the services of
+the model, and on a node running the training job its torchrun agent, the
+eight ranks (``pt_main_thread``, pids from ``cluster.training.ranks``) and
+their DataLoader workers (``pt_data_worker``), with CPU shares from the step
+model. :func:`memory` derives the memory figures from it, so ``free``,
+``top``, ``vmstat`` and ``numactl`` agree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Callable, Generator
+from dataclasses import dataclass
+
+from ..cluster import steps
+from ..cluster.ids import rng
+from ..cluster.model import Cluster, Node
+from ..cluster.scheduler import Job
+from ..shell.hostfs import load_average
+from .base import ArgumentParser, Command, Context, Outcome
+from .builtins import boot_offset
+from .fabric import getopt_error
+from .system import EXEC
+
+SECTION = "Host"
+
+
+# -- memory ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Memory:
+    """A host's memory in KiB, as /proc/meminfo would report it now."""
+
+    total: int
+    used: int
+    free: int
+    shared: int
+    buffers: int
+    cached: int
+
+    @property
+    def buff_cache(self) -> int:
+        return self.buffers + self.cached
+
+    @property
+    def available(self) -> int:
+        return self.free + int(self.cached * 0.92) + self.buffers
+
+
+def memory(ctx: Context, node: Node, procs: list[Proc] | None = None) -> Memory:
+    """The host's memory now; ``procs`` is :func:`processes` when the caller has it already."""
+    total = node.memory_kib
+    r = rng(ctx.cluster.seed, node.name, "meminfo")
+    procs = processes(ctx, node) if procs is None else procs
+    used = 5_800_000 + sum(p.rss_kib for p in procs if p.user != "root" or p.pid < 100) + r.randrange(200_000)
+    training = any(p.comm == "pt_main_thread" for p in procs)
+    shared = (14_600_000 if training else 60_000) + r.randrange(50_000)
+    cached = (total // 5 if node.role == "compute" else total // 12) + r.randrange(10**7)
+    buffers = 1_800_000 + r.randrange(400_000)
+    free = max(0, total - used - cached - buffers)
+    return Memory(total, used, free, shared, buffers, cached)
+
+
+# -- processes --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Proc:
+    pid: int
+    ppid: int
+    user: str
+    comm: str
+    args: str
+    cpu_pct: float
+    rss_kib: int
+    vsz_kib: int
+    shr_kib: int
+    state: str
+    start_s: float             # offset from the clock's start
+    threads: int = 1
+    tty: str = "?"
+    nice: int = 0
+    #: CPU seconds used before the current %CPU began (a rank that ran, then hung).
+    cpu_before_s: float = 0.0
+    #: When the current %CPU began (None: since the start).
+    rate_since_s: float | None = None
+
+    def cpu_time_s(self, now: float) -> float:
+        since = self.start_s if self.rate_since_s is None else self.rate_since_s
+        return self.cpu_before_s + max(0.0, now - since) * self.cpu_pct / 100.0
+
+
+def running_jobs(cluster: Cluster, node: Node) -> list[Job]:
+    return [j for j in cluster.slurm.jobs if j.state == "RUNNING" and node.name in j.nodes]
+
+
+def processes(ctx: Context, node: Node) -> list[Proc]:
+    """The host's processes now: system daemons, services, and the jobs' workers."""
+    cl = ctx.cluster
+    boot = boot_offset(node)
+    r = rng(cl.seed, node.name, "procs")
+    procs = [
+        Proc(1, 0, "root", "systemd", "/sbin/init", 0.0, 13_140, 168_084, 8_400, "Ss", boot),
+        Proc(2, 0, "root", "kthreadd", "[kthreadd]", 0.0, 0, 0, 0, "S", boot),
+        Proc(3, 2, "root", "rcu_gp", "[rcu_gp]", 0.0, 0, 0, 0, "I<", boot),
+        Proc(r.randint(900, 990), 1, "root", "systemd-journal", "/lib/systemd/systemd-journald", 0.0,
+             r.randint(90_000, 160_000), 199_120, 80_000, "Ss", boot + 3.0),
+        Proc(r.randint(1000, 1090), 1, "systemd+", "systemd-resolve", "/lib/systemd/systemd-resolved", 0.0,
+             13_900, 25_532, 8_700, "Ss", boot + 4.0),
+    ]
+    for service in node.hw.services.values():
+        if not service.active or not service.main_pid:
+            continue
+        binary, cmdline = EXEC.get(service.name, (service.name, f"/usr/sbin/{service.name}"))[:2]
+        user = "nvidia-+" if service.name == "nvidia-persistenced" else "root"
+        cpu = 0.3 if service.name == "nvidia-dcgm" else 0.0
+        procs.append(Proc(service.main_pid, 1, user, binary[:15], cmdline, cpu, r.randint(8_000, 60_000),
+                          r.randint(80_000, 900_000), 6_000, "Ssl" if service.name != "ssh" else "Ss",
+                          max(boot, service.since_s)))
+    run = cl.training
+    for job in running_jobs(cl, node):
+        start = job.start_s if job.start_s is not None else 0.0
+        if run is not None and job.job_id == run.job_id:
+            procs += _training_procs(ctx, node, start)
+        else:
+            base = rng(cl.seed, node.name, "job", job.job_id).randint(100_000, 170_000)
+            procs.append(Proc(base - 4, 1, "root", "slurmstepd", f"slurmstepd: [{job.job_id}.0]", 0.0, 9_000,
+                              330_000, 7_000, "Sl", start))
+            for g in range(job.gpus_per_node):
+                procs.append(Proc(base + g * 5, base - 4, job.user, "python3", f"python3 {job.command or 'run.py'}",
+                                  round(98.0 + rng(cl.seed, node.name, "p", g).uniform(0, 4), 1), 18_000_000,
+                                  96_000_000, 1_300_000, "Rl", start + 40.0, threads=64))
+    return sorted(procs, key=lambda p: p.pid)
+
+
+def _training_procs(ctx: Context, node: Node, start: float) -> list[Proc]:
+    """torchrun, its eight ranks and their DataLoader workers on one node."""
+    cl = ctx.cluster
+    run = cl.training
+    assert run is not None
+    ranks = [rk for rk in run.ranks if rk.node == node.name]
+    if not ranks:
+        return []
+    n_i = run.nodes.index(node.name)
+    pid0 = min(rk.pid for rk in ranks)
+    agent = pid0 - 31 - n_i    # the torchrun agent pid the job log names
+    started = run.started_s + run.alloc_s
+    args = (f"/usr/bin/python3 -u train.py --config /home/alice/jobs/configs/{run.model_name}.yaml")
+    torchrun = (f"/usr/bin/python3 /usr/local/bin/torchrun --nnodes={len(run.nodes)} --nproc-per-node=8 "
+                f"--rdzv-id={run.job_id} --rdzv-backend=c10d --rdzv-endpoint={run.nodes[0]}:29500 train.py "
+                f"--config /home/alice/jobs/configs/{run.model_name}.yaml")
+    procs = [
+        Proc(agent - 6, 1, "root", "slurmstepd", f"slurmstepd: [{run.job_id}.0]", 0.0, 9_240, 331_460, 7_300, "Sl",
+             run.started_s),
+        Proc(agent, agent - 6, "alice", "torchrun", torchrun, 0.4, 412_000, 2_964_000, 160_000, "Sl", run.started_s + 2),
+    ]
+    try:
+        prof = steps.profile(cl)
+        step_s, hang_s = prof.step_s, steps.schedule(cl, prof).hang_s
+    except (ValueError, ZeroDivisionError):
+        step_s, hang_s = math.inf, None
+    hung = hang_s is not None and cl.clock.elapsed >= hang_s
+    per_worker = run.grad_accum / max(1, run.loader_workers) * run.batch_cpu_s
+    worker_pct = min(99.7, 100.0 * per_worker / step_s) if math.isfinite(step_s) and step_s > 0 else 0.0
+    if hung:
+        worker_pct = 0.0   # no step completes: the loaders' queues are full
+    for rank in ranks:
+        j = rng(cl.seed, node.name, "rank", rank.rank)
+        # Ranks busy-poll in NCCL even while they wait; a rank stuck in I/O sleeps in the kernel.
+        state, pct = "Rl", round(101.0 + j.uniform(0, 9), 1)
+        before, since = 0.0, None
+        if hung and hang_s is not None and rank.rank == run.hang_rank and run.hang_in == "io":
+            before, since = max(0.0, hang_s - started) * pct / 100.0, hang_s
+            state, pct = "Dl", 0.3
+        procs.append(Proc(rank.pid, agent, "alice", "pt_main_thread", args, pct,
+                          21_400_000 + j.randrange(2_000_000), 186_000_000 + j.randrange(4_000_000),
+                          2_100_000 + j.randrange(300_000), state, started, threads=97, cpu_before_s=before,
+                          rate_since_s=since))
+        for k in range(run.loader_workers):
+            w = rng(cl.seed, node.name, "worker", rank.rank, k)
+            pct = round(max(0.0, worker_pct * w.uniform(0.9, 1.1)), 1)
+            procs.append(Proc(worker_pid(rank.pid, rank.local_rank, run.loader_workers, k), rank.pid, "alice", "pt_data_worker", args, min(99.9, pct),
+                              3_100_000 + w.randrange(400_000), 160_000_000 + w.randrange(2_000_000),
+                              1_900_000 + w.randrange(200_000), "R" if pct > 80 else "S", started + 90.0,
+                              threads=9))
+    return procs
+
+
+def worker_pid(rank_pid: int, local_rank: int, workers: int, k: int) -> int:
+    """PID of DataLoader worker ``k`` of the rank with ``rank_pid`` (ranks' pids are 7 apart)."""
+    return rank_pid + 60 + local_rank * workers + k - local_rank * 7
+
+
+def cpu_split(ctx: Context, node: Node, sample: int, procs: list[Proc]) -> tuple[float, float, float, float]:
+    busy = sum(p.cpu_pct for p in procs) / node.cpu.count
+    r = rng(ctx.cluster.seed, node.name, "cpu", sample, int(ctx.clock.elapsed))
+    user = min(99.0, busy * 0.9 + r.uniform(0, 0.4))
+    system = min(99.0 - user, busy * 0.1 + 0.3 + r.uniform(0, 0.1))
+    iowait = 0.05 + r.uniform(0, 0.05)
+    return user, system, iowait, max(0.0, 100.0 - user - system - iowait)
+
+
+
+def human_free(kib: int) -> str:
+    """procps' human units: ``2.0Ti``, ``412Gi``, ``0B``."""
+    if kib == 0:
+        return "0B"
+    value = kib * 1024.0
+    for unit in ("B", "Ki", "Mi", "Gi", "Ti", "Pi"):
+        if value < 1024 or unit == "Pi":
+            if unit == "B":
+                return f"{int(value)}B"
+            return f"{value:.1f}{unit}" if value < 10 else f"{int(round(value))}{unit}"
+        value /= 1024
+    return f"{value:.1f}Pi"
+
+
+class Free(Command):
+    name = "free"
+    summary = "display amount of free and used memory in the system"
+    section = SECTION
+
+    def configure(self, parser: ArgumentParser) -> None:
+        parser.add_argument("-h", "--human", action="store_true", help="show human-readable output")
+        parser.add_argument("-g", "--gibi", action="store_true", help="show output in gibibytes")
+        parser.add_argument("-m", "--mebi", action="store_true", help="show output in mebibytes")
+        parser.add_argument("-k", "--kibi", action="store_true", help="show output in kibibytes")
+        parser.add_argument("-w", "--wide", action="store_true", help="wide output")
+        parser.add_argument("-t", "--total", action="store_true", help="show total for RAM + swap")
+        parser.add_argument("--help", action="help", help="display this help and exit")
+
+    add_help_flag = False
+    usage_status = 1
+
+    def usage_error(self, message: str) -> str:
+        return getopt_error(self.name, message) + "\n\nUsage:\n free [options]"
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        assert args is not None
+        m = memory(ctx, ctx.host)
+
+        def fmt(kib: int) -> str:
+            if args.human:
+                return human_free(kib)
+            if args.gibi:
+                return str(kib // 1024 // 1024)
+            if args.mebi:
+                return str(kib // 1024)
+            return str(kib)
+
+        if args.wide:
+            ctx.outln(" " * 15 + "total        used        free      shared     buffers       cache   available")
+            mem = [m.total, m.used, m.free, m.shared, m.buffers, m.cached, m.available]
+        else:
+            ctx.outln(" " * 15 + "total        used        free      shared  buff/cache   available")
+            mem = [m.total, m.used, m.free, m.shared, m.buff_cache, m.available]
+        ctx.outln(f"{'Mem:':<8}" + "".join(f"{fmt(v):>12}" for v in mem))
+        ctx.outln(f"{'Swap:':<8}" + "".join(f"{fmt(v):>12}" for v in (0, 0, 0)))
+        if args.total:
+            ctx.outln(f"{'Total:':<8}" + "".join(f"{fmt(v):>12}" for v in (m.total, m.used, m.free)))
+        return 0
+
+
+# -- top, ps ---------------------------------------------------------------------------------------
+
+
+def _scaled(kib: int, width: int) -> str:
+    """top's memory columns: KiB while it fits, then m/g/t with one decimal."""
+    text = str(kib)
+    if len(text) <= width:
+        return text
+    value = float(kib)
+    for unit in ("m", "g", "t"):
+        value /= 1024
+        text = f"{value:.1f}{unit}"
+        if len(text) <= width:
+            return text
+    return text
+
+
+def _top_time(seconds: float) -> str:
+    """``TIME+``: minutes:seconds.hundredths."""
+    hundredths = int(seconds * 100)
+    minutes, rest = divmod(hundredths, 6000)
+    return f"{minutes}:{rest // 100:02d}.{rest % 100:02d}"
+
+
+class Top(Command):
+    name = "top"
+    summary = "display Linux processes (batch mode)"
+    section = SECTION
+    notes = "Batch mode only: prints -n iterations (default 1), -d seconds apart on the simulated clock."
+
+    def configure(self, parser: ArgumentParser) -> None:
+        parser.add_argument("-b", action="store_true", help="batch mode")
+        parser.add_argument("-n", type=int, default=1, metavar="NUMBER", help="number of iterations")
+        parser.add_argument("-d", type=float, default=3.0, metavar="SECS", help="delay between updates")
+        parser.add_argument("-c", action="store_true", help="show command lines")
+        parser.add_argument("-u", metavar="USER", help="only this user's processes")
+        parser.add_argument("-p", metavar="PIDLIST", help="only these processes")
+        parser.add_argument("-o", metavar="FIELD", help="sort by field (%%CPU, %%MEM, PID, RES, TIME+)")
+        parser.add_argument("-w", type=int, nargs="?", const=512, metavar="COLS", help="output width")
+
+    usage_status = 1
+
+    def usage_error(self, message: str) -> str:
+        return f"top: {getopt_error('top', message).split(': ', 1)[1]}\nUsage:\n  top -hv | -bcEeHiOSs1 -d secs " \
+               "-n max -u|U user -p pid(s) -o field -w [cols]"
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        assert args is not None
+        if args.n < 1 or args.n > 1000 or args.d < 0:
+            raise ctx.fail("top: bad iterations argument" if args.n < 1 or args.n > 1000 else "top: bad delay interval",
+                           1)
+        return self._frames(ctx, args)
+
+    def _frames(self, ctx: Context, args: argparse.Namespace) -> Generator[float, None, int]:
+        for i in range(args.n):
+            if i:
+                yield args.d
+                ctx.outln()
+            self._frame(ctx, args)
+        return 0
+
+    def _frame(self, ctx: Context, args: argparse.Namespace) -> None:
+        node = ctx.host
+        procs = processes(ctx, node)
+        mem = memory(ctx, node, procs)
+        now = ctx.clock.elapsed
+        up = int(now - boot_offset(node))
+        days, rest = divmod(up, 86_400)
+        hours, minutes = rest // 3600, rest % 3600 // 60
+        uptxt = (f"{days} day{'s' if days != 1 else ''}, " if days else "") + \
+            (f"{hours:2d}:{minutes:02d}" if hours else f"{minutes} min")
+        one, five, fifteen = load_average(ctx.cluster, node)
+        ctx.outln(f"top - {ctx.clock.now():%H:%M:%S} up {uptxt},  1 user,  load average: {one:.2f}, {five:.2f}, "
+                  f"{fifteen:.2f}")
+        tasks = len(procs) + 640 + rng(ctx.cluster.seed, node.name, "kthreads").randrange(40)
+        running = sum(1 for p in procs if p.state.startswith("R"))
+        ctx.outln(f"Tasks: {tasks:>3} total, {running:>3} running, {tasks - running:>3} sleeping,   0 stopped,   "
+                  "0 zombie")
+        busy = sum(p.cpu_pct for p in procs) / node.cpu.count
+        us = min(99.0, busy * 0.9)
+        sy = min(99.0 - us, busy * 0.1 + 0.3)
+        wa = 0.1
+        ctx.outln(f"%Cpu(s): {us:4.1f} us, {sy:4.1f} sy,  0.0 ni, {max(0.0, 100 - us - sy - wa - 0.2):4.1f} id, "
+                  f"{wa:4.1f} wa,  0.0 hi,  0.2 si,  0.0 st")
+        mib = 1024.0
+        ctx.outln(f"MiB Mem : {mem.total / mib:8.1f} total, {mem.free / mib:8.1f} free, {mem.used / mib:8.1f} used, "
+                  f"{mem.buff_cache / mib:8.1f} buff/cache")
+        ctx.outln(f"MiB Swap: {0.0:8.1f} total, {0.0:8.1f} free, {0.0:8.1f} used. {mem.available / mib:8.1f} avail Mem ")
+        ctx.outln()
+        ctx.outln("    PID USER      PR  NI    VIRT    RES    SHR S  %CPU  %MEM     TIME+ COMMAND")
+        shown = procs
+        if args.u:
+            shown = [p for p in shown if p.user == args.u]
+        if args.p:
+            try:
+                pids = {int(x) for x in args.p.split(",")}
+            except ValueError:
+                raise ctx.fail(f"top: pid not valid: {args.p}", 1) from None
+            shown = [p for p in shown if p.pid in pids]
+        key = (args.o or "%CPU").upper()
+        sorters = {"%CPU": lambda p: p.cpu_pct, "%MEM": lambda p: p.rss_kib, "RES": lambda p: p.rss_kib,
+                   "PID": lambda p: -p.pid, "TIME+": lambda p: p.cpu_time_s(now)}
+        if key not in sorters:
+            raise ctx.fail(f"top: unrecognized field name '{args.o}'", 1)
+        shown = sorted(shown, key=lambda p: (sorters[key](p), -p.pid), reverse=True)
+        limit = 40 if not (args.u or args.p) else len(shown)
+        for p in shown[:limit]:
+            state = p.state[0]
+            cmd = p.args if args.c else p.comm
+            ctx.outln(f"{p.pid:>7} {p.user:<8} {20 + p.nice:>3} {p.nice:>3} {_scaled(p.vsz_kib, 7):>7} "
+                      f"{_scaled(p.rss_kib, 6):>6} {_scaled(p.shr_kib, 6):>6} {state} {p.cpu_pct:5.1f} "
+                      f"{100.0 * p.rss_kib / mem.total:5.1f} {_top_time(p.cpu_time_s(now)):>9} {cmd}")
+
+
+def _ps_start(ctx: Context, start_s: float) -> str:
+    when = ctx.clock.at(start_s)
+    if ctx.clock.elapsed - start_s < 86_400:
+        return when.strftime("%H:%M")
+    if when.year == ctx.clock.now().year:
+        return when.strftime("%b%d")
+    return when.strftime("%Y")
+
+
+def _ps_time(seconds: float, long: bool) -> str:
+    s = int(seconds)
+    if not long:
+        return f"{s // 60}:{s % 60:02d}"
+    days, rest = divmod(s, 86_400)
+    text = f"{rest // 3600:02d}:{rest % 3600 // 60:02d}:{rest % 60:02d}"
+    return f"{days}-{text}" if days else text
+
+
+PS_FIELDS = {
+    "pid": ("PID", ">"), "ppid": ("PPID", ">"), "user": ("USER", "<"), "comm": ("COMMAND", "<"),
+    "args": ("COMMAND", "<"), "cmd": ("CMD", "<"), "%cpu": ("%CPU", ">"), "pcpu": ("%CPU", ">"),
+    "%mem": ("%MEM", ">"), "pmem": ("%MEM", ">"), "rss": ("RSS", ">"), "vsz": ("VSZ", ">"), "stat": ("STAT", "<"),
+    "etime": ("ELAPSED", ">"), "time": ("TIME", ">"), "nlwp": ("NLWP", ">"), "tty": ("TT", "<"),
+    "lstart": ("STARTED", "<"), "start": ("STARTED", ">"),
+}
+
+
+#: procps' default column widths for -o fields.
+PS_WIDTHS = {"pid": 7, "ppid": 7, "user": 8, "comm": 15, "%cpu": 4, "pcpu": 4, "%mem": 4, "pmem": 4, "rss": 5,
+             "vsz": 6, "stat": 4, "etime": 11, "time": 8, "nlwp": 4, "tty": 8}
+
+
+class Ps(Command):
+    name = "ps"
+    summary = "report a snapshot of the current processes"
+    section = SECTION
+    parses_args = False
+    notes = "Supported: ps aux, ps -ef, ps -u USER, ps -p PID[,PID] -o FIELD[,FIELD], --sort=[-]FIELD, --no-headers."
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        words = ctx.argv[1:]
+        bsd, full, headers = False, False, True
+        fields: list[str] = []
+        pids: set[int] | None = None
+        users: set[str] | None = None
+        sort = ""
+        all_procs = False
+        i = 0
+        while i < len(words):
+            w = words[i]
+            nxt = words[i + 1] if i + 1 < len(words) else None
+            if w in ("--help", "-h"):
+                ctx.out("\nUsage:\n ps [options]\n\n Try 'ps --help <simple|list|output|threads|misc|all>'\n"
+                        "  or 'ps --help <s|l|o|t|m|a>'\n for additional help text.\n")
+                return 0
+            if w.startswith("--sort"):
+                sort = w.split("=", 1)[1] if "=" in w else (nxt or "")
+                i += 1 if "=" in w else 2
+                continue
+            if w == "--no-headers":
+                headers = False
+            elif w in ("-o", "o", "-O") or w.startswith("-o"):
+                spec = w[2:] if w.startswith("-o") and len(w) > 2 else (nxt or "")
+                if not (w.startswith("-o") and len(w) > 2):
+                    i += 1
+                fields += [f.strip().split("=")[0].lower() for f in spec.split(",") if f.strip()]
+            elif w in ("-p", "p", "--pid") or (w.startswith("-p") and w[2:].replace(",", "").isdigit()):
+                spec = w[2:] if len(w) > 2 and w.startswith("-p") else (nxt or "")
+                if not (len(w) > 2 and w.startswith("-p")):
+                    i += 1
+                try:
+                    pids = {int(x) for x in spec.replace(" ", ",").split(",") if x}
+                except ValueError:
+                    raise ctx.fail("error: process ID list syntax error\n\nUsage:\n ps [options]", 1) from None
+            elif w in ("-u", "-U", "-C", "--user"):
+                users = set((nxt or "").split(","))
+                i += 1
+            elif w in ("aux", "auxf", "auxww", "axu", "-aux", "aux"):
+                bsd, all_procs = True, True
+            elif w in ("-ef", "-e", "-A", "-eF", "-efww", "ax", "-e"):
+                all_procs = True
+                full = w in ("-ef", "-eF", "-efww")
+            elif w in ("-f",):
+                full = True
+            else:
+                raise ctx.fail("error: unsupported option (BSD syntax)\n\nUsage:\n ps [options]\n\n"
+                               " Try 'ps --help <simple|list|output|threads|misc|all>'\n"
+                               "  or 'ps --help <s|l|o|t|m|a>'\n for additional help text.", 1)
+            i += 1
+        node = ctx.host
+        procs = processes(ctx, node)
+        mem = memory(ctx, node, procs)
+        now = ctx.clock.elapsed
+        if pids is not None:
+            procs = [p for p in procs if p.pid in pids]
+        if users is not None:
+            procs = [p for p in procs if p.user in users]
+        if not all_procs and pids is None and users is None:
+            shell_pid = 4000 + int(now) % 1000
+            procs = [Proc(shell_pid, 3999, "alice", "bash", "-bash", 0.0, 5_300, 8_900, 3_500, "Ss", now - 60, tty="pts/0"),
+                     Proc(shell_pid + 1, shell_pid, "alice", "ps", "ps", 0.0, 1_600, 10_100, 1_300, "R+", now,
+                          tty="pts/0")]
+        if sort:
+            key = sort.lstrip("-+").lower()
+            getter = {"%cpu": lambda p: p.cpu_pct, "pcpu": lambda p: p.cpu_pct, "%mem": lambda p: p.rss_kib,
+                      "pmem": lambda p: p.rss_kib, "rss": lambda p: p.rss_kib, "pid": lambda p: p.pid,
+                      "vsz": lambda p: p.vsz_kib, "time": lambda p: p.cpu_time_s(now)}.get(key)
+            if getter is None:
+                raise ctx.fail("error: unknown sort specifier\n\nUsage:\n ps [options]", 1)
+            procs = sorted(procs, key=getter, reverse=sort.startswith("-"))
+        missing = pids is not None and not procs
+        pct_mem = lambda p: 100.0 * p.rss_kib / mem.total  # noqa: E731
+        if fields:
+            self._custom(ctx, procs, fields, headers, pct_mem, now)
+        elif bsd:
+            if headers:
+                ctx.outln("USER         PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND")
+            for p in procs:
+                ctx.outln(f"{p.user:<8} {p.pid:>7} {p.cpu_pct:>4.1f} {pct_mem(p):>4.1f} {p.vsz_kib:>6} {p.rss_kib:>5} "
+                          f"{p.tty:<8} {p.state:<4} {_ps_start(ctx, p.start_s):>5} "
+                          f"{_ps_time(p.cpu_time_s(now), False):>6} {p.args}")
+        elif full:
+            if headers:
+                ctx.outln("UID          PID    PPID  C STIME TTY          TIME CMD")
+            for p in procs:
+                ctx.outln(f"{p.user:<8} {p.pid:>7} {p.ppid:>7} {min(99, int(p.cpu_pct)):>2} "
+                          f"{_ps_start(ctx, p.start_s):<5} {p.tty:<8} {_ps_time(p.cpu_time_s(now), True):>8} {p.args}")
+        else:
+            if headers:
+                ctx.outln("    PID TTY          TIME CMD")
+            for p in procs:
+                ctx.outln(f"{p.pid:>7} {p.tty:<8} {_ps_time(p.cpu_time_s(now), True):>8} {p.comm}")
+        return 1 if missing else 0
+
+    def _custom(self, ctx: Context, procs: list[Proc], fields: list[str], headers: bool,
+                pct_mem: Callable[[Proc], float], now: float) -> None:
+        for f in fields:
+            if f not in PS_FIELDS:
+                raise ctx.fail(f"error: unknown user-defined format specifier \"{f}\"\n\nUsage:\n ps [options]", 1)
+
+        def value(p: Proc, f: str) -> str:
+            etime = max(0, int(now - p.start_s))
+            return {
+                "pid": str(p.pid), "ppid": str(p.ppid), "user": p.user, "comm": p.comm, "args": p.args,
+                "cmd": p.args, "%cpu": f"{p.cpu_pct:.1f}", "pcpu": f"{p.cpu_pct:.1f}", "%mem": f"{pct_mem(p):.1f}",
+                "pmem": f"{pct_mem(p):.1f}", "rss": str(p.rss_kib), "vsz": str(p.vsz_kib), "stat": p.state,
+                "etime": _ps_etime(etime), "time": _ps_time(p.cpu_time_s(now), True), "nlwp": str(p.threads),
+                "tty": p.tty, "lstart": ctx.clock.at(p.start_s).strftime("%a %b %e %H:%M:%S %Y"),
+                "start": _ps_start(ctx, p.start_s),
+            }[f]
+
+        table = [[value(p, f) for f in fields] for p in procs]
+        widths = []
+        for k, f in enumerate(fields):
+            head = PS_FIELDS[f][0]
+            widths.append(max([len(head), PS_WIDTHS.get(f, 0)] + [len(row[k]) for row in table]))
+        rows = ([[PS_FIELDS[f][0] for f in fields]] if headers else []) + table
+        for row in rows:
+            cells = []
+            for k, f in enumerate(fields):
+                last = k == len(fields) - 1
+                align = PS_FIELDS[f][1]
+                if last and align == "<":
+                    cells.append(row[k])
+                else:
+                    cells.append(f"{row[k]:{align}{widths[k]}}")
+            ctx.outln(" ".join(cells).rstrip() if fields[-1] in ("args", "cmd", "comm") else " ".join(cells))
+
+
+def _ps_etime(seconds: int) -> str:
+    days, rest = divmod(seconds, 86_400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    if days:
+        return f"{days}-{hours:02d}:{minutes:02d}:{secs:02d}"
+    if hours:
+        return f"{hours:02d}:{minutes:02d}:{secs:02d}"
+    return f"{minutes:02d}:{secs:02d}"
+
+
+def commands() -> list[Command]:
+    return [Free(), Top(), Ps()]

@@ -1,0 +1,64 @@
+"""df, mount, iostat, vmstat and lfs through the shell: sizes and load from the model."""
+
+from __future__ import annotations
+
+import re
+
+from emulator.session import Session
+
+
+def on(node: str, seed: int = 0) -> Session:
+    s = Session(seed=seed)
+    s.shell.push_host(s.cluster.nodes[node])
+    return s
+
+
+def run(s: Session, line: str) -> str:
+    out, status = s.execute(line)
+    assert status == 0, out
+    return out
+
+
+def test_df_h_shows_lustre_from_the_targets():
+    out = run(on("node01"), "df -h")
+    assert out.splitlines()[0].split() == ["Filesystem", "Size", "Used", "Avail", "Use%", "Mounted", "on"]
+    assert re.search(r"^10\.30\.0\.10@o2ib:/lustre +3\.8P +2\.\dP +1\.\dP +6\d% /lustre$", out, re.M)
+    assert re.search(r"^/dev/md0 .* /raid$", out, re.M)
+
+
+def test_mount_lustre_line():
+    out = run(on("node01"), "mount -t lustre")
+    assert out.startswith("10.30.0.10@o2ib:/lustre on /lustre type lustre (rw,checksum,flock,")
+
+
+def test_lfs_df_lists_every_target_and_summary():
+    s = on("node01")
+    out = run(s, "lfs df -h")
+    assert out.startswith("UUID                       bytes        Used   Available Use% Mounted on\n")
+    assert out.count("[OST:") == 8 and "lustre-MDT0000_UUID" in out
+    assert re.search(r"^filesystem_summary: +3\.8P ", out, re.M)
+
+
+def test_iostat_x_columns_line_up():
+    out = run(on("node01"), "iostat -x")
+    lines = out.splitlines()
+    head = next(line for line in lines if line.startswith("Device"))
+    md0 = next(line for line in lines if line.startswith("md0"))
+    assert head.endswith("aqu-sz  %util") and len(md0) == len(head)
+
+
+def test_iostat_interval_streams_reports():
+    s = on("node01")
+    run_ = s.run("iostat -x 1 3")
+    chunks = []
+    while (chunk := run_.step()) is not None:
+        chunks.append(chunk.text())
+    assert "".join(chunks).count("avg-cpu:") == 3
+
+
+def test_vmstat_header():
+    out = run(on("node01"), "vmstat")
+    assert out.splitlines()[:2] == [
+        "procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu-----",
+        " r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id wa st",
+    ]

@@ -1,0 +1,70 @@
+"""Fabric-wide scans through the shell: ibdiagnet, iblinkinfo, ibhosts, ibswitches."""
+
+from __future__ import annotations
+
+import re
+
+from emulator.cluster.faults import apply_fault
+from emulator.session import Session
+
+
+def on(node: str, *faults: tuple[str, dict[str, object]], seed: int = 0) -> Session:
+    """A sandbox session logged in to ``node`` with ``faults`` applied."""
+    s = Session(seed=seed)
+    for name, params in faults:
+        apply_fault(s.cluster, name, params)
+    s.shell.push_host(s.cluster.nodes[node])
+    return s
+
+
+def run(s: Session, line: str) -> str:
+    out, status = s.execute(line)
+    assert status == 0, out
+    return out
+
+
+def test_ibdiagnet_counts_speed_and_counter_problems():
+    s = on("node01", ("link-rate", {"node": "node03", "port": "mlx5_0"}),
+           ("symbol-errors", {"node": "node02", "port": "mlx5_0", "errors_per_s": 10}))
+    out, status = s.execute("ibdiagnet")
+    assert status == 1
+    assert "-I- Speed / Width checks      1          0          \n" in out
+    assert re.search(r"-I- Port Counters\s+[1-9]\d*\s+[1-9]", out)
+
+
+def test_ibdiagnet_healthy_fabric_is_clean():
+    out, status = on("node01").execute("ibdiagnet")
+    assert status == 0
+    assert "Discovering ... 10 nodes (2 Switches & 8 CA-s) discovered." in out or "CA-s) discovered." in out
+    assert "-I- Port Counters             0          0" in out
+
+
+def test_ibdiagnet_writes_its_log_with_the_bad_port():
+    s = on("node01", ("symbol-errors", {"node": "node03", "port": "mlx5_0", "errors_per_s": 10}))
+    s.execute("ibdiagnet")
+    log = run(s, "cat /var/tmp/ibdiagnet2/ibdiagnet2.log")
+    assert "node03/mlx5_0/P1" in log and "symbol_error_counter" in log
+    assert "lid=0x0074" in log
+
+
+def test_iblinkinfo_names_the_switch_port_and_hints_the_lost_speed():
+    s = on("node01", ("link-rate", {"node": "node03", "port": "mlx5_0"}))
+    out = run(s, "iblinkinfo")
+    assert ('           2    3[  ] ==( 4X         53.125 Gbps Active/  LinkUp)==>     116    1[  ] '
+            '"node03 mlx5_0" ( Could be 106.25 Gbps)\n') in out
+    assert out.startswith("Switch: 0x")
+    assert "leaf-r0-01:\n" in out.splitlines()[0] + "\n"
+
+
+def test_iblinkinfo_down_ports_only():
+    s = on("node01", ("port-down", {"node": "node05", "port": "mlx5_0"}))
+    out = run(s, "iblinkinfo -d")
+    assert out.splitlines()[1] == '           2    5[  ] ==(                Down/ Polling)==>             [  ] "" ( )'
+    assert "node05" not in run(s, "iblinkinfo --cas-only")
+
+
+def test_ibhosts_and_ibswitches_list_the_rail_fabric():
+    s = on("node01", ("port-down", {"node": "node05", "port": "mlx5_0"}))
+    hosts = run(s, "ibhosts")
+    assert hosts.count("Ca\t: 0x") == 7 and "node05" not in hosts
+    assert run(s, "ibswitches").splitlines()[0].startswith("Switch\t: 0x")

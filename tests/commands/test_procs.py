@@ -1,0 +1,80 @@
+"""ps, top and free through the shell: the training job's processes and the host's memory."""
+
+from __future__ import annotations
+
+import re
+
+from emulator.session import Session
+
+
+def on(node: str, seed: int = 0) -> Session:
+    s = Session(seed=seed)
+    s.shell.push_host(s.cluster.nodes[node])
+    return s
+
+
+def run(s: Session, line: str) -> str:
+    out, status = s.execute(line)
+    assert status == 0, out
+    return out
+
+
+def test_free_human_golden_header_and_units():
+    out = run(on("node01"), "free -h")
+    lines = out.splitlines()
+    assert lines[0] == "               total        used        free      shared  buff/cache   available"
+    assert re.fullmatch(r"Mem: {11}2\.0Ti +\d+Gi +1\.\dTi +\d+Gi +\d+Gi +1\.\dTi", lines[1])
+    assert lines[2] == "Swap:             0B          0B          0B"
+
+
+def test_free_agrees_with_top_memory_line():
+    s = on("node02")
+    total_kib = int(run(s, "free").splitlines()[1].split()[1])
+    top = run(s, "top -b -n 1")
+    assert f"MiB Mem : {total_kib / 1024:8.1f} total" in top
+
+
+def test_top_lists_training_ranks_first_on_a_job_node():
+    s = on("node01")
+    lines = run(s, "top -b -n 1").splitlines()
+    assert lines[0].startswith("top - 09:00:")
+    assert lines[6] == "    PID USER      PR  NI    VIRT    RES    SHR S  %CPU  %MEM     TIME+ COMMAND"
+    ranks = {r.pid for r in s.cluster.training.ranks if r.node == "node01"}
+    first = [int(line.split()[0]) for line in lines[7:15]]
+    assert set(first) == ranks
+    assert all(line.endswith(" pt_main_thread") for line in lines[7:15])
+
+
+def test_top_on_an_idle_node_has_no_python():
+    out = run(on("node08"), "top -b -n 1")
+    assert "pt_main_thread" not in out
+
+
+def test_ps_aux_shows_ranks_and_loader_workers():
+    s = on("node01")
+    out = run(s, "ps aux")
+    assert out.startswith("USER         PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND\n")
+    run_ = s.cluster.training
+    for rank in (r for r in run_.ranks if r.node == "node01"):
+        assert re.search(rf"^alice +{rank.pid} ", out, re.M)
+    assert out.count("python3 -u train.py --config") == 8 * (1 + run_.loader_workers)
+
+
+def test_ps_p_o_and_missing_pid():
+    s = on("node01")
+    pid = s.cluster.training.ranks[0].pid
+    out = run(s, f"ps -p {pid} -o pid,comm,nlwp")
+    assert out == f"    PID COMMAND         NLWP\n {pid:>6} pt_main_thread    97\n"
+    assert s.execute("ps -p 999999") == ("    PID TTY          TIME CMD\n", 1)
+
+
+def test_a_rank_stuck_in_io_sleeps_in_the_kernel():
+    from emulator.cluster.faults import apply_fault
+
+    s = Session(seed=0)
+    truth = apply_fault(s.cluster, "straggler", {"kind": "io", "rank": 10}).truth
+    run(s, f"ssh {truth['node']}")
+    out = run(s, f"ps -o pid,stat,comm -p {truth['pid']}")
+    assert out.splitlines()[1].split() == [truth["pid"], "Dl", "pt_main_thread"]
+    others = run(s, "top -b -n 1").splitlines()[7]
+    assert others.split()[7] == "R" and others.endswith("pt_main_thread")
