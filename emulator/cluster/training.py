@@ -1,6 +1,6 @@
 """The training run in the model: its configuration and its rank placement.
 
-Step times are not stored: :mod:`emulator.cluster.perf` computes them from
+Step times are not stored: :mod:`emulator.cluster.steps` computes them from
 this configuration and the hardware state, so a fault anywhere (a slow GPU, a
 degraded port, a slow input pipeline) shows in the logs, in ``py-spy`` and in
 ``timeline`` alike.

@@ -151,3 +151,13 @@ def test_py_spy_of_a_waiting_rank_matches_golden() -> None:
     r = rank(s, 2)
     out, _ = s.execute(f"ssh {r.node} py-spy dump --pid {r.pid}")
     golden("py-spy_dump_all_reduce.txt", out)
+
+
+def test_the_late_rank_and_its_slowed_gpu_agree_across_tools() -> None:
+    s = session("straggler", kind="thermal", rank=13)
+    r = rank(s, 13)
+    out, _ = s.execute("timeline --ranks")
+    late = next(line for line in out.splitlines() if line.endswith("<- late"))
+    assert late.split()[:3] == ["13", r.node, str(r.gpu)]
+    out, _ = s.execute(f"ssh {r.node} nvidia-smi -q -i {r.gpu} -d PERFORMANCE")
+    assert "Thermal Slowdown" in out and ": Active" in out
