@@ -30,14 +30,13 @@ def sel(node: Node, offset_s: float, sensor: str, name: str, event: str, directi
     node.bmc.sel.append(SelEntry(offset_s, sensor, event, direction, name))
 
 
-def end_jobs_on(cluster: Cluster, name: str, at_s: float) -> list[int]:
+def end_jobs_on(cluster: Cluster, name: str, at_s: float) -> None:
     """Kill the running jobs holding ``name`` as Slurm does on a node failure.
 
     The cluster runs with ``JobRequeue=0``: a batch job on a failed node ends
-    in NODE_FAIL rather than being requeued. Returns the job ids that ended.
+    in NODE_FAIL rather than being requeued.
     """
     slurm = cluster.slurm
-    ended = []
     for job in slurm.jobs:
         if job.state != "RUNNING" or name not in job.nodes:
             continue
@@ -47,8 +46,6 @@ def end_jobs_on(cluster: Cluster, name: str, at_s: float) -> list[int]:
         for other in job.nodes:
             state = slurm.node_state.get(other, "idle")
             slurm.node_state[other] = _RELEASED.get(state, state)
-        ended.append(job.job_id)
-    return ended
 
 
 def slurm_lost_contact(cluster: Cluster, node: Node, at_s: float) -> None:
