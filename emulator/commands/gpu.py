@@ -213,7 +213,7 @@ def _unknown(option: str) -> BadArgs:
 
 
 class _Args:
-    """A cursor over argv that understands ``-x V``, ``-xV``, ``--long=V`` and ``--long V``."""
+    """A cursor over argv that understands ``-x V``, ``--long=V`` and ``--long V``."""
 
     def __init__(self, argv: list[str]) -> None:
         self.argv = argv
@@ -227,7 +227,7 @@ class _Args:
         self.pos += 1
         return word
 
-    def value(self, option: str, inline: str | None) -> str:
+    def value(self, inline: str | None) -> str:
         if inline is not None:
             return inline
         if not self.more():
@@ -372,9 +372,9 @@ class NvidiaSmi(Command):
             elif word in ("-q", "--query", "-a"):
                 opts["query"] = True
             elif word in ("-i", "--id"):
-                opts["id"] = cur.value(word, inline)
+                opts["id"] = cur.value(inline)
             elif word in ("-d", "--display"):
-                opts["display"] = cur.value(word, inline)
+                opts["display"] = cur.value(inline)
             elif word in ("-l", "--loop"):
                 val = cur.optional_value(inline)
                 opts["loop"] = float(val) if val else 5.0
@@ -382,15 +382,15 @@ class NvidiaSmi(Command):
                 val = cur.optional_value(inline)
                 opts["loop"] = (float(val) if val else 5000.0) / 1000.0
             elif word == "--query-gpu":
-                opts["fields"] = cur.value(word, inline)
+                opts["fields"] = cur.value(inline)
             elif word == "--format":
-                opts["format"] = cur.value(word, inline)
+                opts["format"] = cur.value(inline)
             elif word == "--query-compute-apps":
-                opts["apps"] = cur.value(word, inline)
+                opts["apps"] = cur.value(inline)
             elif word in SETTERS:
                 opts["set"] = word
                 if SETTERS[word][1]:
-                    opts["set_value"] = cur.value(word, inline)
+                    opts["set_value"] = cur.value(inline)
             elif word == "--help-query-gpu":
                 ctx.out("List of valid properties to query for the switch \"--query-gpu\":\n\n"
                         + "".join(f"\"{name}\"\n" for name in sorted(nvsmi_query._FIELDS)))
@@ -564,7 +564,7 @@ class NvidiaSmi(Command):
                 raise BadArgs(f"ERROR: Option {word} is not recognized. Please run 'nvidia-smi {sub} -h'.\n")
             takes_value = key in ("id", "delay", "options", "link") or (
                 sub in ("dmon", "pmon") and key in ("select", "count"))
-            opts[key] = cur.value(word, inline) if takes_value else True
+            opts[key] = cur.value(inline) if takes_value else True
         if not ctx.host.gpus:
             ctx.out(NO_DRIVER)
             return 9
