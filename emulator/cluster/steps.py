@@ -113,12 +113,17 @@ def _misbound(cluster: Cluster, run: TrainingRun, rank: Rank) -> bool:
     return run.rank_numa[rank.rank] != node.gpus[rank.gpu].numa_node
 
 
-def loader_batch_s(cluster: Cluster, run: TrainingRun, rank: Rank | None = None) -> float:
-    """Seconds one loader worker needs to produce one micro-batch."""
+def loader_io_s(cluster: Cluster, run: TrainingRun) -> float:
+    """Seconds a loader worker spends on storage reads and opens for one micro-batch."""
     fs = cluster.storage
     miss = 1.0 - fs.client_cache_hit
     io = run.micro_batch * READS_PER_SAMPLE * miss * storage.read_latency_ms(fs) / 1000.0
-    io += OPENS_PER_BATCH * storage.metadata_latency_ms(fs) / 1000.0
+    return io + OPENS_PER_BATCH * storage.metadata_latency_ms(fs) / 1000.0
+
+
+def loader_batch_s(cluster: Cluster, run: TrainingRun, rank: Rank | None = None) -> float:
+    """Seconds one loader worker needs to produce one micro-batch (CPU work plus reads)."""
+    io = loader_io_s(cluster, run)
     cpu = run.batch_cpu_s
     if rank is not None and _misbound(cluster, run, rank):
         cpu *= NUMA_LOADER_PENALTY

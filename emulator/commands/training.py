@@ -162,11 +162,7 @@ class PySpy(Command):
         elif busy < 0.9:
             state, frames = "idle", WORKER_IDLE
         else:
-            fs = cluster.storage
-            from ..cluster import storage
-
-            io = run.micro_batch * steps.READS_PER_SAMPLE * (1 - fs.client_cache_hit) * storage.read_latency_ms(fs)
-            reading = io / 1000.0 > run.batch_cpu_s
+            reading = steps.loader_io_s(cluster, run) > run.batch_cpu_s
             state, frames = ("idle", WORKER_READ) if reading else ("active", WORKER_CPU)
         ctx.outln(f"Thread {pid} ({state}): \"MainThread\"")
         for line in _stack(frames):
