@@ -208,3 +208,17 @@ def test_fault_output_matches_golden(fault, params, line):
     if os.environ.get("REGOLD"):
         path.write_text(out)
     assert out == path.read_text()
+
+
+def test_one_incident_names_the_gpu_the_same_way_in_every_tool():
+    s, t = faulty("ecc-dbe-remap", {})
+    g, bus, uuid, serial = t["gpu"], t["bus_id"], t["uuid"], t["serial"]
+    tag = "0000:" + bus.split(":", 1)[1].lower().rsplit(".", 1)[0]
+    assert f"NVRM: GPU at PCI:{tag}: {uuid}" in run(s, "dmesg")
+    assert f"NVRM: GPU Board Serial Number: {serial}" in run(s, "dmesg")
+    assert f"GPU {g}: NVIDIA H100 80GB HBM3 (UUID: {uuid})" in run(s, "nvidia-smi -L")
+    assert run(s, f"nvidia-smi --query-gpu=pci.bus_id,serial --format=csv,noheader -i {uuid}") == f"{bus}, {serial}\n"
+    discovery = run(s, "dcgmi discovery -l")
+    block = discovery.split(f"| {g:<7}| Name:")[1].split("+--------+")[0]
+    assert f"PCI Bus ID: {bus}" in block and f"Device UUID: {uuid}" in block
+    assert f"GPU {g} has uncorrectable memory errors and row" in run(s, "dcgmi diag -r 1")
