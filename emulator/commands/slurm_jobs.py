@@ -101,8 +101,14 @@ class Request:
         self.members = members
         self.gpus = _gpus(args)
         self.time = args.time
-        if self.time is not None and sc.parse_limit(self.time) is None:
-            raise ctx.fail(f"{prog}: error: Invalid --time specification")
+        if self.time is not None:
+            limit = sc.parse_limit(self.time)
+            if limit is None:
+                raise ctx.fail(f"{prog}: error: Invalid --time specification")
+            most = sc.limit_seconds(parts[self.partition].time_limit)
+            wanted = sc.limit_seconds(limit)
+            if most is not None and wanted is not None and wanted > most:
+                raise ctx.fail(self.error("Requested time limit is invalid (missing or exceeds some limit)"))
         self.name = args.job_name
         self.account = args.account or "llm"
 

@@ -161,6 +161,9 @@ def test_srun_queues_when_no_nodes_are_free_and_errors_are_slurms():
         "srun: error: Unable to allocate resources: Invalid partition name specified\n", 1)
     assert run("srun -N 9 hostname") == (
         "srun: error: Unable to allocate resources: Requested node configuration is not available\n", 1)
+    assert run("sbatch -p debug -t 45 --wrap hostname") == (
+        "sbatch: error: Batch job submission failed: Requested time limit is invalid (missing or exceeds some "
+        "limit)\n", 1)
 
 
 def test_sbatch_reads_sbatch_lines_runs_the_script_and_the_job_shows_in_squeue():
