@@ -37,7 +37,6 @@ USAGE = """\
     dmon        Stats monitoring of GPUs
     health      Monitor the health of the system
     group       GPU group management
-    stats       Process statistics
 
  Options:
     -h  --help  Displays usage information and exits.
@@ -83,6 +82,28 @@ def discovery(node: Node) -> str:
     lines += [f"{len(switches)} NvSwitches found.", "+-----------+", "| Switch ID |", "+-----------+"]
     lines += [f"| {s:<10}|" for s in switches]
     lines.append("+-----------+")
+    return "\n".join(lines) + "\n"
+
+
+def groups(node: Node) -> str:
+    """``dcgmi group -l``: the two default groups DCGM creates, all GPUs and all NVSwitches."""
+    rule = "+-------------------+----------------------------------------------------------+"
+    lines = [rule, f"| {'GROUPS':<77}|", f"| {'2 groups found.':<77}|",
+             "+===================+==========================================================+"]
+
+    def row(left: str, text: str) -> None:
+        for i, chunk in enumerate(_wrap(text, 56) if text else [""]):
+            lines.append(f"| {left if i == 0 else '':<18}| {chunk:<57}|")
+
+    gpus = ", ".join(f"GPU {g.index}" for g in node.gpus if g.present)
+    switches = ", ".join(f"NvSwitch {8 + k}" for k in range(node.hw.nvswitches))
+    row("Groups", "")
+    for gid, name, members in ((0, "DCGM_ALL_SUPPORTED_GPUS", gpus), (1, "DCGM_ALL_SUPPORTED_NVSWITCHES", switches)):
+        row(f"-> {gid}", "")
+        row("   -> Group ID", str(gid))
+        row("   -> Group Name", name)
+        row("   -> Entities", members)
+    lines.append(rule)
     return "\n".join(lines) + "\n"
 
 
@@ -353,7 +374,7 @@ class Dcgmi(Command):
         return ["-h", "--help", "-v", "--version"]
 
     def subcommands(self) -> list[str]:
-        return ["discovery", "diag", "dmon", "health", "stats"]
+        return ["discovery", "diag", "dmon", "health", "group"]
 
     def help_text(self) -> str:
         return USAGE
@@ -367,7 +388,8 @@ class Dcgmi(Command):
             ctx.out(f"dcgmi  version: {ctx.cluster.versions.dcgm}\n")
             return 0
         sub, rest = argv[0], argv[1:]
-        handlers = {"discovery": self._discovery, "diag": self._diag, "dmon": self._dmon, "health": self._health}
+        handlers = {"discovery": self._discovery, "diag": self._diag, "dmon": self._dmon, "health": self._health,
+                    "group": self._group}
         if sub not in handlers:
             ctx.err(f"dcgmi: unrecognized subsystem '{sub}'\n{USAGE}")
             return 255
@@ -394,6 +416,14 @@ class Dcgmi(Command):
                     " Usage: dcgmi discovery -l\n")
             return 0
         ctx.out(discovery(ctx.host))
+        return 0
+
+    def _group(self, ctx: Context, argv: list[str]) -> int:
+        opts = self._opts(ctx, "group", argv, "hl", ["help", "list"])
+        if "h" in opts or "help" in opts or not ({"l", "list"} & set(opts)):
+            ctx.out(" group -- Used to create and maintain groups of GPUs.\n\n Usage: dcgmi group -l\n")
+            return 0
+        ctx.out(groups(ctx.host))
         return 0
 
     def _diag(self, ctx: Context, argv: list[str]) -> Outcome:

@@ -122,3 +122,9 @@ def test_fallen_gpu_is_missing_from_discovery():
     apply_fault(s.cluster, "xid", {"code": 79, "node": "node02", "gpu": 0})
     out, _ = s.execute("dcgmi discovery -l")
     assert out.startswith("7 GPUs found.")
+
+
+def test_group_list_shows_the_default_gpu_and_nvswitch_groups():
+    out, status = on("node01").execute("dcgmi group -l")
+    assert status == 0 and "| 2 groups found." in out
+    assert "GPU 0, GPU 1, GPU 2, GPU 3, GPU 4, GPU 5, GPU 6, GPU 7" in out and "DCGM_ALL_SUPPORTED_NVSWITCHES" in out
