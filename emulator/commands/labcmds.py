@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import textwrap
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .. import labs
 from ..errors import LabError
@@ -32,17 +32,15 @@ class Progress:
     hints: int = 0
     submissions: int = 0
     solved: bool = False
-    wrong: list[str] = field(default_factory=list)
 
 
 def progress(ctx: Context) -> Progress:
     """This session's progress in its current lab, created on first use."""
     session = ctx.session
-    lab_id = getattr(session, "lab", None) or labs.SANDBOX
-    seed = getattr(session, "seed", 0)
-    current = getattr(session, "lab_progress", None)
-    if current is None or (current.lab, current.seed) != (lab_id, seed):
-        current = Progress(lab_id, seed)
+    lab_id = session.lab or labs.SANDBOX
+    current = session.lab_progress
+    if current is None or (current.lab, current.seed) != (lab_id, session.seed):
+        current = Progress(lab_id, session.seed)
         session.lab_progress = current
     return current
 
@@ -252,7 +250,6 @@ class SubmitCommand(Command):
         verdict = labs.judge(lab, truth, finding)
         state.submissions += 1
         if not verdict.correct:
-            state.wrong = verdict.wrong_fields
             ctx.outln(f"Not yet: {len(verdict.wrong_fields)} of {len(check.fields)} parts do not match the cluster.")
             for line in verdict.lines:
                 for wrapped in [line] if line.startswith("  ") else _wrap(line):
