@@ -16,15 +16,23 @@ from .ids import rng
 from .model import Cluster
 from .nccl_debug import Proc, init_lines
 from .scheduler import compress_hostlist
-from .steps import BUCKET_BYTES, Schedule, StepProfile, previous_run, profile, profile_of, schedule
+from .steps import (
+    BUCKET_BYTES,
+    NCCL_TIMEOUT_MS,
+    TEARDOWN_S,
+    Schedule,
+    StepProfile,
+    failed_at as failed_at,  # re-exported: tools ask the job's files when the job died
+    hang_fired_s,
+    previous_run,
+    profile,
+    profile_of,
+    schedule,
+)
 from .training import TrainingRun
 
 #: Step lines kept in the log file; older ones were rotated away.
 MAX_STEP_LINES = 5000
-#: PyTorch's default ProcessGroupNCCL timeout (ms).
-NCCL_TIMEOUT_MS = 600_000
-#: How long after the watchdog fires the launcher has torn the job down, s.
-TEARDOWN_S = 31.0
 
 
 def files(cluster: Cluster) -> dict[str, Callable[[], str]]:
@@ -242,20 +250,6 @@ def previous_log(cluster: Cluster) -> str:
 
 def _procs(run: TrainingRun) -> list[Proc]:
     return [Proc(rank=r.rank, node=r.node, gpu=r.gpu, pid=r.pid) for r in run.ranks]
-
-
-def hang_fired_s(cluster: Cluster) -> float | None:
-    """When the NCCL watchdog fires for a hang (offset s), or None."""
-    run = cluster.training
-    if run is None or run.hang_s is None:
-        return None
-    return run.hang_s + NCCL_TIMEOUT_MS / 1000.0 + 0.06
-
-
-def failed_at(cluster: Cluster) -> float | None:
-    """When the launcher has torn the job down after a watchdog timeout (offset s), or None."""
-    fired = hang_fired_s(cluster)
-    return None if fired is None else fired + TEARDOWN_S
 
 
 def slurm_out(cluster: Cluster) -> str:

@@ -47,6 +47,10 @@ OPENS_PER_BATCH = 0.25
 FETCH_S = 0.0015
 #: Copy of one rank's checkpoint state to host memory before an async save, GB/s.
 SNAPSHOT_GBPS = 20.0
+#: PyTorch's default ProcessGroupNCCL timeout (ms).
+NCCL_TIMEOUT_MS = 600_000
+#: How long after the watchdog fires the launcher has torn the job down, s.
+TEARDOWN_S = 31.0
 
 
 @dataclass(frozen=True)
@@ -357,6 +361,20 @@ def schedule(cluster: Cluster, prof: StepProfile | None = None) -> Schedule:
     return replace(probe, resume_step=resume, hang_s=run.hang_s)
 
 
+def hang_fired_s(cluster: Cluster) -> float | None:
+    """When the NCCL watchdog fires for a hang (offset s), or None."""
+    run = cluster.training
+    if run is None or run.hang_s is None:
+        return None
+    return run.hang_s + NCCL_TIMEOUT_MS / 1000.0 + 0.06
+
+
+def failed_at(cluster: Cluster) -> float | None:
+    """When the launcher has torn the job down after a watchdog timeout (offset s), or None."""
+    fired = hang_fired_s(cluster)
+    return None if fired is None else fired + TEARDOWN_S
+
+
 @dataclass(frozen=True)
 class Phase:
     name: str                  # allocation, initialisation, first batch, steady state, checkpoint, hang, recovery
@@ -400,7 +418,11 @@ def phases(cluster: Cluster, until: float | None = None) -> list[Phase]:
         out.append(Phase("steady state", cursor, end, f"{sched.rate_at(sched.completed_at(end)):.2f} s/step"))
     out.sort(key=lambda p: p.start_s)
     if sched.hang_s is not None and now > sched.hang_s:
-        out.append(Phase("hang", sched.hang_s, now, f"rank {run.hang_rank} stopped"))
+        fired, down = hang_fired_s(cluster), failed_at(cluster)
+        assert fired is not None and down is not None
+        out.append(Phase("hang", sched.hang_s, min(now, fired), f"rank {run.hang_rank} stopped"))
+        if now > fired:
+            out.append(Phase("failure", fired, min(now, down), "NCCL watchdog timeout, job torn down"))
     return [p for p in out if p.end_s > p.start_s or p.name == "allocation"]
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 
 from ..cluster import steps
-from ..cluster.joblogs import config_path, failed_at
+from ..cluster.joblogs import config_path
 from ..cluster.scheduler import compress_hostlist
 from ..cluster.training import Rank, TrainingRun
 from .base import ArgumentParser, Command, Context
@@ -138,7 +138,7 @@ class PySpy(Command):
         run = ctx.cluster.training
         if run is None or pid <= 0:
             return None
-        dead = failed_at(ctx.cluster)
+        dead = steps.failed_at(ctx.cluster)
         sched = steps.schedule(ctx.cluster)
         if (dead is not None and ctx.clock.elapsed >= dead) or ctx.clock.elapsed < sched.init_s:
             return None
@@ -223,7 +223,7 @@ class Timeline(Command):
         start = phases[0].start_s
         span = max(1.0, now - start)
         marks = {"allocation": "a", "initialisation": "i", "first batch": "f", "steady state": "=",
-                 "checkpoint": "C", "hang": "X", "recovery": "r"}
+                 "checkpoint": "C", "hang": "X", "failure": "!", "recovery": "r"}
         bar = [" "] * self.WIDTH
         for ph in phases:
             lo = int((ph.start_s - start) / span * self.WIDTH)
@@ -235,7 +235,8 @@ class Timeline(Command):
                   f"step {sched.completed_at(now)}  (UTC, simulated clock)")
         ctx.outln(f"{self._hm(ctx, start):<{self.WIDTH // 2}}{self._hm(ctx, now):>{self.WIDTH // 2 + 2}}")
         ctx.outln("|" + "".join(bar) + "|")
-        ctx.outln("a allocation  i initialisation  f first batch  = steady state  C checkpoint  X hang  r recovery")
+        ctx.outln("a allocation  i initialisation  f first batch  = steady state  C checkpoint  X hang  ! failure  "
+                  "r recovery")
         ctx.outln("")
         ctx.outln(f"{'PHASE':<16}{'START':<10}{'END':<10}{'DURATION':>10}  DETAIL")
         hidden = max(0, len(phases) - 24)
