@@ -16,23 +16,24 @@ from .base import ArgumentParser, Command, Context, Outcome
 from .fabric import eui64, getopt_error, is_up, link_local
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..cluster.model import Node
+    from ..cluster.model import Cluster, Node
 
 
-def _eno1_mac(ctx: Context, node: Node) -> str:
-    r = rng(ctx.cluster.seed, node.name, "eno1")
+def _eno1_mac(cluster: Cluster, node: Node) -> str:
+    r = rng(cluster.seed, node.name, "eno1")
     low = r.getrandbits(24)
     return f"7c:c2:55:{low >> 16:02x}:{(low >> 8) & 0xFF:02x}:{low & 0xFF:02x}"
 
 
-def interfaces(ctx: Context) -> list[dict[str, object]]:
-    """The host's network interfaces in ifindex order, from the model."""
-    node = ctx.host
+def interfaces(cluster: Cluster, node: Node) -> list[dict[str, object]]:
+    """A host's network interfaces in ifindex order, from the model (for ``ip``,
+    ``ethtool`` and a /sys/class/net view): name, kind, up, mtu, mac, inet, inet6,
+    speed in Mb/s, and the NIC behind it (None for ``lo`` and ``eno1``)."""
     items: list[dict[str, object]] = [
         {"name": "lo", "kind": "loopback", "up": True, "mtu": 65536, "mac": "00:00:00:00:00:00",
          "inet": "127.0.0.1/8", "inet6": "::1/128", "speed": 0, "nic": None},
-        {"name": "eno1", "kind": "ether", "up": True, "mtu": 1500, "mac": _eno1_mac(ctx, node),
-         "inet": f"{node.mgmt_ipv4}/16", "inet6": link_local(eui64(_eno1_mac(ctx, node)), flip=False),
+        {"name": "eno1", "kind": "ether", "up": True, "mtu": 1500, "mac": _eno1_mac(cluster, node),
+         "inet": f"{node.mgmt_ipv4}/16", "inet6": link_local(eui64(_eno1_mac(cluster, node)), flip=False),
          "speed": 25000, "nic": None},
     ]
     for nic in sorted(node.nics, key=lambda n: n.pci_bus_id):
@@ -84,7 +85,7 @@ class Ip(Command):
         if rest and rest[0] == "dev":
             rest = rest[1:]
         want = rest[0] if rest else ""
-        items = interfaces(ctx)
+        items = interfaces(ctx.cluster, ctx.host)
         if want:
             items = [i for i in items if i["name"] == want]
             if not items:
@@ -112,7 +113,7 @@ class Ip(Command):
         return "<NO-CARRIER,BROADCAST,MULTICAST,UP>", "DOWN"
 
     def _show(self, ctx: Context, items: list[dict[str, object]], brief: bool, addresses: bool, family: str) -> None:
-        all_items = interfaces(ctx)
+        all_items = interfaces(ctx.cluster, ctx.host)
         for item in items:
             flags, state = self._flags(item)
             index = all_items.index(item) + 1 if item in all_items else 0
@@ -183,7 +184,7 @@ class Ethtool(Command):
 
     def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
         assert args is not None
-        item = next((i for i in interfaces(ctx) if i["name"] == args.devname), None)
+        item = next((i for i in interfaces(ctx.cluster, ctx.host) if i["name"] == args.devname), None)
         if item is None:
             raise ctx.fail(f"netlink error: no device matches name ({args.devname})\n"
                            f"netlink error: No such device", 1 if args.statistics else 75)
