@@ -243,6 +243,19 @@ def report_gpu(view: GpuView, sections: set[str] | None) -> list[str]:
         rep.kv(2, "ClusterUUID", "N/A")
         rep.head(2, "Health")
         rep.kv(3, "Bandwidth", "N/A")
+    if sections is not None and "SUPPORTED_CLOCKS" in sections:
+        rep.head(1, "Supported Clocks")
+        rep.kv(2, "Memory", f"{H100.max_mem_mhz} MHz")
+        for mhz in range(H100.max_sm_mhz, H100.idle_sm_mhz - 1, -15):
+            rep.kv(3, "Graphics", f"{mhz} MHz")
+    if sections is not None and "SUPPORTED_GPU_TARGET_TEMP" in sections:
+        rep.head(1, "Supported GPU Target Temp")
+        rep.kv(2, "GPU Target Temp Min", "N/A")
+        rep.kv(2, "GPU Target Temp Max", "N/A")
+    if sections is not None and "ACCOUNTING" in sections:
+        rep.kv(1, "Accounting Mode", "Disabled")
+        rep.kv(1, "Accounting Mode Buffer Size", 4000)
+        rep.kv(1, "Accounted Processes", "None")
     if want("PIDS"):
         procs = telemetry.processes(view.cluster, view.node, gpu)
         if not procs:

@@ -212,3 +212,9 @@ def test_changing_gpu_state_needs_root():
     assert out == ("Unable to set power limit for GPU 00000000:52:00.0: Insufficient Permissions\n"
                    "Terminating early due to previous errors.\n")
     assert s.execute("nvidia-smi -r -i 0")[1] == 4
+
+
+def test_supported_clocks_run_from_max_boost_to_idle_in_15_mhz_steps():
+    out, _ = on("node08").execute("nvidia-smi -q -d SUPPORTED_CLOCKS -i 0")
+    graphics = [int(ln.split(": ")[1].split()[0]) for ln in out.splitlines() if "Graphics" in ln]
+    assert graphics[0] == 1980 and graphics[-1] == 345 and len(graphics) == 110
