@@ -464,7 +464,8 @@ class Ps(Command):
             elif w in ("-f",):
                 full = True
             else:
-                raise ctx.fail("error: unsupported option (BSD syntax)\n\nUsage:\n ps [options]\n\n"
+                what = "unknown gnu long option" if w.startswith("--") else "unsupported option (BSD syntax)"
+                raise ctx.fail(f"error: {what}\n\nUsage:\n ps [options]\n\n"
                                " Try 'ps --help <simple|list|output|threads|misc|all>'\n"
                                "  or 'ps --help <s|l|o|t|m|a>'\n for additional help text.", 1)
             i += 1
