@@ -452,9 +452,11 @@ class Dmesg(Command):
                 "--decode", "-t", "--notime", "-L", "--color"]
 
     def execute(self, ctx: Context, args: Any) -> Outcome:
-        opts, rest = gnu_getopt(ctx, ctx.argv[1:], "hTl:HktxLw", [
+        opts, rest = gnu_getopt(ctx, ctx.argv[1:], "hTl:HktxLwcC", [
             "help", "ctime", "time-format=", "level=", "human", "kernel", "notime", "decode", "color=", "nopager",
-            "follow"])
+            "follow", "clear", "read-clear"])
+        if any(k in ("-c", "-C", "--clear", "--read-clear") for k, _ in opts):
+            raise ctx.fail("dmesg: klogctl failed: Operation not permitted\n", 1)
         if rest:
             raise ctx.fail("dmesg: bad usage\nTry 'dmesg --help' for more information.\n", 1)
         fmt, levels, decode = "raw", None, False
