@@ -51,6 +51,32 @@ SQUEUE_HEADERS = {
 }
 
 
+#: ``sinfo -O`` field names → format letters.
+SINFO_LONG_NAMES = {
+    "partition": "P", "partitionname": "R", "available": "a", "time": "l", "nodes": "D", "statecompact": "t",
+    "statelong": "T", "nodelist": "N", "nodehost": "n", "nodeaddr": "o", "nodeaiot": "F", "cpusstate": "C",
+    "reason": "E", "user": "u", "userlong": "U", "timestamp": "H", "cpus": "c", "socketcorethread": "z",
+    "memory": "m", "disk": "d", "weight": "w", "features": "f", "features_act": "b", "gres": "G",
+    "cpusload": "O", "freemem": "e",
+}
+#: ``squeue -O`` field names → format letters.
+SQUEUE_LONG_NAMES = {
+    "jobid": "i", "jobarrayid": "i", "name": "j", "username": "u", "userid": "U", "statecompact": "t",
+    "state": "T", "timeused": "M", "timelimit": "l", "timeleft": "L", "numnodes": "D", "nodelist": "N",
+    "reasonlist": "R", "reason": "r", "numcpus": "C", "partition": "P", "tres-per-node": "b",
+    "starttime": "S", "submittime": "V", "endtime": "e", "account": "a", "qos": "q", "priority": "Q",
+    "workdir": "Z", "command": "o", "batchhost": "B",
+}
+
+
+def _long_items(ctx: Context, prog: str, spec: str, names: dict[str, str]) -> list[sc.Field | str]:
+    items = sc.parse_long_format(spec, names)
+    if isinstance(items, str):
+        raise ctx.fail(f"{prog}: error: Invalid job format specification: {items}" if prog == "squeue"
+                       else f"{prog}: error: Invalid node format specification: {items}")
+    return items
+
+
 def _ctime(ctx: Context) -> str:
     return ctx.clock.now().strftime("%a %b %d %H:%M:%S %Y")
 
@@ -83,6 +109,7 @@ class Sinfo(sc.SlurmCommand):
         parser.add_argument("-n", "--nodes", action="append", metavar="NODES", help="only these nodes (hostlist)")
         parser.add_argument("-t", "--states", action="append", metavar="STATES", help="only nodes in these states")
         parser.add_argument("-o", "--format", metavar="FORMAT", help="output format (%%P %%t %%N ...)")
+        parser.add_argument("-O", "--Format", metavar="FIELDS", help="output fields by name (NodeList,StateLong:10)")
         parser.add_argument("-h", "--noheader", action="store_true", help="do not print a header line")
         parser.add_argument("-r", "--responding", action="store_true", help="only responding nodes")
         parser.add_argument("-d", "--dead", action="store_true", help="only non-responding nodes")
@@ -106,7 +133,7 @@ class Sinfo(sc.SlurmCommand):
             if args.long and key in ("reasons", "node", "default"):
                 key = {"reasons": "reasons_long", "node": "node_long", "default": "long"}[key]
             fmt = SINFO_FORMATS[key]
-        items = sc.parse_format(fmt)
+        items = _long_items(ctx, "sinfo", args.Format, SINFO_LONG_NAMES) if args.Format else sc.parse_format(fmt)
         parts = _partitions(cluster, _split(args.partition))
         wanted_nodes = None
         if args.nodes:
@@ -241,6 +268,7 @@ class Squeue(sc.SlurmCommand):
         parser.add_argument("-w", "--nodelist", action="append", metavar="NODES", help="only jobs on these nodes")
         parser.add_argument("-l", "--long", action="store_true", help="more detail (STATE, TIME_LIMIT)")
         parser.add_argument("-o", "--format", metavar="FORMAT", help="output format (%%i %%j %%T ...)")
+        parser.add_argument("-O", "--Format", metavar="FIELDS", help="output fields by name (JobID,Name:30,State)")
         parser.add_argument("-h", "--noheader", action="store_true", help="do not print a header line")
         parser.add_argument("-a", "--all", action="store_true", help="show jobs in hidden partitions")
         parser.add_argument("-r", "--array", action="store_true", help="one job array element per line")
@@ -285,7 +313,8 @@ class Squeue(sc.SlurmCommand):
             jobs = [j for j in jobs if nodes & set(j.nodes)]
         order = {s: i for i, s in enumerate(sc.JOB_ORDER)}
         jobs.sort(key=lambda j: (j.partition, order.get(j.state, 99), -sc.priority(j), j.job_id))
-        items = sc.parse_format(args.format or (SQUEUE_LONG if args.long else SQUEUE_DEFAULT))
+        items = _long_items(ctx, "squeue", args.Format, SQUEUE_LONG_NAMES) if args.Format else \
+            sc.parse_format(args.format or (SQUEUE_LONG if args.long else SQUEUE_DEFAULT))
         rows = [_job_values(cluster, j) for j in jobs]
         if args.long:
             ctx.outln(_ctime(ctx))

@@ -230,6 +230,20 @@ def parse_format(spec: str) -> list[Field | str]:
     return items
 
 
+def parse_long_format(spec: str, names: dict[str, str]) -> list[Field | str] | str:
+    """``-O jobid,name:30,state:.10`` → fields (20 wide unless sized), or the unknown name."""
+    items: list[Field | str] = []
+    for part in (p.strip() for p in spec.split(",")):
+        if not part:
+            continue
+        name, _, size = part.partition(":")
+        letter = names.get(name.lower())
+        if letter is None or (size and not size.lstrip(".").isdigit()):
+            return name
+        items.append(Field(letter, int(size.lstrip(".")) if size.lstrip(".") else 20, size.startswith(".")))
+    return items
+
+
 def cell(value: str, width: int | None, right: bool) -> str:
     if width is None:
         return value

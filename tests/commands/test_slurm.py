@@ -78,6 +78,14 @@ def test_squeue_filters_by_user_state_partition_and_node():
     assert run("squeue -h -p debug")[0] == ""
 
 
+def test_squeue_and_sinfo_long_format_fields_by_name():
+    out, _ = run("squeue -h -j 48213 -O jobid:8,name:14,state:.9")
+    assert out == "48213   llm-pretrain    RUNNING\n"
+    out, _ = run("sinfo -h -N -n node08 -O nodelist:8,statelong:6")
+    assert out == "node08  IDLE  \n"
+    assert run("squeue -O bogus") == ("squeue: error: Invalid job format specification: bogus\n", 1)
+
+
 def test_squeue_errors_use_slurms_wording():
     assert run("squeue -j 999") == ("slurm_load_jobs error: Invalid job id specified\n", 1)
     assert run("squeue -u mallory") == ("squeue: error: Invalid user: mallory\n", 1)
