@@ -1,5 +1,5 @@
 """Fabric-wide InfiniBand scans from the current host's port: ``ibdiagnet``,
-``iblinkinfo``, ``ibhosts`` and ``ibswitches``.
+``iblinkinfo``, ``ibqueryerrors``, ``ibhosts`` and ``ibswitches``.
 
 Discovery follows the rail of the local port: every compute node's port on
 that rail, its leaf switch and the spines. Ports that are down are not
@@ -360,5 +360,67 @@ class Ibswitches(DiagCommand):
         return 0
 
 
+#: ibqueryerrors' default thresholds (an error count at or below them is not reported).
+ERROR_THRESHOLDS = {
+    "SymbolErrorCounter": 10, "LinkErrorRecoveryCounter": 10, "LinkDownedCounter": 10, "PortRcvErrors": 10,
+    "PortRcvRemotePhysicalErrors": 100, "PortRcvSwitchRelayErrors": 100, "PortXmitDiscards": 100,
+    "PortXmitConstraintErrors": 100, "PortRcvConstraintErrors": 100, "LocalLinkIntegrityErrors": 10,
+    "ExcessiveBufferOverrunErrors": 10, "VL15Dropped": 100, "PortXmitWait": 0,
+}
+
+
+class Ibqueryerrors(DiagCommand):
+    name = "ibqueryerrors"
+    summary = "query and report IB port counters above their thresholds across the fabric"
+    section = "Fabric"
+    notes = ("PortXmitWait is reported too: it counts ticks a port waited to send (congestion), not errors.\n"
+             "-s NAME[,NAME] suppresses counters; -k clears the counters after reading them.")
+
+    def configure(self, parser: ArgumentParser) -> None:
+        parser.add_argument("-s", "--suppress", metavar="ERR1,ERR2", help="suppress errors listed")
+        parser.add_argument("-c", "--suppress-common", action="store_true",
+                            help="suppress some of the common counters (RcvSwRelayErrors)")
+        parser.add_argument("-k", "--clear-errors", action="store_true", help="clear error counters after read")
+        parser.add_argument("-K", "--clear-counts", action="store_true", help="clear data counters after read")
+        parser.add_argument("-C", "--Ca", metavar="CA", help="Ca name to use")
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        assert args is not None
+        cl = ctx.cluster
+        fabric = _fabric_cas(ctx)
+        if fabric is None:
+            raise ctx.fail(f"ibwarn: [{fake_pid(ctx, self.name)}] mad_rpc_open_port: can't open UMAD port ((null):0)\n"
+                           "ibqueryerrors: iberror: failed: Failed to open '(null)' port '0'", 255)
+        suppressed = {n.strip() for n in (args.suppress or "").split(",") if n.strip()}
+        if args.suppress_common:
+            suppressed.add("PortRcvSwitchRelayErrors")
+        unknown = sorted(suppressed - set(ERROR_THRESHOLDS))
+        if unknown:
+            raise ctx.fail(f"ibqueryerrors: iberror: failed: Invalid suppress error field: {unknown[0]}", 255)
+        rail_gbps = links.job_rail_gbps(cl)
+        bad = 0
+        for node, nic in fabric[1]:
+            values = links.counters(cl, node, nic, rail_gbps)
+            over = [(name, values[name]) for name, limit in ERROR_THRESHOLDS.items()
+                    if name not in suppressed and values[name] > limit]
+            if over:
+                bad += 1
+                ctx.outln(f"Errors for {nic.node_guid} \"{node.name} {nic.name}\"")
+                ctx.outln(f"   GUID {nic.port_guid} port 1: " + " ".join(f"[{k} == {v}]" for k, v in over))
+            if args.clear_errors:
+                links.reset_counters(cl, node, nic, rail_gbps)
+        leaves = {nic.peer_switch for _, nic in fabric[1]}
+        spines = [name for name, (kind, _) in cl.switches.items() if kind == "spine"]
+        nodes = len(fabric[1]) + len(leaves) + len(spines)
+        # Both ends of every CA link and of every leaf-to-spine link.
+        ports = 2 * len(fabric[1]) + 2 * len(leaves) * len(spines)
+        ctx.outln(f"## Summary: {nodes} nodes checked, {bad} bad nodes found")
+        ctx.outln(f"##          {ports} ports checked, {bad} ports have errors beyond threshold")
+        ctx.outln("## ")
+        ctx.outln("## Thresholds: ")
+        ctx.outln("## Suppressed:" + "".join(f" {n}" for n in sorted(suppressed)))
+        return 0
+
+
 def commands() -> list[Command]:
-    return [Ibdiagnet(), Iblinkinfo(), Ibhosts(), Ibswitches()]
+    return [Ibdiagnet(), Iblinkinfo(), Ibhosts(), Ibswitches(), Ibqueryerrors()]

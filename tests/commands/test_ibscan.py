@@ -68,3 +68,15 @@ def test_ibhosts_and_ibswitches_list_the_rail_fabric():
     hosts = run(s, "ibhosts")
     assert hosts.count("Ca\t: 0x") == 7 and "node05" not in hosts
     assert run(s, "ibswitches").splitlines()[0].startswith("Switch\t: 0x")
+
+
+def test_ibqueryerrors_reports_errors_and_congestion_but_not_healthy_ports():
+    s = on("node01", ("symbol-errors", {"node": "node03", "port": "mlx5_0", "errors_per_s": 10}),
+           ("congestion", {"nodes": 1}))
+    out = run(s, "ibqueryerrors")
+    assert re.search(r'^Errors for 0x[0-9a-f]{16} "node03 mlx5_0"\n   GUID 0x[0-9a-f]{16} port 1: '
+                     r"\[SymbolErrorCounter == \d+\]", out, re.M)
+    assert "PortXmitWait ==" in out
+    assert out.count("Errors for") <= 2
+    assert "## Summary: 11 nodes checked" in out
+    assert "Errors for" not in run(on("node01"), "ibqueryerrors")
