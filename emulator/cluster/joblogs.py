@@ -22,12 +22,14 @@ from .steps import (
     TEARDOWN_S,
     Schedule,
     StepProfile,
-    failed_at as failed_at,  # re-exported: tools ask the job's files when the job died
     hang_fired_s,
     previous_run,
     profile,
     profile_of,
     schedule,
+)
+from .steps import (
+    failed_at as failed_at,  # re-exported: tools ask the job's files when the job died
 )
 from .training import TrainingRun
 
@@ -347,12 +349,13 @@ def latest_checkpoint(cluster: Cluster) -> int:
     return latest
 
 
-def checkpoint_files(cluster: Cluster, keep: int = 3) -> dict[str, int]:
-    """Files of the checkpoint directory now: absolute path -> size in bytes.
+def checkpoint_files(cluster: Cluster, keep: int = 3) -> dict[str, tuple[int, float]]:
+    """Files of the checkpoint directory now: absolute path -> (size in bytes, mtime offset s).
 
     The last ``keep`` finished saves, each a ``step_NNNNNNN`` directory with
-    one ``__<rank>_0.distcp`` shard per rank and a ``.metadata`` file; a save
-    in progress shows its shards growing; a broken save lacks a shard.
+    one ``__<rank>_0.distcp`` shard per rank and a ``.metadata`` file written
+    last; a save in progress shows its shards growing; a broken save lacks a
+    shard.
     """
     run = cluster.training
     if run is None:
@@ -361,20 +364,21 @@ def checkpoint_files(cluster: Cluster, keep: int = 3) -> dict[str, int]:
     sched = schedule(cluster, prof)
     now = cluster.clock.elapsed
     shard = int(prof.checkpoint_bytes / max(1, run.world_size))
-    steps: list[tuple[int, float]] = [(sched.resume_step, 1.0)]
+    # (step, fraction written, when the writing stopped)
+    saves: list[tuple[int, float, float]] = [(sched.resume_step, 1.0, sched.started_s - 600.0)]
     for step, begin, _finish in sched.saves_between(sched.steady_s, now):
-        done = min(1.0, (now - begin) / max(1e-6, prof.checkpoint_write_s))
-        steps.append((step, done))
-    finished = [s for s in steps if s[1] >= 1.0][-keep:]
-    partial = [s for s in steps if s[1] < 1.0]
-    table: dict[str, int] = {}
-    for step, done in finished + partial:
+        write = prof.checkpoint_write_s
+        done = min(1.0, (now - begin) / max(1e-6, write))
+        saves.append((step, done, min(now, begin + write)))
+    finished = [s for s in saves if s[1] >= 1.0][-keep:]
+    partial = [s for s in saves if s[1] < 1.0]
+    table: dict[str, tuple[int, float]] = {}
+    for step, done, mtime in finished + partial:
         base = f"{run.checkpoint_dir}/step_{step:07d}"
         missing = run.broken_checkpoints.get(step)
         for r in run.ranks:
-            if r.rank == missing:
-                continue
-            table[f"{base}/__{r.rank}_0.distcp"] = int(shard * done)
+            if r.rank != missing:
+                table[f"{base}/__{r.rank}_0.distcp"] = (int(shard * done), mtime - 0.01 * (len(run.ranks) - r.rank))
         if done >= 1.0:
-            table[f"{base}/.metadata"] = 1_412_000 + 96 * len(run.ranks)
+            table[f"{base}/.metadata"] = (1_412_000 + 96 * len(run.ranks), mtime)
     return table

@@ -102,6 +102,12 @@ def _mount_job_logs(cluster: Cluster, home: Dir, lustre: Dir) -> None:
             _mount(lustre, path.removeprefix("/lustre"), node, "alice")
         elif path.startswith("/home/"):
             _mount(home, path.removeprefix("/home"), node, "alice")
+    # Checkpoint shards as they stand when the session starts (binary: sizes only).
+    from ..cluster.joblogs import checkpoint_files
+
+    for path, (size, mtime) in checkpoint_files(cluster).items():
+        shard = File("", owner="alice", group="alice", mtime=mtime, fixed_size=size)
+        _mount(lustre, path.removeprefix("/lustre"), shard, "alice")
 
 
 def _home(cluster: Cluster) -> Dir:
