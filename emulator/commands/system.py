@@ -168,7 +168,8 @@ class Systemctl(Command):
         return ["--failed", "--no-pager", "--full", "-l", "--lines", "-n", "--state", "--type"]
 
     def subcommands(self) -> list[str]:
-        return ["status", "is-active", "is-failed", "is-enabled", "list-units", "start", "stop", "restart"]
+        return ["status", "is-active", "is-failed", "is-enabled", "is-system-running", "list-units", "start",
+                "stop", "restart"]
 
     def execute(self, ctx: Context, args: Any) -> Outcome:
         opts, rest = gnu_getopt(ctx, ctx.argv[1:], "hln:t:", ["help", "failed", "no-pager", "full", "lines=",
@@ -188,10 +189,14 @@ class Systemctl(Command):
         node = ctx.host
         if verb == "list-units":
             return self._list_units(ctx, node, "--failed" in flags or ("--state", "failed") in opts)
-        if verb in ("status",):
+        if verb == "status":
             if not units:
-                raise ctx.fail("Too few arguments.\n", 1)
+                return self._system_status(ctx, node)
             return self._status(ctx, node, units, lines)
+        if verb == "is-system-running":
+            failed = any(s.sub_state == "failed" for s in node.hw.services.values())
+            ctx.outln("degraded" if failed else "running")
+            return 1 if failed else 0
         if verb in ("is-active", "is-failed", "is-enabled"):
             if not units:
                 raise ctx.fail("Too few arguments.\n", 1)
@@ -202,6 +207,26 @@ class Systemctl(Command):
             raise ctx.fail(f"Failed to {verb} {unit}: Interactive authentication required.\n"
                            f"See system logs and 'systemctl status {unit}' for details.\n", 1)
         raise ctx.fail(f"Unknown command verb {verb}.\n", 1)
+
+    def _system_status(self, ctx: Context, node: Node) -> int:
+        """``systemctl status`` with no unit: the host's overall state."""
+        failed = sum(1 for s in node.hw.services.values() if s.sub_state == "failed")
+        boot = boot_offset(node)
+        since = ctx.clock.at(boot)
+        active = sorted((s for s in node.hw.services.values() if s.active), key=lambda s: s.name)
+        units = "".join(f"             {'└' if i == len(active) - 1 else '├'}─{s.name}.service\n"
+                        for i, s in enumerate(active))
+        ctx.out(f"● {node.name}\n"
+                f"    State: {'degraded' if failed else 'running'}\n"
+                f"     Jobs: 0 queued\n"
+                f"   Failed: {failed} units\n"
+                f"    Since: {since:%a %Y-%m-%d %H:%M:%S} UTC; {relative(ctx.clock.elapsed - boot)}\n"
+                f"   CGroup: /\n"
+                f"           ├─user.slice\n"
+                f"           ├─init.scope\n"
+                f"           │ └─1 /sbin/init\n"
+                f"           └─system.slice\n" + units)
+        return 0
 
     def _status(self, ctx: Context, node: Node, units: list[str], lines: int) -> int:
         status = 0

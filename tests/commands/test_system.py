@@ -139,3 +139,12 @@ def test_journalctl_relative_times_and_boot_offsets():
     assert s.execute("journalctl -k --since '10 min ago' -p err") == ("-- No entries --\n", 0)
     out, status = s.execute("journalctl -b -1")
     assert status == 1 and out == "Data from the specified boot (-1) is not available: No such boot ID in journal\n"
+
+
+def test_a_failed_unit_degrades_the_host_state():
+    s = on("node03")
+    assert s.execute("systemctl is-system-running") == ("running\n", 0)
+    apply_fault(s.cluster, "fabricmanager-stopped", {"node": "node03"})
+    out, _ = s.execute("systemctl status")
+    assert out.startswith("● node03\n    State: degraded\n     Jobs: 0 queued\n   Failed: 1 units\n")
+    assert s.execute("systemctl is-system-running") == ("degraded\n", 1)
