@@ -37,13 +37,13 @@ RAILS = 8
 PACKET_BYTES = 4096 + 30
 
 #: Per-lane speed names by Gb/s per lane, as ``ibstatus`` and ``ibv_devinfo`` name them.
-LANE_SPEEDS = {2.5: "SDR", 10.0: "QDR", 14.0: "FDR", 25.0: "EDR", 50.0: "HDR", 100.0: "NDR", 200.0: "XDR"}
+LANE_SPEEDS = {2.5: "SDR", 5.0: "DDR", 10.0: "QDR", 14.0: "FDR", 25.0: "EDR", 50.0: "HDR", 100.0: "NDR", 200.0: "XDR"}
 
 #: ``ibv_devinfo -v`` active_speed enum by Gb/s per lane.
 SPEED_ENUM = {2.5: 1, 5.0: 2, 10.0: 4, 14.0: 16, 25.0: 32, 50.0: 64, 100.0: 128, 200.0: 256}
 
 #: ``ibv_devinfo -v`` active_width enum by width.
-WIDTH_ENUM = {"1X": 1, "4X": 2, "8X": 8, "12X": 8, "2X": 16}
+WIDTH_ENUM = {"1X": 1, "4X": 2, "8X": 4, "12X": 8, "2X": 16}
 
 
 def effective_gbps(nic: NIC) -> float:
