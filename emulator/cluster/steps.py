@@ -35,12 +35,13 @@ MICRO_BATCH_KNEE = 0.2
 #: Compute slowdown of a rank whose process runs on the other socket (remote memory, launch latency).
 NUMA_COMPUTE_PENALTY = 1.07
 NUMA_LOADER_PENALTY = 1.45
-#: DDP gradient bucket size (bytes) and the share of communication that stays exposed.
+#: DDP gradient bucket size (bytes): one all-reduce per bucket.
 BUCKET_BYTES = 25 * 2**20
+#: Share of the gradient all-reduce that stays exposed however long backward is (the last buckets).
 EXPOSED_MIN = 0.2
 #: Part of the backward pass the gradient all-reduce can hide behind.
 OVERLAP_WINDOW = 0.3
-#: Input: random reads per sample and reads/opens per micro-batch.
+#: Input: random reads per packed sample, and file opens per micro-batch.
 READS_PER_SAMPLE = 16
 OPENS_PER_BATCH = 0.25
 #: Host-to-device copy and collation per micro-batch once a batch is ready, s.
@@ -109,6 +110,7 @@ def _compute_s(cluster: Cluster, run: TrainingRun, rank: Rank) -> float:
 
 
 def _misbound(cluster: Cluster, run: TrainingRun, rank: Rank) -> bool:
+    """Whether the rank's process runs on another NUMA node than its GPU."""
     if rank.rank not in run.rank_numa:
         return False
     node = cluster.node(rank.node)
