@@ -588,6 +588,8 @@ class Rdma(Command):
     summary = "RDMA tool (iproute2): show RDMA devices and links"
     section = "Fabric"
     parses_args = False
+    description = ("rdma link [show [DEV[/PORT]]] lists each RDMA port's state, physical state and netdev (and LID\n"
+                   "on InfiniBand); rdma dev [show [DEV]] lists the devices with firmware and GUIDs.")
 
     def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
         words = [w for w in ctx.argv[1:] if w not in ("-d", "-p", "-details", "-pretty")]

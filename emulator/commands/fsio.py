@@ -355,6 +355,8 @@ class Lfs(Command):
     summary = "Lustre client utility: df, check servers"
     section = SECTION
     parses_args = False
+    description = ("lfs df [-h] [-i] [path] prints each MDT and OST of the filesystem and the summary;\n"
+                   "lfs check servers|osts|mds reports whether the client's connections are active.")
     notes = "Supported: lfs df [-h] [-i] [path], lfs check servers|osts|mds."
 
     def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:

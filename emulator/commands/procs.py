@@ -416,6 +416,9 @@ class Ps(Command):
     summary = "report a snapshot of the current processes"
     section = SECTION
     parses_args = False
+    description = ("ps takes BSD (aux), UNIX (-ef) and GNU (--sort) options, as procps does. Without options it\n"
+                   "shows this shell's processes. -o fields: pid, ppid, user, comm, args, cmd, %cpu, %mem, rss,\n"
+                   "vsz, stat, etime, time, nlwp, tty, lstart, start.")
     notes = "Supported: ps aux, ps -ef, ps -u USER, ps -p PID[,PID] -o FIELD[,FIELD], --sort=[-]FIELD, --no-headers."
 
     def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
