@@ -199,16 +199,21 @@ class NcclTest(Command):
             return 0
         return (yield from self._sweep(ctx, hosts, threads, ngpus, lo, hi, step_bytes, factor, iters, warmup,
                                        check, TYPE_NAMES.get(dtype, dtype), op_name, _int(args.root),
-                                       _int(args.agg_iters), _int(args.cudagraph)))
+                                       _int(args.agg_iters), _int(args.cudagraph), _int(args.blocking) != 0,
+                                       _int(args.parallel_init) != 0))
 
     def _sweep(self, ctx: Context, hosts: list[str], threads: int, ngpus: int, lo: int, hi: int, step_bytes: int,
                factor: int, iters: int, warmup: int, check: int, dtype: str, op_name: str, root: int,
-               agg: int, graph: int) -> Generator[float, None, int]:
+               agg: int, graph: int, blocking: bool = False, parallel: bool = False) -> Generator[float, None, int]:
         cluster = ctx.cluster
         per = threads * ngpus
         step_text = f"{factor}(factor)" if factor > 1 else f"{step_bytes}(bytes)"
         ctx.outln(f"# nThread {threads} nGpus {ngpus} minBytes {lo} maxBytes {hi} step: {step_text} warmup iters: "
                   f"{warmup} iters: {iters} agg iters: {max(1, agg)} validation: {1 if check else 0} graph: {graph}")
+        if blocking:
+            ctx.outln("# Blocking Enabled: wait for completion and barrier after each collective ")
+        if parallel:
+            ctx.outln("# Parallel Init Enabled: threads call into NcclInitRank concurrently ")
         ctx.outln("#")
         ctx.outln("# Using devices")
         procs: list[Proc] = []
@@ -234,6 +239,12 @@ class NcclTest(Command):
             bus = int(gpu.pci_bus_id.split(":")[1], 16)
             ctx.outln(f"#  Rank {p.rank:2d} Group  0 Pid {p.pid:6d} on {p.node:>10} device {p.gpu:2d} "
                       f"[0x{bus:02x}] {H100.name}")
+        # Send, receive and expected buffers (two without validation) must fit beside 1 GiB of headroom.
+        limit = (H100.memory_mib * 2**20 - 2**30) // (3 if check else 2)
+        if hi > limit:
+            hi = limit
+            ctx.outln("#")
+            ctx.outln(f"# Reducing maxBytes to {hi} due to memory limitation")
         env = dict(ctx.env)
         for line in init_lines(cluster, procs, env):
             ctx.outln(line)
