@@ -588,6 +588,7 @@ class Rdma(Command):
     summary = "RDMA tool (iproute2): show RDMA devices and links"
     section = "Fabric"
     parses_args = False
+    add_help_flag = False
     description = ("rdma link [show [DEV[/PORT]]] lists each RDMA port's state, physical state and netdev (and LID\n"
                    "on InfiniBand); rdma dev [show [DEV]] lists the devices with firmware and GUIDs.")
 

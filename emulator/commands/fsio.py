@@ -355,6 +355,7 @@ class Lfs(Command):
     summary = "Lustre client utility: df, check servers"
     section = SECTION
     parses_args = False
+    add_help_flag = False
     description = ("lfs df [-h] [-i] [path] prints each MDT and OST of the filesystem and the summary;\n"
                    "lfs check servers|osts|mds reports whether the client's connections are active.")
     notes = "Supported: lfs df [-h] [-i] [path], lfs check servers|osts|mds."

@@ -57,6 +57,7 @@ class Ip(Command):
     summary = "show network interfaces and addresses (iproute2)"
     section = "Fabric"
     parses_args = False
+    add_help_flag = False
     description = ("ip [ OPTIONS ] OBJECT [ show [ dev ] IFNAME ]: OBJECT is link (l), address (a, addr) or\n"
                    "route (r); OPTIONS are -br[ief], -4 and -6. Interface state follows the port in the model.")
     notes = "Supported: ip [-br] [-4|-6] link|addr [show [dev] IFNAME], ip route."

@@ -416,6 +416,7 @@ class Ps(Command):
     summary = "report a snapshot of the current processes"
     section = SECTION
     parses_args = False
+    add_help_flag = False
     description = ("ps takes BSD (aux), UNIX (-ef) and GNU (--sort) options, as procps does. Without options it\n"
                    "shows this shell's processes. -o fields: pid, ppid, user, comm, args, cmd, %cpu, %mem, rss,\n"
                    "vsz, stat, etime, time, nlwp, tty, lstart, start.")
