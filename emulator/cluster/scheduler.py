@@ -50,10 +50,51 @@ class Job:
     failed_node: str = ""
     #: An interactive shell (``srun --pty bash``): the job lasts while the shell is open.
     interactive: bool = False
+    #: Program names of numbered steps (``"1": "nvidia-smi"``), for sacct's JobName.
+    step_names: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.num_nodes:
             self.num_nodes = max(1, len(self.nodes))
+
+
+def job_steps(job: Job) -> list[tuple[str, str, str]]:
+    """The job's steps as sacct lists them; a batch job has .batch, .extern and .0 by default."""
+    if job.steps:
+        return job.steps
+    state = job.state
+    if state == "PENDING":
+        return []
+    if state == "RUNNING":
+        return [("batch", "RUNNING", "0:0"), ("extern", "RUNNING", "0:0"), ("0", "RUNNING", "0:0")]
+    if state in ("CANCELLED", "NODE_FAIL"):
+        return [("batch", "CANCELLED", "0:15"), ("extern", "COMPLETED", "0:0"), ("0", "CANCELLED", "0:15")]
+    return [("batch", state, job.exit_code), ("extern", "COMPLETED", "0:0"), ("0", state, job.exit_code)]
+
+
+def add_step(job: Job, program: str, state: str, exit_code: str) -> str:
+    """Record one more ``srun`` step inside the allocation; returns its number."""
+    steps = job_steps(job)
+    number = str(1 + max((int(s[0]) for s in steps if s[0].isdigit()), default=-1))
+    job.steps = steps + [(number, state, exit_code)]
+    job.step_names[number] = program
+    return number
+
+
+def close_steps(job: Job) -> None:
+    """When the job ends, steps still running end with it (killed unless the job completed)."""
+    killed = job.state in ("CANCELLED", "NODE_FAIL", "TIMEOUT")
+    closed = []
+    for name, state, code in job_steps(job) if job.steps else []:
+        if state == "RUNNING":
+            if name == "extern":
+                state, code = "COMPLETED", "0:0"
+            elif killed:
+                state, code = "CANCELLED", "0:15"
+            else:
+                state, code = job.state, job.exit_code
+        closed.append((name, state, code))
+    job.steps = closed
 
 
 @dataclass

@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from ..cluster.model import Cluster
-from ..cluster.scheduler import Job, compress_hostlist, expand_hostlist
+from ..cluster.scheduler import Job, compress_hostlist, expand_hostlist, job_steps
 from . import slurm_common as sc
 from .base import Context, Outcome
 
@@ -64,7 +64,7 @@ class Row:
 def _step_name(job: Job, step: str) -> str:
     if step in ("batch", "extern"):
         return step
-    return "python" if job.is_training else job.name
+    return job.step_names.get(step) or ("python" if job.is_training else job.name)
 
 
 def _job_id(r: Row) -> str:
@@ -189,7 +189,7 @@ class Sacct(sc.SlurmCommand):
         for job in sorted(jobs, key=lambda j: (j.submit_s, j.job_id)):
             rows.append(Row(cluster, job, None))
             if not args.allocations:
-                rows += [Row(cluster, job, step) for step in _steps(job)]
+                rows += [Row(cluster, job, step) for step in job_steps(job)]
         sep = "|" if args.parsable or args.parsable2 else None
         if not args.noheader:
             headers = [c[0] for c in columns]
@@ -227,21 +227,6 @@ def _columns(ctx: Context, spec: str) -> list[tuple[str, int, bool, Callable[[Ro
             size, left = abs(int(width)), int(width) < 0 or left
         columns.append((header, size, left, get))
     return columns
-
-
-def _steps(job: Job) -> list[tuple[str, str, str]]:
-    if job.steps:
-        return job.steps
-    state = job.state
-    if state == "PENDING":
-        return []
-    if state == "RUNNING":
-        return [("batch", "RUNNING", "0:0"), ("extern", "RUNNING", "0:0"), ("0", "RUNNING", "0:0")]
-    if state == "CANCELLED":
-        return [("batch", "CANCELLED", "0:15"), ("extern", "COMPLETED", "0:0"), ("0", "CANCELLED", "0:15")]
-    if state == "FAILED":
-        return [("batch", "FAILED", job.exit_code), ("extern", "COMPLETED", "0:0"), ("0", "FAILED", job.exit_code)]
-    return [("batch", state, job.exit_code), ("extern", "COMPLETED", "0:0"), ("0", state, job.exit_code)]
 
 
 def _select(ctx: Context, args: argparse.Namespace) -> list[Job]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..cluster.model import Cluster
-from ..cluster.scheduler import Job
+from ..cluster.scheduler import Job, close_steps
 from .base import Command
 
 #: Accounts of the cluster's users: name → uid (the group has the same id).
@@ -282,6 +282,7 @@ def finish_job(cluster: Cluster, job: Job, status: int, at: float | None = None)
     job.state = "COMPLETED" if status == 0 else "FAILED"
     job.exit_code = f"{status}:0"
     job.end_s = cluster.clock.elapsed + 1.0 if at is None else at
+    close_steps(job)
     for n in job.nodes:
         state = cluster.slurm.node_state.get(n)
         if state == "alloc" and not any(o.state == "RUNNING" and n in o.nodes for o in cluster.slurm.jobs):
@@ -295,7 +296,6 @@ def end_closed_shells(ctx: Any) -> None:
     open_hosts = {frame.host.name for frame in getattr(ctx.shell, "frames", [])}
     for job in ctx.cluster.slurm.jobs:
         if job.interactive and job.state == "RUNNING" and job.nodes[0] not in open_hosts:
-            job.steps = [("extern", "COMPLETED", "0:0"), ("0", "COMPLETED", "0:0")]
             finish_job(ctx.cluster, job, 0, ctx.clock.elapsed)
 
 

@@ -23,7 +23,7 @@ from collections.abc import Generator
 from typing import Any
 
 from ..cluster.model import Cluster
-from ..cluster.scheduler import Job, compress_hostlist, expand_hostlist
+from ..cluster.scheduler import Job, add_step, close_steps, compress_hostlist, expand_hostlist
 from ..vfs import FsError
 from . import slurm_common as sc
 from .base import Context, Outcome
@@ -224,13 +224,15 @@ class Srun(sc.SlurmCommand):
             count = int(args.nodes) if args.nodes and str(args.nodes).isdigit() else len(nodes)
             nodes = nodes[:max(1, count)]
             ntasks = args.ntasks or len(nodes) * (args.ntasks_per_node or 1)
-            return _run_tasks(ctx, job, nodes, min(ntasks, MAX_TASKS), args)
+            status = _run_tasks(ctx, job, nodes, min(ntasks, MAX_TASKS), args)
+            add_step(job, posixpath.basename(args.command[0]), "COMPLETED" if status == 0 else "FAILED",
+                     f"{status}:0")
+            return status
         req = Request(ctx, "srun", args)
         name = args.job_name or posixpath.basename(args.command[0])
         chosen = req.pick(cluster)
         if chosen is not None:
             job = _new_job(ctx, req, name, "PENDING", args.command[0])
-            job.steps = []
             _start(cluster, job, chosen)
             if args.pty and posixpath.basename(args.command[0]) in SHELLS:
                 return _shell(ctx, job)
@@ -246,7 +248,8 @@ class Srun(sc.SlurmCommand):
 def _shell(ctx: Context, job: Job) -> int:
     """``srun --pty bash``: a login shell on the first node; the job lasts until it exits."""
     job.interactive = True
-    job.steps = [("extern", "RUNNING", "0:0"), ("0", "RUNNING", "0:0")]
+    job.steps = [("extern", "RUNNING", "0:0")]
+    add_step(job, job.name, "RUNNING", "0:0")
     ctx.shell.push_host(ctx.cluster.nodes[job.nodes[0]])
     return 0
 
@@ -260,7 +263,8 @@ def _expand(ctx: Context, expr: str) -> list[str]:
 
 def _interactive(ctx: Context, job: Job, req: Request, args: argparse.Namespace) -> int:
     status = _run_tasks(ctx, job, job.nodes, req.ntasks, args)
-    job.steps = [("extern", "COMPLETED", "0:0"), ("0", "COMPLETED" if status == 0 else "FAILED", f"{status}:0")]
+    job.steps = [("extern", "COMPLETED", "0:0")]
+    add_step(job, posixpath.basename(args.command[0]), "COMPLETED" if status == 0 else "FAILED", f"{status}:0")
     sc.finish_job(ctx.cluster, job, status)
     return status
 
@@ -363,6 +367,7 @@ class Sbatch(sc.SlurmCommand):
             chosen = req.pick(cluster)
             if chosen is not None:
                 _start(cluster, job, chosen)
+                job.steps = [("batch", "RUNNING", "0:0"), ("extern", "RUNNING", "0:0")]
                 self._run_script(ctx, job, text)
         ctx.outln(str(job.job_id) if merged.parsable else f"Submitted batch job {job.job_id}")
         return 0
@@ -478,6 +483,7 @@ class Scancel(sc.SlurmCommand):
             was_running = job.state == "RUNNING"
             job.state, job.end_s, job.reason = "CANCELLED", ctx.clock.elapsed, "None"
             job.cancelled_by = sc.UIDS.get(me, 1000)
+            close_steps(job)
             if was_running:
                 job.exit_code = "0:15"
                 for n in job.nodes:

@@ -162,6 +162,18 @@ def test_srun_pty_bash_opens_a_shell_on_the_node_for_the_life_of_the_job():
     assert s.execute("sinfo -h -n node07 -p gpu -o %t")[0] == "idle\n"
 
 
+def test_srun_in_an_allocation_adds_a_numbered_step_that_sacct_lists():
+    s = Session()
+    s.execute("srun --jobid 48213 -N1 nvidia-smi -L")
+    out, _ = s.execute("sacct -n -j 48213 -o JobID,JobName,State")
+    assert out.splitlines()[-1].split() == ["48213.1", "nvidia-smi", "COMPLETED"]
+    s.execute("scancel 48213")
+    out, _ = s.execute("sacct -n -j 48213 -o JobID,State")
+    assert [line.split() for line in out.splitlines()] == [
+        ["48213", "CANCELLED+"], ["48213.batch", "CANCELLED"], ["48213.extern", "COMPLETED"],
+        ["48213.0", "CANCELLED"], ["48213.1", "COMPLETED"]]
+
+
 def test_srun_queues_when_no_nodes_are_free_and_errors_are_slurms():
     out, status = run("srun -N 8 hostname")
     assert out.startswith("srun: job 48218 queued and waiting for resources\n") and status == 1
