@@ -2,8 +2,10 @@
 
 The parallel filesystem has finite aggregate bandwidth and a metadata
 service; the training run's input reads and checkpoint writes draw on it, and
-other tenants' load (a fault) competes with them. :mod:`perf` turns this into
-read latency, checkpoint write time and input wait.
+other tenants' load (a fault) competes with them. The functions at the end
+turn this into read throughput and latency, metadata latency and checkpoint
+write bandwidth; :mod:`emulator.cluster.steps` turns those into input wait
+and checkpoint stalls.
 """
 
 from __future__ import annotations
