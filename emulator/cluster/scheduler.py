@@ -148,7 +148,7 @@ def compress_hostlist(names: list[str]) -> str:
             continue
         ranges: list[str] = []
         start = prev = nums[0]
-        for n in nums[1:] + [None]:  # type: ignore[list-item]
+        for n in [*nums[1:], None]:
             if n is not None and n == prev + 1:
                 prev = n
                 continue
