@@ -166,6 +166,21 @@ def nvlink_errors(cluster: Cluster, link: NVLink, at: float | None = None) -> tu
             link.crc_flit_errors + int(link.crc_rate_per_s * t))
 
 
+#: Share of an NVLink's line rate a data-parallel training step keeps busy on average.
+NVLINK_DUTY = 0.31
+
+
+def nvlink_traffic_kib(cluster: Cluster, node: Node, gpu: GPU, link: NVLink) -> tuple[int, int]:
+    """(tx, rx) KiB a link has carried since boot: a seeded history plus the running job's share."""
+    base = rng(cluster.seed, node.name, "gpu", gpu.index, "nvlink", link.index).randrange(10**9, 4 * 10**9)
+    carried = 0.0
+    run = cluster.training
+    if link.up and run is not None and processes(cluster, node, gpu):
+        busy_s = max(0.0, cluster.clock.elapsed - run.started_s)
+        carried = link.speed_gbps * 1e9 * NVLINK_DUTY * busy_s / 1024
+    return base + link.tx_bytes // 1024 + int(carried), base + link.rx_bytes // 1024 + int(carried * 0.998)
+
+
 def violation_s(cluster: Cluster, gpu: GPU, reason: str, at: float | None = None) -> float:
     """Seconds ``reason`` has held the clocks down (DCGM's violation counters).
 

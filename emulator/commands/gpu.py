@@ -140,6 +140,10 @@ NVLINK_HELP = """\
     [-s | --status]: Display link state (active/inactive).
     [-c | --capabilities]: Display link capabilities.
     [-e | --errorcounters]: Display error counters for links.
+    [-gt | --getthroughput]: Display link throughput counters for specified type
+                             Type can be one of the following:
+                                  d - Data throughput in KiB
+                                  r - Raw throughput in KiB
 """
 
 DMON_HELP = """\
@@ -559,10 +563,10 @@ class NvidiaSmi(Command):
                    "--status": "select", "--select": "select", "-e": "errors", "--errorcounters": "errors",
                    "-c": "count", "--count": "count", "--capabilities": "caps", "-d": "delay",
                    "--delay": "delay", "-o": "options", "--options": "options", "-l": "link",
-                   "--link": "link"}.get(word)
+                   "--link": "link", "-gt": "throughput", "--getthroughput": "throughput"}.get(word)
             if key is None:
                 raise BadArgs(f"ERROR: Option {word} is not recognized. Please run 'nvidia-smi {sub} -h'.\n")
-            takes_value = key in ("id", "delay", "options", "link") or (
+            takes_value = key in ("id", "delay", "options", "link", "throughput") or (
                 sub in ("dmon", "pmon") and key in ("select", "count"))
             opts[key] = cur.value(inline) if takes_value else True
         if not ctx.host.gpus:
@@ -598,17 +602,22 @@ class NvidiaSmi(Command):
 
     def _nvlink(self, ctx: Context, gpus: list[GPU], opts: dict[str, Any]) -> int:
         mode = "errors" if opts.get("errors") else "caps" if opts.get("caps") or opts.get("count") else (
-            "status" if opts.get("select") else "")
+            "status" if opts.get("select") else "throughput" if "throughput" in opts else "")
         if not mode:
             ctx.out(NVLINK_HELP)
             return 0
-        render = {"status": nvsmi_topo.nvlink_status, "errors": nvsmi_topo.nvlink_errors,
-                  "caps": nvsmi_topo.nvlink_capabilities}[mode]
+        if mode == "throughput" and str(opts["throughput"]).lower() not in ("d", "r"):
+            raise BadArgs(f"Invalid throughput type: {opts['throughput']}. Please run 'nvidia-smi nvlink -h'.\n")
         for gpu in gpus:
             if not gpu.present:
                 ctx.out(lost_gpu_message(gpu))
                 return 15
-            lines = render(ctx.cluster, gpu)
+            if mode == "throughput":
+                lines = nvsmi_topo.nvlink_throughput(ctx.cluster, ctx.host, gpu)
+            else:
+                render = {"status": nvsmi_topo.nvlink_status, "errors": nvsmi_topo.nvlink_errors,
+                          "caps": nvsmi_topo.nvlink_capabilities}[mode]
+                lines = render(ctx.cluster, gpu)
             if "link" in opts:
                 link = str(opts["link"])
                 lines = [lines[0]] + [ln for ln in lines[1:] if ln.startswith(f"\t Link {link}:")

@@ -89,6 +89,16 @@ def nvlink_errors(cluster: Cluster, gpu: GPU) -> list[str]:
     return lines
 
 
+def nvlink_throughput(cluster: Cluster, node: Node, gpu: GPU) -> list[str]:
+    """``nvlink -gt d``: data KiB each link has sent and received."""
+    lines = [gpu_title(gpu)]
+    for link in gpu.nvlinks:
+        tx, rx = telemetry.nvlink_traffic_kib(cluster, node, gpu, link)
+        lines.append(f"\t Link {link.index}: Data Tx: {tx} KiB")
+        lines.append(f"\t Link {link.index}: Data Rx: {rx} KiB")
+    return lines
+
+
 def nvlink_capabilities(cluster: Cluster, gpu: GPU) -> list[str]:
     lines = [gpu_title(gpu)]
     for link in gpu.nvlinks:

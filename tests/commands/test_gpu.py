@@ -218,3 +218,13 @@ def test_supported_clocks_run_from_max_boost_to_idle_in_15_mhz_steps():
     out, _ = on("node08").execute("nvidia-smi -q -d SUPPORTED_CLOCKS -i 0")
     graphics = [int(ln.split(": ")[1].split()[0]) for ln in out.splitlines() if "Graphics" in ln]
     assert graphics[0] == 1980 and graphics[-1] == 345 and len(graphics) == 110
+
+
+def test_nvlink_data_counters_grow_only_while_the_job_runs():
+    def tx(s: Session) -> int:
+        out, _ = s.execute("nvidia-smi nvlink -gt d -i 0 -l 0")
+        return int(out.splitlines()[1].split("Data Tx: ")[1].split()[0])
+
+    busy, idle = on("node01"), on("node08")
+    b0, i0 = tx(busy), tx(idle)
+    assert tx(busy) > b0 and tx(idle) == i0
