@@ -115,6 +115,8 @@ class Cluster:
     #: Leaf uplink oversubscription (downlink : uplink bandwidth), 1.0 = non-blocking.
     oversubscription: float = 1.0
     domain: str = "cluster.internal"
+    #: Raw counter values of switch ports at their last reset ("leaf-r0-01:33" → counters).
+    switch_counter_baseline: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def node(self, name: str) -> Node | None:
         """Look up a host by name, short or fully qualified, or by its BMC name."""
