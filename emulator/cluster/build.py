@@ -153,7 +153,7 @@ def _login_hardware(node: Node, seed: int) -> Hardware:
     hw.disks = [BlockDevice("nvme0n1", "SAMSUNG MZ1L21T9HCLS-00A07", 1_920_383_410_176, "/", 0)]
     hw.services = {"sshd": Service("ssh", "OpenBSD Secure Shell server", main_pid=1187),
                    "slurmctld": Service("slurmctld", "Slurm controller daemon", main_pid=2210)}
-    hw.kernel_log = [KernelEvent(0.0, f"Linux version {catalog.VERSIONS.kernel} (buildd@lcy02-amd64-047) "
+    hw.kernel_log = [KernelEvent(node.health.boots[-1].offset_s, f"Linux version {catalog.VERSIONS.kernel} (buildd@lcy02-amd64-047) "
                                       f"(gcc (Ubuntu 11.4.0-1ubuntu1~22.04) 11.4.0, GNU ld (GNU Binutils for Ubuntu) 2.38) "
                                       f"{catalog.VERSIONS.kernel_build}")]
     hw.nics = [NIC(name="mlx5_0", role="storage", pci_bus_id="0000:31:00.0", netdev="enp49s0f0np0", numa_node=0,
