@@ -186,3 +186,12 @@ def test_tab_completes_paths(line):
     type_at(line, "ls /et")
     line.keyboard.press("Tab")
     line.wait_for_function(f"() => document.querySelector('{INPUT}').value === 'ls /etc/'")
+
+
+def test_ctrl_c_with_text_selected_copies_instead_of_clearing(line):
+    line.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    type_at(line, "echo copied")
+    line.eval_on_selector(INPUT, "el => el.setSelectionRange(5, 11)")
+    line.keyboard.press("Control+c")
+    assert caret(line)[0] == "echo copied"
+    assert line.evaluate("navigator.clipboard.readText()") == "copied"

@@ -27,6 +27,42 @@ def test_history_and_session_state_survive_a_reload(page, site):
     assert saved["schema"] == 1
 
 
+def test_lab_progress_survives_a_reload(page, site):
+    open_lab_page(page, site.url)
+    run(page, "hint")
+    page.wait_for_timeout(300)  # the snapshot is saved after the command
+    page.reload()
+    page.click(INPUT)
+    wait_ready(page)
+    assert "1 of 4 hints used" in run(page, "lab")
+
+
+def test_the_scrollback_is_bounded(page, site):
+    open_lab_page(page, site.url)
+    run(page, "seq 1 60000")
+    kept = len(page.text_content(OUTPUT))
+    assert 150_000 < kept <= 200_000
+    assert output(page).endswith("59999\n60000\n")
+
+
+def test_a_command_that_never_stops_is_recovered_by_restarting_the_runtime(page, site):
+    open_lab_page(page, site.url)
+    run(page, "cd /tmp")
+    page.fill(INPUT, "watch -n 1 hostname")
+    page.press(INPUT, "Enter")
+    page.wait_for_function(f"() => document.querySelector('{OUTPUT}').textContent.includes('Every 1.0s')")
+    # Freeze the worker, as a command stuck inside Python would.
+    worker = next(w for w in page.workers if w.url.endswith("/terminal/worker.js"))
+    worker.evaluate("() => { setTimeout(() => { const end = Date.now() + 60000; while (Date.now() < end); }, 0); }")
+    page.wait_for_timeout(200)
+    page.press(INPUT, "Control+c")
+    page.wait_for_function(f"() => document.querySelector('{OUTPUT}').textContent.includes('did not stop')",
+                           timeout=10000)
+    wait_ready(page)
+    assert page.text_content(PROMPT) == "alice@login01:/tmp$ "
+    assert run(page, "echo back").endswith("back\n")
+
+
 def test_unreadable_storage_starts_fresh_with_a_notice(page, site):
     page.goto(site.url + LAB_PAGE)
     page.evaluate(f"localStorage.setItem('{STORAGE_KEY}', '{{not json')")
