@@ -534,6 +534,8 @@ ALTERNATES = {"gpu": ("bus_id", "uuid", "serial"), "port": ("netdev", "guid", "l
 
 def _names_same_thing(name: str, value: str, truth: dict[str, str]) -> bool:
     v = value.strip().lower()
+    if str(truth.get(name, "")).lower() == "all":
+        return False
     for key in ALTERNATES.get(name, ()):
         other = str(truth.get(key, "")).lower()
         if not other:

@@ -168,6 +168,14 @@ def test_a_gpu_may_be_named_by_index_bus_id_or_uuid(gpu):
     assert labs.judge(lab, truth, {"node": "node3", "gpu": gpu}).correct
 
 
+def test_one_gpus_bus_id_does_not_answer_for_all_gpus_of_a_node():
+    lab = parse(check__fields=["node", "gpu"], check__wrong={}, check__causes={}, check__feedback=[],
+                solution__0__run=["ibstat"], solution__0__evidence=[])
+    truth = {"node": "node03", "gpu": "all", "bus_id": "00000000:1B:00.0"}
+    assert not labs.judge(lab, truth, {"node": "node03", "gpu": "1b:00.0"}).correct
+    assert labs.judge(lab, truth, {"node": "node03", "gpu": "ALL"}).correct
+
+
 def test_a_port_may_be_named_by_netdev_guid_or_lid():
     lab = parse()
     truth = {"node": "node03", "port": "mlx5_3", "netdev": "ibp94s0", "guid": "0xa088c2030063b2a1", "lid": "111",
