@@ -218,14 +218,14 @@ class Ls(Intermixed):
 def _coreutils_error(name: str, message: str) -> str:
     """argparse's complaint reworded as coreutils prints it."""
     if message.startswith("unrecognized arguments:"):
-        bad = message.split(":", 1)[1].strip().split()[0]
+        bad = message.split(":", 1)[1].strip().split(" ")[0]
         if not bad.startswith("-") or bad == "-":
             text = f"extra operand ‘{bad}’"
         elif bad.startswith("--"):
             text = f"unrecognized option '{bad}'"
         else:
             text = f"invalid option -- '{bad.lstrip('-')[:1]}'"
-    elif "expected one argument" in message:
+    elif "expected one argument" in message and len(message.split()) > 1:
         flag = message.split()[1].split("/")[0]
         text = f"option requires an argument -- '{flag.lstrip('-')[:1]}'"
     else:

@@ -680,6 +680,7 @@ class Uniq(Intermixed):
         parser.add_argument("-u", "--unique", action="store_true", help="only print unique lines")
         parser.add_argument("-i", "--ignore-case", action="store_true", help="ignore differences in case when comparing")
         parser.add_argument("input", nargs="?", default="-", metavar="INPUT", help="input file (- or none: stdin)")
+        parser.add_argument("output", nargs="?", metavar="OUTPUT", help="output file (none: stdout)")
 
     def usage_error(self, message: str) -> str:
         return _coreutils_error(self.name, message)
@@ -702,6 +703,12 @@ class Uniq(Intermixed):
             if args.repeated and len(group) < 2 or args.unique and len(group) > 1:
                 continue
             out.append(f"{len(group):7d} {group[0]}" if args.count else group[0])
+        if args.output:
+            try:
+                ctx.fs.write(args.output, join_lines(out))
+            except FsError as exc:
+                raise ctx.fail(exc.message("uniq"), 1) from None
+            return 0
         ctx.out(join_lines(out))
         return 0
 

@@ -38,7 +38,7 @@ USAGE_PHRASES = ("unrecognized arguments", "invalid choice", "expected one argum
 NAMES = sorted(registry.table())
 WORDS = ["node01", "node02", "node99", "login01", "node01-bmc", "mlx5_0", "mlx5_3", "/tmp", "/etc/hosts", "/proc/cpuinfo",
          "/lustre/jobs/llm-pretrain/train.log", "~", ".", "..", "/nope", "-1", "0", "1", "7", "65536", "99999999999",
-         "x", "-", "--", "all", "0,1", "GPU-0", "1.5", "''", '""', "*", "/sys/class/infiniband/*"]
+         "x", "-", "--", "all", "0,1", "GPU-0", "1.5", "''", '""', "", " ", "*", "/sys/class/infiniband/*"]
 SHELL_BITS = [" ", " ", " ", "|", "||", "&&", ";", "&", ">", ">>", "<", "2>&1", "2>/dev/null", "$", "$?", "${X}",
               "$(", ")", "(", "`", "'", '"', "\\", "#", "*", "?", "[", "]", "{", "}", "{1..3}", "=", "~", "!",
               "\n", "for i in 1 2; do ", "; done", "if true; then ", "; fi", "while false; do ", "$((", "))"]
