@@ -224,3 +224,117 @@ def ber_text(value: float) -> str:
         return "15E-255"
     mantissa, exponent = f"{value:.0e}".split("e")
     return f"{mantissa}E{int(exponent)}"
+
+
+# -- switch ports ------------------------------------------------------------------------------
+#
+# Leaf ports 1-32 face the nodes' rail ports (NIC.peer_switch/peer_port); ports 33 and up are
+# the leaf's uplinks, one per spine. A spine's port k faces leaf k (in name order). Switch
+# port counters are computed from the ports they face, so one cable reads alike at both ends.
+
+#: Ports of a leaf that face the nodes; uplinks start after them.
+DOWNLINKS = 32
+#: Ports of every switch.
+SWITCH_PORTS = 64
+
+
+def switch_lid(cluster: Cluster, name: str) -> int:
+    """Switches take the LIDs after the subnet manager's (2, 3, ...), in name order."""
+    return 2 + sorted(cluster.switches).index(name)
+
+
+def switch_by_lid(cluster: Cluster, lid: int) -> str | None:
+    names = sorted(cluster.switches)
+    return names[lid - 2] if 2 <= lid < 2 + len(names) else None
+
+
+def switch_guid(cluster: Cluster, name: str) -> str:
+    from .ids import rng
+
+    return f"0x{0xFC6A1C:06x}0300{rng(cluster.seed, 'switch', name).getrandbits(24):06x}"
+
+
+def _facing(cluster: Cluster, leaf: str) -> list[tuple[Node, NIC]]:
+    """The compute ports cabled to ``leaf``."""
+    kind, rail = cluster.switches.get(leaf, ("", -1))
+    if kind != "leaf":
+        return []
+    found = []
+    for node in cluster.compute_nodes:
+        for nic in node.nics:
+            if nic.role == "compute" and nic.rail == rail and nic.peer_switch == leaf:
+                found.append((node, nic))
+    return found
+
+
+def _spines(cluster: Cluster) -> list[str]:
+    return sorted(name for name, (kind, _) in cluster.switches.items() if kind == "spine")
+
+
+def _leaves(cluster: Cluster, rail: int | None = None) -> list[str]:
+    return sorted(name for name, (kind, r) in cluster.switches.items() if kind == "leaf" and rail in (None, r))
+
+
+def switch_port_exists(cluster: Cluster, name: str, port: int) -> bool:
+    return name in cluster.switches and 1 <= port <= SWITCH_PORTS
+
+
+def raw_switch_counters(cluster: Cluster, name: str, port: int, rail_gbps: float | None = None) -> dict[str, int]:
+    """Counters of one switch port since boot. A leaf's downlink mirrors the node's port
+    (what the node sends the switch receives); an uplink of a leaf whose nodes sit on a
+    congested path waits to transmit; unused ports read zero."""
+    from .ids import rng
+
+    zero = {c: 0 for c in (*PORT_COUNTERS, *DATA_COUNTERS)}
+    kind, _ = cluster.switches[name]
+    t = cluster.clock.elapsed
+    if kind == "leaf" and port <= DOWNLINKS:
+        for node, nic in _facing(cluster, name):
+            if nic.peer_port == port and nic.state == "Active":
+                mine = raw_counters(cluster, node, nic, rail_gbps)
+                mirrored = dict(mine)
+                for a, b in (("PortXmitData", "PortRcvData"), ("PortXmitPkts", "PortRcvPkts"),
+                             ("PortUnicastXmitPkts", "PortUnicastRcvPkts"),
+                             ("PortMulticastXmitPkts", "PortMulticastRcvPkts")):
+                    mirrored[a], mirrored[b] = mine[b], mine[a]
+                mirrored["PortXmitWait"] = 0
+                return mirrored
+        return zero
+    spines = _spines(cluster)
+    if kind == "leaf" and port - DOWNLINKS <= len(spines):
+        r = rng(cluster.seed, "switch", name, port)
+        values = dict(zero)
+        facing = _facing(cluster, name)
+        share = max((nic.congestion_share for _, nic in facing), default=0.0)
+        # Other tenants' traffic leaves the leaf through its uplinks.
+        words = r.randrange(10**12, 10**13) + int(share * 400e9 / 8 / 4 * t)
+        values.update(PortXmitData=words, PortRcvData=int(words * 0.97), PortXmitPkts=words // 1032,
+                      PortRcvPkts=int(words * 0.97) // 1032)
+        values["PortUnicastXmitPkts"], values["PortUnicastRcvPkts"] = values["PortXmitPkts"], values["PortRcvPkts"]
+        if share > 0:
+            waits = [nic.counter_rates.get("PortXmitWait", 0.0) for _, nic in facing]
+            values["PortXmitWait"] = r.randrange(10**9, 4 * 10**9) + int(max(waits, default=0.0) * 2.5 * t)
+        return values
+    if kind == "spine":
+        leaves = _leaves(cluster)
+        if port <= len(leaves) and name in spines:
+            uplink = raw_switch_counters(cluster, leaves[port - 1], DOWNLINKS + 1 + spines.index(name), rail_gbps)
+            mirrored = dict(uplink)
+            for a, b in (("PortXmitData", "PortRcvData"), ("PortXmitPkts", "PortRcvPkts"),
+                         ("PortUnicastXmitPkts", "PortUnicastRcvPkts")):
+                mirrored[a], mirrored[b] = uplink[b], uplink[a]
+            mirrored["PortXmitWait"] = 0
+            return mirrored
+    return zero
+
+
+def switch_counters(cluster: Cluster, name: str, port: int, rail_gbps: float | None = None) -> dict[str, int]:
+    """Switch port counters as a reader sees them now (since boot, or since the last reset)."""
+    values = raw_switch_counters(cluster, name, port, rail_gbps)
+    for key, base in cluster.switch_counter_baseline.get(f"{name}:{port}", {}).items():
+        values[key] = max(0, values[key] - base)
+    return values
+
+
+def reset_switch_counters(cluster: Cluster, name: str, port: int) -> None:
+    cluster.switch_counter_baseline[f"{name}:{port}"] = raw_switch_counters(cluster, name, port)

@@ -439,44 +439,59 @@ class Perfquery(DiagCommand):
             raise ctx.fail(f"ibwarn: [{pid}] _do_madrpc: send failed; Invalid argument\n"
                            f"ibwarn: [{pid}] mad_rpc: _do_madrpc failed; dport (Lid 0)\n"
                            "perfquery: iberror: failed: classportinfo query", 255)
+        cl = ctx.cluster
         found: tuple[Node, NIC] | None = (ctx.host, local)
+        switch: str | None = None
         shown = str(local.lid)
         if args.target is not None:
             try:
                 if args.Guid:
-                    found = nic_by_guid(ctx.cluster, args.target)
+                    found = nic_by_guid(cl, args.target)
                     shown = args.target
                 else:
                     lid = int(args.target, 0)
-                    found, shown = nic_by_lid(ctx.cluster, lid), str(lid)
+                    found, shown = nic_by_lid(cl, lid), str(lid)
+                    switch = links.switch_by_lid(cl, lid) if found is None else None
             except ValueError:
                 raise ctx.fail(f"perfquery: iberror: [{pid}] main: can't resolve destination port {args.target}",
                                255) from None
         port = args.port or "1"
-        if found is None or port not in ("1", "255"):
+        valid_port = port.isdigit() and (links.switch_port_exists(cl, switch, int(port)) if switch else port == "1")
+        if (found is None and switch is None) or not valid_port:
             raise ctx.fail(f"ibwarn: [{pid}] _do_madrpc: recv failed: Connection timed out\n"
                            f"ibwarn: [{pid}] mad_rpc: _do_madrpc failed; dport (Lid {shown})\n"
                            "perfquery: iberror: failed: classportinfo query", 255)
-        node, nic = found
+        if switch is not None:
+            values = links.switch_counters(cl, switch, int(port))
+            lid, number = links.switch_lid(cl, switch), int(port)
+        else:
+            assert found is not None
+            node, nic = found
+            values = links.counters(cl, node, nic)
+            lid, number = nic.lid, 1
         if not args.Reset_only:
-            values = links.counters(ctx.cluster, node, nic)
-            if args.extended:
-                ctx.outln(f"# Port extended counters: Lid {nic.lid} port 1 (CapMask: {PMA_CAPMASK})")
-                ctx.outln(dotted("PortSelect", 1))
-                ctx.outln(dotted("CounterSelect", "0x0000"))
-                for name in EXTENDED_FIELDS:
-                    value = "0x00000000" if name == "CounterSelect2" else values.get(name, 0)
-                    ctx.outln(dotted(name, value))
-            else:
-                ctx.outln(f"# Port counters: Lid {nic.lid} port 1 (CapMask: {PMA_CAPMASK})")
-                ctx.outln(dotted("PortSelect", 1))
-                ctx.outln(dotted("CounterSelect", "0x0000"))
-                for name, bits in BASIC_FIELDS:
-                    value = "0x00" if name == "CounterSelect2" else links.clamp(values.get(name, 0), bits)
-                    ctx.outln(dotted(name, value))
+            self._print(ctx, values, lid, number, args.extended)
         if args.reset_after_read or args.Reset_only:
-            links.reset_counters(ctx.cluster, node, nic)
+            if switch is not None:
+                links.reset_switch_counters(cl, switch, number)
+            else:
+                links.reset_counters(cl, node, nic)
         return 0
+
+    @staticmethod
+    def _print(ctx: Context, values: dict[str, int], lid: int, port: int, extended: bool) -> None:
+        if extended:
+            ctx.outln(f"# Port extended counters: Lid {lid} port {port} (CapMask: {PMA_CAPMASK})")
+            ctx.outln(dotted("PortSelect", port))
+            ctx.outln(dotted("CounterSelect", "0x0000"))
+            for name in EXTENDED_FIELDS:
+                ctx.outln(dotted(name, "0x00000000" if name == "CounterSelect2" else values.get(name, 0)))
+            return
+        ctx.outln(f"# Port counters: Lid {lid} port {port} (CapMask: {PMA_CAPMASK})")
+        ctx.outln(dotted("PortSelect", port))
+        ctx.outln(dotted("CounterSelect", "0x0000"))
+        for name, bits in BASIC_FIELDS:
+            ctx.outln(dotted(name, "0x00" if name == "CounterSelect2" else links.clamp(values.get(name, 0), bits)))
 
 
 # -- mlxlink ---------------------------------------------------------------------------------------

@@ -16,12 +16,11 @@ from typing import TYPE_CHECKING
 
 from ..cluster import links
 from ..cluster.hardware import NIC
-from ..cluster.ids import rng
 from .base import ArgumentParser, Command, Context, Outcome
 from .fabric import VENDOR_PART_ID, DiagCommand, device, devices, fake_pid, is_up
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..cluster.model import Cluster, Node
+    from ..cluster.model import Node
 
 IBDIAGNET_VERSION = "2.13.0.MLNX20231105.fc5eb6b1"
 
@@ -224,15 +223,6 @@ LANE_TEXT = {"SDR": "2.5 Gbps", "QDR": "10.0 Gbps", "FDR": "14.0625 Gbps", "EDR"
 UPLINK = ("4X", "NDR")
 
 
-def switch_lid(cluster: Cluster, name: str) -> int:
-    """Switches take the LIDs after the subnet manager's (2, 3, ...), in name order."""
-    return 2 + sorted(cluster.switches).index(name)
-
-
-def switch_guid(cluster: Cluster, name: str) -> str:
-    return f"0x{0xFC6A1C:06x}0300{rng(cluster.seed, 'switch', name).getrandbits(24):06x}"
-
-
 def _link(lid: int, port: int, trained: tuple[str, str] | None, peer_lid: int, peer_port: int, peer: str,
           note: str) -> str:
     """One iblinkinfo line; ``trained`` is (width, speed name), None for a link that is down."""
@@ -293,12 +283,12 @@ class Iblinkinfo(DiagCommand):
                 for node, nic in ports[leaf]:
                     if is_up(nic) and not args.downports:  # a CA behind a down link is not discovered
                         ctx.outln(f"CA: {node.name} {nic.name}:")
-                        ctx.outln(_link(nic.lid, 1, _trained(nic), switch_lid(cl, leaf), nic.peer_port, leaf,
+                        ctx.outln(_link(nic.lid, 1, _trained(nic), links.switch_lid(cl, leaf), nic.peer_port, leaf,
                                         _could_be(nic)))
             return 0
         for leaf in leaves:
-            lid = switch_lid(cl, leaf)
-            ctx.outln(f"Switch: {switch_guid(cl, leaf)} {leaf}:")
+            lid = links.switch_lid(cl, leaf)
+            ctx.outln(f"Switch: {links.switch_guid(cl, leaf)} {leaf}:")
             for node, nic in sorted(ports[leaf], key=lambda item: item[1].peer_port):
                 if args.downports and is_up(nic):
                     continue
@@ -306,13 +296,13 @@ class Iblinkinfo(DiagCommand):
                                 _could_be(nic)))
             if not args.downports:
                 for k, spine in enumerate(spines):
-                    ctx.outln(_link(lid, 33 + k, UPLINK, switch_lid(cl, spine), leaves.index(leaf) + 1, spine, ""))
+                    ctx.outln(_link(lid, 33 + k, UPLINK, links.switch_lid(cl, spine), leaves.index(leaf) + 1, spine, ""))
         if not args.downports:
             for spine in spines:
-                lid = switch_lid(cl, spine)
-                ctx.outln(f"Switch: {switch_guid(cl, spine)} {spine}:")
+                lid = links.switch_lid(cl, spine)
+                ctx.outln(f"Switch: {links.switch_guid(cl, spine)} {spine}:")
                 for k, leaf in enumerate(leaves):
-                    ctx.outln(_link(lid, k + 1, UPLINK, switch_lid(cl, leaf), 33 + spines.index(spine), leaf, ""))
+                    ctx.outln(_link(lid, k + 1, UPLINK, links.switch_lid(cl, leaf), 33 + spines.index(spine), leaf, ""))
         return 0
 
 
@@ -355,8 +345,8 @@ class Ibswitches(DiagCommand):
         cl = ctx.cluster
         for name, (_, r) in sorted(cl.switches.items()):
             if r in (rail, -1):
-                ctx.outln(f"Switch\t: {switch_guid(cl, name)} ports 64 \"{name}\" enhanced port 0 "
-                          f"lid {switch_lid(cl, name)} lmc 0")
+                ctx.outln(f"Switch\t: {links.switch_guid(cl, name)} ports 64 \"{name}\" enhanced port 0 "
+                          f"lid {links.switch_lid(cl, name)} lmc 0")
         return 0
 
 
@@ -398,24 +388,44 @@ class Ibqueryerrors(DiagCommand):
         if unknown:
             raise ctx.fail(f"ibqueryerrors: iberror: failed: Invalid suppress error field: {unknown[0]}", 255)
         rail_gbps = links.job_rail_gbps(cl)
-        bad = 0
-        for node, nic in fabric[1]:
-            values = links.counters(cl, node, nic, rail_gbps)
-            over = [(name, values[name]) for name, limit in ERROR_THRESHOLDS.items()
+        bad_nodes = bad_ports = 0
+
+        def over(values: dict[str, int]) -> list[tuple[str, int]]:
+            return [(name, values[name]) for name, limit in ERROR_THRESHOLDS.items()
                     if name not in suppressed and values[name] > limit]
-            if over:
-                bad += 1
+
+        for node, nic in fabric[1]:
+            found = over(links.counters(cl, node, nic, rail_gbps))
+            if found:
+                bad_nodes, bad_ports = bad_nodes + 1, bad_ports + 1
                 ctx.outln(f"Errors for {nic.node_guid} \"{node.name} {nic.name}\"")
-                ctx.outln(f"   GUID {nic.port_guid} port 1: " + " ".join(f"[{k} == {v}]" for k, v in over))
+                ctx.outln(f"   GUID {nic.port_guid} port 1: " + " ".join(f"[{k} == {v}]" for k, v in found))
             if args.clear_errors:
                 links.reset_counters(cl, node, nic, rail_gbps)
-        leaves = {nic.peer_switch for _, nic in fabric[1]}
-        spines = [name for name, (kind, _) in cl.switches.items() if kind == "spine"]
+        leaves = sorted({nic.peer_switch for _, nic in fabric[1]})
+        spines = sorted(name for name, (kind, _) in cl.switches.items() if kind == "spine")
+        in_use = {leaf: [nic.peer_port for _, nic in fabric[1] if nic.peer_switch == leaf] +
+                  [links.DOWNLINKS + 1 + k for k in range(len(spines))] for leaf in leaves}
+        all_leaves = sorted(name for name, (kind, _) in cl.switches.items() if kind == "leaf")
+        in_use.update({spine: [all_leaves.index(leaf) + 1 for leaf in leaves] for spine in spines})
+        for switch, used in in_use.items():
+            lines = []
+            for port in sorted(used):
+                found = over(links.switch_counters(cl, switch, port, rail_gbps))
+                if found:
+                    guid = links.switch_guid(cl, switch)
+                    lines.append(f"   GUID {guid} port {port}: " + " ".join(f"[{k} == {v}]" for k, v in found))
+                if args.clear_errors:
+                    links.reset_switch_counters(cl, switch, port)
+            if lines:
+                bad_nodes, bad_ports = bad_nodes + 1, bad_ports + len(lines)
+                ctx.outln(f"Errors for {links.switch_guid(cl, switch)} \"{switch}\"")
+                for line in lines:
+                    ctx.outln(line)
         nodes = len(fabric[1]) + len(leaves) + len(spines)
-        # Both ends of every CA link and of every leaf-to-spine link.
-        ports = 2 * len(fabric[1]) + 2 * len(leaves) * len(spines)
-        ctx.outln(f"## Summary: {nodes} nodes checked, {bad} bad nodes found")
-        ctx.outln(f"##          {ports} ports checked, {bad} ports have errors beyond threshold")
+        checked = len(fabric[1]) + sum(len(p) for p in in_use.values())
+        ctx.outln(f"## Summary: {nodes} nodes checked, {bad_nodes} bad nodes found")
+        ctx.outln(f"##          {checked} ports checked, {bad_ports} ports have errors beyond threshold")
         ctx.outln("## ")
         ctx.outln("## Thresholds: ")
         ctx.outln("## Suppressed:" + "".join(f" {n}" for n in sorted(suppressed)))

@@ -250,3 +250,25 @@ def golden(name: str, text: str) -> None:
 def test_output_matches_golden(name, line, faults):
     s = on("node02", *faults)
     golden(name, run(s, line))
+
+
+def test_perfquery_reads_a_leaf_uplink_waiting_under_congestion():
+    s = on("node01", ("congestion", {"nodes": 2}))
+    first = run(s, "perfquery -x 2 33")
+    assert first.startswith("# Port extended counters: Lid 2 port 33 (CapMask: 0x5A00)\nPortSelect:......................33\n")
+    wait = int(re.search(r"PortXmitWait:\.+(\d+)", first).group(1))
+    later = int(re.search(r"PortXmitWait:\.+(\d+)", run(s, "perfquery -x 2 33")).group(1))
+    assert later > wait > 0
+    healthy = run(on("node01"), "perfquery -x 2 33")
+    assert "PortXmitWait:....................0\n" in healthy
+
+
+def test_leaf_downlink_mirrors_the_nodes_port():
+    s = on("node01", ("symbol-errors", {"node": "node02", "port": "mlx5_0", "errors_per_s": 10}))
+    switch_side = run(s, "perfquery -x 2 2")
+    node_side = run(s, "perfquery -x 108 1")
+    for name in ("SymbolErrorCounter", "PortRcvErrors"):
+        a = int(re.search(rf"{name}:\.+(\d+)", switch_side).group(1))
+        b = int(re.search(rf"{name}:\.+(\d+)", node_side).group(1))
+        assert 0 < a <= b
+    assert s.execute("perfquery 2 99")[1] == 255

@@ -77,6 +77,13 @@ def test_ibqueryerrors_reports_errors_and_congestion_but_not_healthy_ports():
     assert re.search(r'^Errors for 0x[0-9a-f]{16} "node03 mlx5_0"\n   GUID 0x[0-9a-f]{16} port 1: '
                      r"\[SymbolErrorCounter == \d+\]", out, re.M)
     assert "PortXmitWait ==" in out
-    assert out.count("Errors for") <= 2
+    assert out.count("Errors for") == 3   # node03, the congested node, and their leaf switch
     assert "## Summary: 11 nodes checked" in out
     assert "Errors for" not in run(on("node01"), "ibqueryerrors")
+
+
+def test_ibqueryerrors_names_the_congested_leaf_uplinks():
+    out = run(on("node01", ("congestion", {"nodes": 2})), "ibqueryerrors")
+    assert re.search(r'^Errors for 0xfc6a1c03[0-9a-f]{8} "leaf-r0-01"\n   GUID 0x[0-9a-f]{16} port 33: '
+                     r"\[PortXmitWait == \d+\]", out, re.M)
+    assert "SymbolErrorCounter" not in out
