@@ -9,9 +9,9 @@ as the simulated clock runs and as faults act.
 
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, cast
 
 from ..cluster import links
 from ..cluster.scheduler import compress_hostlist
@@ -20,6 +20,7 @@ from ..vfs import Dir, File, FileSystem
 if TYPE_CHECKING:  # pragma: no cover
     from ..cluster.hardware import NIC
     from ..cluster.model import Cluster, Node
+    from ..commands.base import Context
 
 HOME = "/home/alice"
 _PORT_STATES = {"Down": "1: DOWN", "Initializing": "2: INIT", "Armed": "3: ARMED", "Active": "4: ACTIVE"}
@@ -406,17 +407,20 @@ def _kern_log(cluster: Cluster, node: Node) -> str:
 
 
 def _syslog(cluster: Cluster, node: Node) -> str:
+    """Kernel messages and service journals, named as ``journalctl`` names their sources."""
+    from ..commands.system import _journal_source, unit_journal
+
     now = cluster.clock.elapsed
     entries: list[tuple[float, str]] = []
     boot = node.health.boots[-1].offset_s if node.health.boots else 0.0
     for event in node.hw.kernel_log:
         if event.offset_s <= now:
             entries.append((event.offset_s, f"kernel: [{max(0.0, event.offset_s - boot):12.6f}] {event.text}"))
-    for service in node.hw.services.values():
-        unit = posixpath.basename(service.name)
-        for offset, message in getattr(service, "journal", []):
+    reader = cast("Context", SimpleNamespace(cluster=cluster, clock=cluster.clock))
+    for unit, service in node.hw.services.items():
+        for offset, message in unit_journal(reader, node, service):
             if offset <= now:
-                entries.append((offset, f"{unit}[{service.main_pid}]: {message}"))
+                entries.append((offset, f"{_journal_source(unit, service, message)}: {message}"))
     entries.sort(key=lambda e: e[0])
     lines = [f"{_syslog_stamp(cluster, at)} {node.name} {text}" for at, text in entries[-5000:]]
     return "\n".join(lines) + ("\n" if lines else "")
