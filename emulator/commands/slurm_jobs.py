@@ -25,8 +25,9 @@ from typing import Any
 from ..cluster.model import Cluster
 from ..cluster.scheduler import Job, add_step, close_steps, compress_hostlist, expand_hostlist
 from ..vfs import FsError
+from . import batch_script
 from . import slurm_common as sc
-from .base import Context, Outcome
+from .base import Context, Outcome, Result
 
 #: How long an interactive srun waits in the queue before giving up (simulated seconds).
 QUEUE_WAIT_S = 600.0
@@ -202,6 +203,8 @@ class Srun(sc.SlurmCommand):
         parser.add_argument("--pty", action="store_true", help="pseudo-terminal for task 0")
         parser.add_argument("--mpi", metavar="TYPE", help="MPI plugin (pmix, pmi2, none)")
         parser.add_argument("-u", "--unbuffered", action="store_true", help="do not buffer output")
+        parser.add_argument("-K", "--kill-on-bad-exit", nargs="?", const="1", metavar="0|1",
+                            help="end the step when a task fails")
         parser.add_argument("command", nargs=argparse.REMAINDER, metavar="COMMAND", help="program and arguments")
 
     def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
@@ -301,6 +304,10 @@ def _run_tasks(ctx: Context, job: Job, nodes: list[str], ntasks: int, args: argp
         host = cluster.nodes[nodes[node_index]]
         env = task_env(cluster, job, nodes, ntasks, rank, node_index, local)
         result = ctx.run(list(args.command), host=host, env=env)
+        missing = re.fullmatch(r"bash: (\S+): command not found\n", result.stderr)
+        if result.status == 127 and missing:  # slurmstepd cannot exec the program
+            result = Result(result.stdout, f"slurmstepd: error: execve(): {missing.group(1)}: "
+                                           "No such file or directory\n", 2)
         for stream, text in (("out", result.stdout), ("err", result.stderr)):
             if not text:
                 continue
@@ -392,34 +399,15 @@ class Sbatch(sc.SlurmCommand):
         return from_script
 
     def _run_script(self, ctx: Context, job: Job, text: str) -> None:
-        """Run the script's command lines on the batch host and write their output file."""
+        """Run the script on the batch host and write its output file; the job ends a little later."""
         cluster = ctx.cluster
         host = cluster.nodes[job.nodes[0]]
         env = {**task_env(cluster, job, job.nodes, job.num_nodes * job.ntasks_per_node, 0, 0, 0),
                "SLURM_SUBMIT_DIR": ctx.cwd}
         env.pop("SLURM_PROCID")
-        output: list[str] = []
-        status = 0
-        script = f"/var/spool/slurmd/job{job.job_id}/slurm_script"
-        for number, line in enumerate(text.splitlines(), start=1):
-            stripped = line.strip()
-            if not stripped or stripped.startswith("#"):
-                continue
-            expanded = re.sub(r"\$\{?(\w+)\}?", lambda m: env.get(m.group(1), ctx.env.get(m.group(1), "")), stripped)
-            try:
-                argv = shlex.split(expanded)
-            except ValueError:
-                output.append(f"{script}: line {number}: syntax error: unexpected end of file\n")
-                status = 2
-                break
-            if not argv:
-                continue
-            result = ctx.run(argv, host=host, env=env)
-            output.append(result.stdout)
-            output.append(re.sub(r"^bash: ", f"{script}: line {number}: ", result.stderr, flags=re.M))
-            status = result.status
+        output, status = batch_script.run(ctx, host, text, env, f"/var/spool/slurmd/job{job.job_id}/slurm_script")
         try:
-            ctx.fs.write(job.stdout, "".join(output))
+            ctx.fs.write(job.stdout, output)
         except FsError as exc:
             ctx.err(f"sbatch: error: {exc}\n")
         end = ctx.clock.elapsed + BATCH_RUNTIME_S
