@@ -19,6 +19,7 @@ from .scheduler import compress_hostlist
 from .steps import (
     BUCKET_BYTES,
     NCCL_TIMEOUT_MS,
+    PAST_ATTEMPT_S,
     TEARDOWN_S,
     Schedule,
     StepProfile,
@@ -35,6 +36,8 @@ from .training import TrainingRun
 
 #: Step lines kept in the log file; older ones were rotated away.
 MAX_STEP_LINES = 5000
+#: Attempts the batch script makes before giving up.
+MAX_ATTEMPTS = 3
 
 
 def files(cluster: Cluster) -> dict[str, Callable[[], str]]:
@@ -74,10 +77,13 @@ def job_script(cluster: Cluster) -> str:
              f"#SBATCH --nodes={len(run.nodes)}", "#SBATCH --ntasks-per-node=1", "#SBATCH --gpus-per-node=8",
              "#SBATCH --exclusive", f"#SBATCH --output={out}", "#SBATCH --time=2-00:00:00", ""]
     lines += [f"export {k}={v}" for k, v in run.env.items()]
-    lines += ["", "set -x", "srun --kill-on-bad-exit=1 torchrun --nnodes=$SLURM_NNODES --nproc-per-node=8 \\",
-              "    --rdzv-id=$SLURM_JOB_ID --rdzv-backend=c10d \\",
-              "    --rdzv-endpoint=$(scontrol show hostnames $SLURM_JOB_NODELIST | head -n 1):29500 \\",
-              f"    train.py --config {config_path(run)}"]
+    lines += ["", "set -x", f"for attempt in {' '.join(str(a) for a in range(1, MAX_ATTEMPTS + 1))}; do",
+              "    srun --kill-on-bad-exit=1 torchrun --nnodes=$SLURM_NNODES --nproc-per-node=8 \\",
+              "        --rdzv-id=$SLURM_JOB_ID --rdzv-backend=c10d \\",
+              "        --rdzv-endpoint=$(scontrol show hostnames $SLURM_JOB_NODELIST | head -n 1):29500 \\",
+              f"        train.py --config {config_path(run)} && break",
+              "    echo \"attempt $attempt failed, restarting from the latest checkpoint\"",
+              "done"]
     return "\n".join(lines) + "\n"
 
 
@@ -254,50 +260,81 @@ def _procs(run: TrainingRun) -> list[Proc]:
     return [Proc(rank=r.rank, node=r.node, gpu=r.gpu, pid=r.pid) for r in run.ranks]
 
 
+def _launch(cluster: Cluster, run: TrainingRun, start_s: float, agents: dict[str, int]) -> list[str]:
+    """The batch script's trace for one attempt (``set -x``) and torchrun's banner on each node."""
+    master = run.nodes[0] if run.nodes else "node01"
+    out = [f"+ for attempt in {' '.join(str(a) for a in range(1, MAX_ATTEMPTS + 1))}",
+           f"++ scontrol show hostnames '{compress_hostlist(run.nodes)}'", "++ head -n 1",
+           f"+ srun --kill-on-bad-exit=1 torchrun --nnodes={len(run.nodes)} --nproc-per-node=8 "
+           f"--rdzv-id={run.job_id} --rdzv-backend=c10d --rdzv-endpoint={master}:29500 train.py "
+           f"--config {config_path(run)}"]
+    for n_i, node in enumerate(run.nodes):
+        prefix = f"{_glog(cluster, start_s + 6.0 + 0.13 * n_i)} {agents[node]} torch/distributed/run.py:793]"
+        out += [f"{prefix} ", f"{prefix} *****************************************",
+                f"{prefix} Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid "
+                "your system being overloaded, please further tune the variable for optimal performance in your "
+                "application as needed. ", f"{prefix} *****************************************"]
+    return out
+
+
+def _agents(run: TrainingRun, attempt_pids: dict[str, int] | None = None) -> dict[str, int]:
+    """torchrun's pid on each node: just below the node's first rank pid."""
+    agents = {}
+    for n_i, node in enumerate(run.nodes):
+        pid0 = attempt_pids[node] if attempt_pids else min(r.pid for r in run.ranks if r.node == node)
+        agents[node] = pid0 - 31 - n_i
+    return agents
+
+
 def slurm_out(cluster: Cluster) -> str:
-    """``slurm-<jobid>.out``: the launcher, NCCL_DEBUG lines, and the watchdog when a rank hangs."""
+    """``slurm-<jobid>.out``: each attempt's launch, NCCL_DEBUG lines, and the watchdog when a rank hangs."""
     run = cluster.training
     if run is None:
         return ""
     now = cluster.clock.elapsed
     prof = profile(cluster)
     sched = schedule(cluster, prof)
-    if now < sched.started_s:
+    past = sorted(h for h in run.past_hangs if h[0] + NCCL_TIMEOUT_MS / 1000.0 + TEARDOWN_S <= sched.started_s)
+    out: list[str] = []
+    start = (past[0][0] - PAST_ATTEMPT_S) if past else sched.started_s
+    if now < start:
         return ""
-    master = run.nodes[0] if run.nodes else "node01"
-    out = [f"+ srun --kill-on-bad-exit=1 torchrun --nnodes={len(run.nodes)} --nproc-per-node=8 "
-           f"--rdzv-id={run.job_id} --rdzv-backend=c10d --rdzv-endpoint={master}:29500 train.py "
-           f"--config {config_path(run)}"]
-    agents = {}
-    for n_i, node in enumerate(run.nodes):
-        pid0 = min(r.pid for r in run.ranks if r.node == node)
-        agents[node] = pid0 - 31 - n_i
-        prefix = f"{_glog(cluster, sched.started_s + 6.0 + 0.13 * n_i)} {agents[node]} torch/distributed/run.py:793]"
-        out += [f"{prefix} ", f"{prefix} *****************************************",
-                f"{prefix} Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid "
-                "your system being overloaded, please further tune the variable for optimal performance in your "
-                "application as needed. ", f"{prefix} *****************************************"]
+    for attempt, (hang_s, rank) in enumerate(past, start=1):
+        r = rng(cluster.seed, "attempt", attempt)
+        pids = {node: r.randint(60_000, 170_000) for node in run.nodes}
+        agents = _agents(run, pids)
+        fired = hang_s + NCCL_TIMEOUT_MS / 1000.0 + 0.06
+        out += _launch(cluster, run, start, agents)
+        seq = 4 + r.randint(200, 1400) * max(1, math.ceil(_grad_bytes(run) / BUCKET_BYTES))
+        out += _watchdog(cluster, run, rank, seq, fired, fired + TEARDOWN_S, agents, pids)
+        out += [f"+ echo 'attempt {attempt} failed, restarting from the latest checkpoint'",
+                f"attempt {attempt} failed, restarting from the latest checkpoint"]
+        start = fired + TEARDOWN_S + 8.0
+    agents = _agents(run)
+    out += _launch(cluster, run, sched.started_s, agents)
     if now >= sched.init_s + 20.0:
         out += init_lines(cluster, _procs(run), run.env)
     fired = hang_fired_s(cluster)
-    if fired is not None and now >= fired and run.hang_s is not None:
-        out += _watchdog(cluster, run, sched, fired, now, agents)
+    if fired is not None and now >= fired and run.hang_s is not None and run.hang_rank is not None:
+        steps_done = sched.completed_at(run.hang_s) - sched.resume_step
+        seq = 3 + steps_done * max(1, math.ceil(_grad_bytes(run) / BUCKET_BYTES)) + 1
+        first = {node: min(r.pid for r in run.ranks if r.node == node) for node in run.nodes}
+        out += _watchdog(cluster, run, run.hang_rank, seq, fired, now, agents, first)
     return "\n".join(out) + "\n"
 
 
-def _watchdog(cluster: Cluster, run: TrainingRun, sched: Schedule, fired: float, now: float,
-              agents: dict[str, int]) -> list[str]:
-    """The PyTorch 2.x NCCL watchdog report on every rank still waiting in the all-reduce."""
-    assert run.hang_s is not None
-    grad_bytes = run.params_b * 1e9 * 2.0 / (max(1, run.tp) * max(1, run.pp))
-    buckets = max(1, math.ceil(grad_bytes / BUCKET_BYTES))
-    steps_done = sched.completed_at(run.hang_s) - sched.resume_step
-    seq = 3 + steps_done * buckets + 1
+def _grad_bytes(run: TrainingRun) -> float:
+    return run.params_b * 1e9 * 2.0 / (max(1, run.tp) * max(1, run.pp))
+
+
+def _watchdog(cluster: Cluster, run: TrainingRun, hung: int, seq: int, fired: float, now: float,
+              agents: dict[str, int], first_pids: dict[str, int]) -> list[str]:
+    """The PyTorch 2.x NCCL watchdog report on every rank still waiting in the all-reduce, then the teardown."""
     numel = BUCKET_BYTES // 2
     lines: list[str] = []
-    waiting = [r for r in run.ranks if r.rank != run.hang_rank]
+    waiting = [r for r in run.ranks if r.rank != hung]
     for r in waiting:
-        r_rng = rng(cluster.seed, "watchdog", r.rank)
+        r_rng = rng(cluster.seed, "watchdog", r.rank, seq)
         t = fired + r_rng.uniform(0.0, 0.08)
         ns = r_rng.randrange(1000)
         ran = NCCL_TIMEOUT_MS + r_rng.randint(20, 95)
@@ -307,12 +344,11 @@ def _watchdog(cluster: Cluster, run: TrainingRun, sched: Schedule, fired: float,
                      f"before timing out.")
     if run.env.get("TORCH_NCCL_DESYNC_DEBUG", "0") not in ("", "0") and waiting:
         first = waiting[0]
-        t = fired + 0.09
-        lines.append(f"[rank{first.rank}]:[{_glog(cluster, t, 'E')}{seq % 1000:03d} ProcessGroupNCCL.cpp:1316] "
-                     f"[PG 0 (default_pg) Rank {first.rank}] [{run.hang_rank}] finished collective #{seq - 1}, "
-                     f"but didn't join collective #{seq} (count {numel}, type BFloat16, op ALLREDUCE)")
+        lines.append(f"[rank{first.rank}]:[{_glog(cluster, fired + 0.09, 'E')}{seq % 1000:03d} "
+                     f"ProcessGroupNCCL.cpp:1316] [PG 0 (default_pg) Rank {first.rank}] [{hung}] finished collective "
+                     f"#{seq - 1}, but didn't join collective #{seq} (count {numel}, type BFloat16, op ALLREDUCE)")
     for r in waiting:
-        t = fired + 0.1 + rng(cluster.seed, "watchdog2", r.rank).uniform(0.0, 0.05)
+        t = fired + 0.1 + rng(cluster.seed, "watchdog2", r.rank, seq).uniform(0.0, 0.05)
         lines.append(f"[rank{r.rank}]:[{_glog(cluster, t, 'E')}{r.rank * 37 % 1000:03d} ProcessGroupNCCL.cpp:1664] "
                      f"[PG 0 (default_pg) Rank {r.rank}] Exception (either an error or timeout) detected by watchdog "
                      f"at work: {seq}, last enqueued NCCL work: {seq + 1}, last completed NCCL work: {seq - 1}.")
@@ -322,10 +358,10 @@ def _watchdog(cluster: Cluster, run: TrainingRun, sched: Schedule, fired: float,
     down = fired + TEARDOWN_S
     if now >= down:
         for node, agent in agents.items():
-            pid = min(r.pid for r in run.ranks if r.node == node)
             local = min(r.local_rank for r in run.ranks if r.node == node)
             lines.append(f"{_glog(cluster, down - 1.0, 'E')} {agent} torch/distributed/elastic/multiprocessing/"
-                         f"api.py:833] failed (exitcode: -6) local_rank: {local} (pid: {pid}) of binary: /usr/bin/python3")
+                         f"api.py:833] failed (exitcode: -6) local_rank: {local} (pid: {first_pids[node]}) of binary: "
+                         f"/usr/bin/python3")
         for i, node in enumerate(run.nodes):
             lines.append(f"srun: error: {node}: task {i}: Exited with exit code 1")
     return lines

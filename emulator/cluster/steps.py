@@ -52,6 +52,8 @@ SNAPSHOT_GBPS = 20.0
 NCCL_TIMEOUT_MS = 600_000
 #: How long after the watchdog fires the launcher has torn the job down, s.
 TEARDOWN_S = 31.0
+#: How long an earlier, failed attempt of the job ran before it hung, s.
+PAST_ATTEMPT_S = 2400.0
 
 
 @dataclass(frozen=True)
@@ -397,6 +399,16 @@ def phases(cluster: Cluster, until: float | None = None) -> list[Phase]:
     for offset, reason in sorted(run.restarts):
         if offset < sched.started_s:
             out.append(Phase("recovery", offset, sched.started_s, reason))
+    past = sorted(h for h in run.past_hangs if h[0] < sched.started_s)
+    for i, (hang, rank) in enumerate(past):
+        fired = hang + NCCL_TIMEOUT_MS / 1000.0 + 0.06
+        begin = past[i - 1][0] + NCCL_TIMEOUT_MS / 1000.0 + TEARDOWN_S + 8.0 if i else hang - PAST_ATTEMPT_S
+        until = past[i + 1][0] - PAST_ATTEMPT_S if i + 1 < len(past) else sched.started_s
+        out.append(Phase("steady state", begin, hang, f"attempt {i + 1}"))
+        out.append(Phase("hang", hang, fired, f"rank {rank} stopped"))
+        out.append(Phase("failure", fired, fired + TEARDOWN_S, "NCCL watchdog timeout, job torn down"))
+        out.append(Phase("recovery", fired + TEARDOWN_S, max(fired + TEARDOWN_S, min(until, sched.started_s)),
+                         "relaunch from the latest checkpoint"))
     out.append(Phase("allocation", sched.started_s, min(now, sched.init_s), "srun, container start"))
     if now > sched.init_s:
         out.append(Phase("initialisation", sched.init_s, min(now, sched.first_batch_s),

@@ -83,6 +83,9 @@ class TrainingRun:
     hang_rank: int | None = None
     hang_s: float | None = None
     hang_in: str = ""
+    #: Earlier attempts of this job that hung: (offset s when the rank stopped, that rank).
+    #: The batch script relaunched after each watchdog timeout.
+    past_hangs: list[tuple[float, int]] = field(default_factory=list)
     #: Checkpoints (step -> rank whose shard is missing) that were never completed.
     broken_checkpoints: dict[int, int] = field(default_factory=dict)
     #: The previous job's configuration, for a config-regression comparison

@@ -196,3 +196,15 @@ def test_desync_debug_names_the_rank_that_did_not_join() -> None:
     assert cluster.training is not None
     cluster.training.env["TORCH_NCCL_DESYNC_DEBUG"] = "1"
     assert re.search(r"\[6\] finished collective #\d+, but didn't join collective #\d+", slurm_out(cluster))
+
+
+def test_a_rank_that_hangs_again_left_the_previous_attempts_watchdog_in_the_slurm_output() -> None:
+    cluster = cluster_with("straggler", kind="io", rank=10)
+    text = slurm_out(cluster)
+    assert text.count("+ for attempt in 1 2 3") == 2
+    assert "attempt 1 failed, restarting from the latest checkpoint" in text
+    assert "[Rank 9] Watchdog caught collective operation timeout" in text and "[Rank 10] Watchdog" not in text
+    job = cluster.slurm.job(48213)
+    assert job is not None and job.start_s is not None
+    assert job.start_s <= steps.phases(cluster)[0].start_s
+    assert [p.name for p in steps.phases(cluster)][:4] == ["steady state", "hang", "failure", "recovery"]

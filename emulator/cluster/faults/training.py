@@ -13,6 +13,7 @@ import random
 from dataclasses import replace
 
 from ..model import Cluster
+from ..steps import NCCL_TIMEOUT_MS, PAST_ATTEMPT_S, TEARDOWN_S
 from ..training import Rank, TrainingRun
 from . import Fault
 from .gpu import gpu_power_brake, gpu_thermal
@@ -112,6 +113,14 @@ def straggler(cluster: Cluster, r: random.Random, params: dict[str, object]) -> 
         run.hang_rank = rank.rank
         run.hang_in = "io"
         run.hang_s = float(str(at)) if at not in (None, "") else -r.uniform(420.0, 540.0)
+        # It hung before: the previous attempt died of the same stuck read just before this one started.
+        past = run.started_s - 8.0 - TEARDOWN_S - NCCL_TIMEOUT_MS / 1000.0
+        run.past_hangs.append((past, rank.rank))
+        job = cluster.slurm.job(run.job_id)
+        if job is not None and job.start_s is not None:
+            # The allocation began with the first attempt.
+            job.start_s = min(job.start_s, past - PAST_ATTEMPT_S - run.alloc_s)
+            job.submit_s = min(job.submit_s, job.start_s - 60.0)
         cause = "io"
     else:
         raise ValueError("straggler: kind must be thermal, power-brake or io")
