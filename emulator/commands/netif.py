@@ -60,15 +60,17 @@ class Ip(Command):
     add_help_flag = False
     description = ("ip [ OPTIONS ] OBJECT [ show [ dev ] IFNAME ]: OBJECT is link (l), address (a, addr) or\n"
                    "route (r); OPTIONS are -br[ief], -4 and -6. Interface state follows the port in the model.")
-    notes = "Supported: ip [-br] [-4|-6] link|addr [show [dev] IFNAME], ip route."
+    notes = "Supported: ip [-br] [-s] [-4|-6] link|addr [show [dev] IFNAME], ip route."
 
     def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
         words = ctx.argv[1:]
-        brief, family = False, ""
+        brief, family, stats = False, "", False
         while words and words[0].startswith("-"):
             flag = words.pop(0)
             if flag in ("-br", "-brief"):
                 brief = True
+            elif flag in ("-s", "-stats", "-statistics"):
+                stats = True
             elif flag in ("-4", "-6"):
                 family = flag
             elif flag in ("-h", "-help", "--help"):
@@ -76,7 +78,7 @@ class Ip(Command):
                         "where  OBJECT := { address | link | route | ... }\n"
                         "       OPTIONS := { -4 | -6 | -br[ief] | -s[tatistics] | ... }\n")
                 return 0
-            elif flag in ("-s", "-stats", "-statistics", "-c", "-color", "-d", "-details"):
+            elif flag in ("-c", "-color", "-d", "-details"):
                 continue
             else:
                 raise ctx.fail(f'Option "{flag}" is unknown, try "ip -help".', 255)
@@ -94,7 +96,7 @@ class Ip(Command):
             if not items:
                 raise ctx.fail(f'Device "{want}" does not exist.', 1)
         if obj in ("l", "li", "lin", "link"):
-            self._show(ctx, items, brief, addresses=False, family=family)
+            self._show(ctx, items, brief, addresses=False, family=family, stats=stats)
         elif obj in ("a", "ad", "add", "addr", "addre", "addres", "address"):
             self._show(ctx, items, brief, addresses=True, family=family)
         elif obj in ("r", "ro", "rou", "rout", "route"):
@@ -115,7 +117,8 @@ class Ip(Command):
             return "<BROADCAST,MULTICAST,UP,LOWER_UP>", "UP"
         return "<NO-CARRIER,BROADCAST,MULTICAST,UP>", "DOWN"
 
-    def _show(self, ctx: Context, items: list[dict[str, object]], brief: bool, addresses: bool, family: str) -> None:
+    def _show(self, ctx: Context, items: list[dict[str, object]], brief: bool, addresses: bool, family: str,
+              stats: bool = False) -> None:
         all_items = interfaces(ctx.cluster, ctx.host)
         for item in items:
             flags, state = self._flags(item)
@@ -148,6 +151,12 @@ class Ip(Command):
                 else:
                     brd = "00:00:00:00:00:00" if item["kind"] == "loopback" else "ff:ff:ff:ff:ff:ff"
                     ctx.outln(f"    link/{item['kind']} {item['mac']} brd {brd}")
+            if stats and not addresses:
+                t = traffic(ctx.cluster, ctx.host, item)
+                ctx.outln("    RX:  bytes packets errors dropped  missed   mcast           ")
+                ctx.outln(f"    {t['rx_bytes']:>10} {t['rx_packets']:>7} {0:>6} {0:>7} {0:>7} {0:>7} ")
+                ctx.outln("    TX:  bytes packets errors dropped carrier collsns           ")
+                ctx.outln(f"    {t['tx_bytes']:>10} {t['tx_packets']:>7} {0:>6} {0:>7} {0:>7} {0:>7} ")
             if not addresses:
                 continue
             if inet:
@@ -242,27 +251,45 @@ class Ethtool(Command):
     def _stats(self, ctx: Context, item: dict[str, object], nic: NIC | None) -> int:
         if item["kind"] == "loopback":
             raise ctx.fail("no stats available", 95)
-        r = rng(ctx.cluster.seed, ctx.host.name, str(item["name"]), "stats")
-        t = ctx.clock.elapsed
+        t = traffic(ctx.cluster, ctx.host, item)
         if nic is not None and nic.link_layer == "InfiniBand":
-            # IPoIB carries only the little IP traffic of the rail; RDMA bypasses the netdev.
-            ipoib = r.randrange(10**6, 10**7) + int(40 * t)
-            rows = [("rx_packets", ipoib), ("rx_bytes", ipoib * 310), ("tx_packets", ipoib + r.randrange(1000)),
-                    ("tx_bytes", ipoib * 296), ("rx_csum_complete", ipoib - r.randrange(1000)),
-                    ("rx_csum_none", 0), ("tx_csum_partial", ipoib // 3), ("tx_queue_dropped", 0),
-                    ("rx_wqe_err", 0), ("tx_cqe_err", 0)]
+            rows = [("rx_packets", t["rx_packets"]), ("rx_bytes", t["rx_bytes"]), ("tx_packets", t["tx_packets"]),
+                    ("tx_bytes", t["tx_bytes"]), ("rx_csum_complete", t["rx_packets"]), ("rx_csum_none", 0),
+                    ("tx_csum_partial", t["tx_packets"] // 3), ("tx_queue_dropped", 0), ("rx_wqe_err", 0),
+                    ("tx_cqe_err", 0)]
         else:
-            rate_bps = 0.08 * (nic.rate_gbps if nic else 25) * 1e9 / 8 if item["up"] else 0.0
-            rx_bytes = r.randrange(10**12, 10**13) + int(rate_bps * t)
-            tx_bytes = r.randrange(10**11, 10**12) + int(rate_bps * 0.2 * t)
-            rows = [("rx_packets", rx_bytes // 8200), ("rx_bytes", rx_bytes), ("tx_packets", tx_bytes // 4100),
-                    ("tx_bytes", tx_bytes), ("rx_csum_unnecessary", rx_bytes // 8300),
+            rows = [("rx_packets", t["rx_packets"]), ("rx_bytes", t["rx_bytes"]), ("tx_packets", t["tx_packets"]),
+                    ("tx_bytes", t["tx_bytes"]), ("rx_csum_unnecessary", t["rx_packets"] - t["rx_packets"] // 90),
                     ("rx_crc_errors_phy", 0), ("rx_discards_phy", 0), ("tx_discards_phy", 0),
                     ("rx_out_of_buffer", 0), ("link_down_events_phy", 0 if item["up"] else 1)]
         ctx.outln("NIC statistics:")
         for key, value in rows:
             ctx.outln(f"     {key}: {value}")
         return 0
+
+
+def traffic(cluster: Cluster, node: Node, item: dict[str, object]) -> dict[str, int]:
+    """Bytes and packets an interface moved since boot (``ip -s``, ``ethtool -S``).
+
+    IPoIB netdevs carry only the little IP traffic of the rails (RDMA bypasses
+    them); the storage ports carry the parallel filesystem's reads; ``eno1`` the
+    management and bootstrap traffic.
+    """
+    r = rng(cluster.seed, node.name, str(item["name"]), "stats")
+    t = cluster.clock.elapsed
+    nic = item["nic"]
+    if item["kind"] == "loopback":
+        packets = r.randrange(10**5, 10**6) + int(3 * t)
+        return {"rx_bytes": packets * 180, "rx_packets": packets, "tx_bytes": packets * 180, "tx_packets": packets}
+    if isinstance(nic, NIC) and nic.link_layer == "InfiniBand":
+        packets = r.randrange(10**6, 10**7) + int(40 * t)
+        return {"rx_bytes": packets * 310, "rx_packets": packets, "tx_bytes": packets * 296,
+                "tx_packets": packets + r.randrange(1000)}
+    speed = int(str(item["speed"])) * 1e6 / 8
+    rate = 0.08 * speed if item["up"] else 0.0
+    rx_bytes = r.randrange(10**12, 10**13) + int(rate * t)
+    tx_bytes = r.randrange(10**11, 10**12) + int(rate * 0.2 * t)
+    return {"rx_bytes": rx_bytes, "rx_packets": rx_bytes // 8200, "tx_bytes": tx_bytes, "tx_packets": tx_bytes // 4100}
 
 
 def commands() -> list[Command]:

@@ -39,3 +39,12 @@ def test_ethtool_ib_speed_follows_rate():
     s = on("node03", ("link-rate", {"node": "node03", "port": "mlx5_5"}))
     assert "\tSpeed: 200000Mb/s\n" in run(s, "ethtool ibp192s0")
     assert "\tSpeed: 400000Mb/s\n" in run(s, "ethtool ibp24s0")
+
+
+def test_ip_s_link_counts_the_same_bytes_as_ethtool():
+    s = on("node01")
+    ip_out = run(s, "ip -s link show enp41s0f0np0").splitlines()
+    assert ip_out[2] == "    RX:  bytes packets errors dropped  missed   mcast           "
+    rx_ip = int(ip_out[3].split()[0])
+    rx_ethtool = int(re.search(r"rx_bytes: (\d+)", run(s, "ethtool -S enp41s0f0np0")).group(1))
+    assert rx_ethtool >= rx_ip > 0
