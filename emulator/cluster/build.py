@@ -266,6 +266,7 @@ def _slurm(spec: ClusterSpec, compute: list[Node], training_nodes: list[str]) ->
             state[n] = "alloc"
         jobs.append(Job(job_id=next_id, name="llm-pretrain", user="alice", partition="gpu", nodes=list(training_nodes),
                         state="RUNNING", submit_s=-5460.0, start_s=-5400.0, is_training=True,
+                        ntasks_per_node=1, cpus_per_task=1,  # one torchrun per node, as pretrain.sbatch asks
                         command="/home/alice/jobs/pretrain.sbatch", workdir="/home/alice/jobs",
                         stdout=f"/lustre/jobs/llm-pretrain/slurm-{next_id}.out"))
         next_id += 1

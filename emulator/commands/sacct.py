@@ -64,7 +64,7 @@ class Row:
 def _step_name(job: Job, step: str) -> str:
     if step in ("batch", "extern"):
         return step
-    return job.step_names.get(step) or ("python" if job.is_training else job.name)
+    return job.step_names.get(step) or ("torchrun" if job.is_training else job.name)
 
 
 def _job_id(r: Row) -> str:

@@ -7,10 +7,10 @@ command once per task through ``ctx.run`` on the task's node, with the
 in simulated time, as an interactive ``srun`` does.
 
 ``sbatch`` reads the script from the virtual filesystem, honours its
-``#SBATCH`` lines, and runs the script's command lines on the first node,
-writing their output to ``slurm-<jobid>.out``; the job then shows as running
-for a short simulated while. Pipelines and redirections inside a batch script
-are not interpreted.
+``#SBATCH`` lines, and runs the script on the first node
+(:mod:`emulator.commands.batch_script`), writing its output to
+``slurm-<jobid>.out``; the job then shows as running for a short simulated
+while before it completes.
 """
 
 from __future__ import annotations
