@@ -113,6 +113,10 @@ def port_down(cluster: Cluster, r: random.Random, params: dict[str, object]) -> 
     nic.state, nic.phys_state = "Down", phys
     nic.rate_gbps, nic.width = 40, "4X"
     nic.link_down_events.append(at)
+    if phys == "Polling":
+        # No peer answers: the transceiver or cable went away first.
+        node.hw.kernel_log.append(KernelEvent(at - 0.4, f"mlx5_core {nic.pci_bus_id}: Port module event: module 0, "
+                                                        "Cable unplugged", "warn"))
     _log_link_change(node, nic, at, None)
     return _truth(node, nic, "port-down")
 
