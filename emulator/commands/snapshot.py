@@ -42,7 +42,7 @@ SERVICES = ("nvidia-fabricmanager", "nvidia-persistenced", "nvidia-dcgm")
 #: Default interval length when --since is not given.
 DEFAULT_WINDOW_S = 3600.0
 #: Most nodes one snapshot may cover (keeps the command bounded).
-MAX_NODES = 32
+MAX_NODES = 16
 #: The BMC account the collector uses (its password stays in the collector's configuration).
 BMC_USER = "admin"
 
