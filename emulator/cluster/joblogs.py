@@ -73,12 +73,15 @@ def job_script(cluster: Cluster) -> str:
         return ""
     job = cluster.slurm.job(run.job_id)
     out = job.stdout.replace(str(run.job_id), "%j") if job and job.stdout else "slurm-%j.out"
+    tasks, cpus, gpus = (job.ntasks_per_node, job.cpus_per_task, job.gpus_per_node) if job else (8, 28, 8)
     lines = ["#!/bin/bash", f"#SBATCH --job-name={run.name}", "#SBATCH --partition=gpu",
-             f"#SBATCH --nodes={len(run.nodes)}", "#SBATCH --ntasks-per-node=1", "#SBATCH --gpus-per-node=8",
-             "#SBATCH --exclusive", f"#SBATCH --output={out}", "#SBATCH --time=2-00:00:00", ""]
+             f"#SBATCH --nodes={len(run.nodes)}", f"#SBATCH --ntasks-per-node={tasks}"]
+    lines += [f"#SBATCH --cpus-per-task={cpus}"] if cpus > 1 else []
+    lines += [f"#SBATCH --gpus-per-node={gpus}", "#SBATCH --exclusive", f"#SBATCH --output={out}",
+              "#SBATCH --time=2-00:00:00", ""]
     lines += [f"export {k}={v}" for k, v in run.env.items()]
     lines += ["", "set -x", f"for attempt in {' '.join(str(a) for a in range(1, MAX_ATTEMPTS + 1))}; do",
-              "    srun --kill-on-bad-exit=1 torchrun --nnodes=$SLURM_NNODES --nproc-per-node=8 \\",
+              "    srun --ntasks-per-node=1 --kill-on-bad-exit=1 torchrun --nnodes=$SLURM_NNODES --nproc-per-node=8 \\",
               "        --rdzv-id=$SLURM_JOB_ID --rdzv-backend=c10d \\",
               "        --rdzv-endpoint=$(scontrol show hostnames $SLURM_JOB_NODELIST | head -n 1):29500 \\",
               f"        train.py --config {config_path(run)} && break",
@@ -265,7 +268,7 @@ def _launch(cluster: Cluster, run: TrainingRun, start_s: float, agents: dict[str
     master = run.nodes[0] if run.nodes else "node01"
     out = [f"+ for attempt in {' '.join(str(a) for a in range(1, MAX_ATTEMPTS + 1))}",
            f"++ scontrol show hostnames '{compress_hostlist(run.nodes)}'", "++ head -n 1",
-           f"+ srun --kill-on-bad-exit=1 torchrun --nnodes={len(run.nodes)} --nproc-per-node=8 "
+           f"+ srun --ntasks-per-node=1 --kill-on-bad-exit=1 torchrun --nnodes={len(run.nodes)} --nproc-per-node=8 "
            f"--rdzv-id={run.job_id} --rdzv-backend=c10d --rdzv-endpoint={master}:29500 train.py "
            f"--config {config_path(run)}"]
     for n_i, node in enumerate(run.nodes):
