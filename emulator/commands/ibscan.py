@@ -209,7 +209,7 @@ class Ibdiagnet(Command):
 
 def _snake(name: str) -> str:
     """``SymbolErrorCounter`` -> ``symbol_error_counter`` (ibdiagnet's counter names)."""
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower().replace("port_", "port_")
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
 # -- iblinkinfo -----------------------------------------------------------------------------------------
