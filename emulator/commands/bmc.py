@@ -16,6 +16,7 @@ from typing import Any
 
 from ..cluster import lifecycle, telemetry
 from ..cluster.hardware import BMC, SelEntry, Sensor
+from ..cluster.ids import rng
 from ..cluster.model import Cluster, Node
 from .base import Command, Context, Outcome
 
@@ -47,7 +48,7 @@ class Ipmitool(Command):
     section = "Out-of-band management"
     usage_status = 1
     add_help_flag = False
-    notes = ("Commands: chassis status|power|restart_cause, power status|on|off|cycle|reset|soft, "
+    notes = ("Commands: chassis status|power|restart_cause|identify|poh|bootdev, power status|on|off|cycle|reset|soft, "
              "sel list|elist [first|last N], sel info|clear, sdr [list|elist|type TYPE], sensor, fru print, "
              "lan print [1], mc info, sol activate. The BMC numbers GPUs from 1 (GPU1 Temp is nvidia-smi's GPU 0). "
              "sol activate ends by itself after a few seconds, as if ~. had been typed. "
@@ -94,6 +95,34 @@ class Ipmitool(Command):
                 return _power(ctx, node, rest[1:])
             if rest[:1] == ["restart_cause"]:
                 ctx.outln(f"System restart cause: {bmc.restart_cause}")
+                return 0
+            if rest[:1] == ["identify"]:
+                seconds = rest[1] if len(rest) > 1 else ""
+                if seconds and not seconds.isdigit() and seconds != "force":
+                    raise ctx.fail("Invalid interval given.")
+                shown = "default (15 seconds)" if not seconds else (
+                    "indefinite" if seconds == "force" else "off" if seconds == "0" else f"{seconds} seconds")
+                ctx.outln(f"Chassis identify interval: {shown}")
+                return 0
+            if rest[:1] == ["poh"]:
+                # Hours before the clock's start (seeded per node) plus the simulated time since.
+                hours = rng(ctx.cluster.seed, node.name, "poh").randint(4_000, 9_000) + int(ctx.clock.elapsed // 3600)
+                ctx.outln(f"POH Counter  : {hours} hours total ({hours // 24} days, {hours % 24} hours)")
+                return 0
+            if rest[:1] == ["bootdev"]:
+                devices = ("none", "pxe", "disk", "safe", "diag", "cdrom", "bios", "floppy")
+                if len(rest) < 2 or rest[1] not in devices:
+                    raise ctx.fail("bootdev <device> [clear-cmos=yes|no]\n"
+                                   "bootdev <device> [options=help,...]\n"
+                                   "  none  : Do not change boot device order\n"
+                                   "  pxe   : Force PXE boot\n"
+                                   "  disk  : Force boot from default Hard-drive\n"
+                                   "  safe  : Force boot from default Hard-drive, request Safe Mode\n"
+                                   "  diag  : Force boot from Diagnostic Partition\n"
+                                   "  cdrom : Force boot from CD/DVD\n"
+                                   "  bios  : Force boot into BIOS Setup\n"
+                                   "  floppy: Force boot from Floppy/primary removable media")
+                ctx.outln(f"Set Boot Device to {rest[1]}")
                 return 0
             ctx.err("Chassis Commands:  status, power, identify, policy, restart_cause, poh, bootdev, bootparam, "
                     "selftest\n")

@@ -177,3 +177,12 @@ def test_sol_shows_the_boot_scrolling_by_then_the_login_prompt():
     s.execute("sleep 60")
     out, _ = ipmi(s, "sol activate")
     assert "node03 login: \n[terminated ipmitool]\n" in out
+
+
+def test_chassis_identify_bootdev_and_power_on_hours():
+    s = Session()
+    assert ipmi(s, "chassis identify 60") == ("Chassis identify interval: 60 seconds\n", 0)
+    assert ipmi(s, "chassis bootdev pxe") == ("Set Boot Device to pxe\n", 0)
+    assert ipmi(s, "chassis bootdev tape")[1] == 1
+    out, _ = ipmi(s, "chassis poh")
+    assert out.startswith("POH Counter  : ") and out.endswith(" hours)\n")
