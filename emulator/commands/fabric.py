@@ -562,6 +562,8 @@ class Mlxlink(Command):
                  [("Status Opcode", opcode), ("Group Opcode", group), ("Recommendation", advice)])
         _section(ctx, "Tool Information", [("Firmware Version", nic.firmware), ("amBER Version", "2.22"),
                                            ("MFT Version", MFT_VERSION)])
+        if args.show_module:
+            self._module(ctx, nic)
         if args.show_counters or args.show_ber:
             self._counters(ctx, nic)
         ctx.outln()
@@ -573,6 +575,36 @@ class Mlxlink(Command):
             if spec.lower() in (nic.name, bus, bus[5:], bus[5:-2]):
                 return nic
         return None
+
+    def _module(self, ctx: Context, nic: NIC) -> None:
+        """The transceiver's identity and live optics. A marginal link shows one weak
+        receive lane; a port polling for a peer receives no light at all."""
+        r = rng(ctx.cluster.seed, ctx.host.name, nic.name, "module")
+        rx = [round(r.uniform(0.9, 2.1), 3) for _ in range(4)]
+        tx = [round(r.uniform(0.8, 1.6), 3) for _ in range(4)]
+        if nic.counter_rates.get("SymbolErrorCounter", 0.0) > 0:
+            rx[r.randrange(4)] = round(r.uniform(-8.6, -7.2), 3)
+        if nic.phys_state == "Polling":
+            rx = [-40.0] * 4
+        if nic.phys_state == "Disabled":
+            tx = [-40.0] * 4
+        ib = nic.link_layer == "InfiniBand"
+        part, compliance = ("MMA4Z00-NS400", "400GBASE-SR4") if ib else ("MMA1L30-CM", "200GBASE-SR4")
+        serial = f"MT{2300 + r.randrange(40)}FT{r.randrange(10**5):05d}"
+        _section(ctx, "Module Info", [
+            ("Identifier", "OSFP" if ib else "QSFP112"), ("Compliance", compliance),
+            ("Cable Technology", "850 nm VCSEL"), ("Cable Type", "Optical Module (separated)"),
+            ("OUI", "Mellanox"), ("Vendor Name", "Mellanox"), ("Vendor Part Number", part),
+            ("Vendor Serial Number", serial), ("Rev", "A2"), ("Wavelength [nm]", "850"),
+            ("Transfer Distance [m]", "50"), ("FW Version", "47.120.0"),
+            ("Digital Diagnostic Monitoring", "Yes"), ("Power Class", "8.0 W max"),
+            ("CDR RX", "ON,ON,ON,ON"), ("CDR TX", "ON,ON,ON,ON"),
+            ("Temperature [C]", f"{r.randint(44, 58)} [-5..75]"),
+            ("Voltage [mV]", f"{r.uniform(3270, 3300):.1f} [3135..3465]"),
+            ("Bias Current [mA]", ",".join(f"{r.uniform(6.6, 7.2):.3f}" for _ in range(4)) + " [2..15]"),
+            ("Rx Power Current [dBm]", ",".join(f"{v:.3f}" for v in rx) + " [-10.4..5]"),
+            ("Tx Power Current [dBm]", ",".join(f"{v:.3f}" for v in tx) + " [-8.4..4]"),
+        ])
 
     def _counters(self, ctx: Context, nic: NIC) -> None:
         cl, node = ctx.cluster, ctx.host

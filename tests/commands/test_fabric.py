@@ -272,3 +272,12 @@ def test_leaf_downlink_mirrors_the_nodes_port():
         b = int(re.search(rf"{name}:\.+(\d+)", node_side).group(1))
         assert 0 < a <= b
     assert s.execute("perfquery 2 99")[1] == 255
+
+
+def test_mlxlink_module_shows_one_weak_lane_on_a_marginal_link():
+    s = on("node02", ("symbol-errors", {"node": "node02", "port": "mlx5_3", "errors_per_s": 10}))
+    rx = re.search(r"Rx Power Current \[dBm\]\s+: (\S+) \[-10\.4\.\.5\]", run(s, "mlxlink -d mlx5_3 -m")).group(1)
+    lanes = [float(v) for v in rx.split(",")]
+    assert sum(v < -5 for v in lanes) == 1 and sum(v > 0 for v in lanes) == 3
+    healthy = re.search(r"Rx Power Current \[dBm\]\s+: (\S+)", run(s, "mlxlink -d mlx5_0 -m")).group(1)
+    assert all(float(v) > 0 for v in healthy.split(","))
