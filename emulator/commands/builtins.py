@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
 SECTION = "Shell"
 #: Names bash implements itself (``type`` says "shell builtin", ``which`` finds nothing).
 SHELL_BUILTINS = {"cd", "pwd", "echo", "printf", "export", "unset", "history", "exit", "logout", "type", "help",
-                  "true", "false", "alias", "unalias"}
+                  "true", "false", "alias", "unalias", "test", "["}
 #: Where ``which`` finds the commands that live outside /usr/bin.
 _PATHS = {
     "ibstat": "/usr/sbin/ibstat", "ibstatus": "/usr/sbin/ibstatus", "iblinkinfo": "/usr/sbin/iblinkinfo",
@@ -690,6 +690,86 @@ class Clear(Command):
         return 0
 
 
+class Test(Command):
+    name = "test"
+    summary = "evaluate a conditional expression ([ EXPR ], test EXPR): -f -d -e -s -n -z, = != -eq -lt ..."
+    section = SECTION
+    aliases = ("[", "[[")
+    parses_args = False
+    _CLOSERS = {"[": "]", "[[": "]]"}
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        words = ctx.argv[1:]
+        name = ctx.argv[0]
+        if name in self._CLOSERS:
+            closer = self._CLOSERS[name]
+            if not words or words[-1] != closer:
+                raise ctx.fail(f"bash: {name}: missing `{closer}'", 2)
+            words = words[:-1]
+        try:
+            return 0 if self._or(ctx, words) else 1
+        except ValueError as exc:
+            raise ctx.fail(f"bash: {name}: {exc}", 2) from None
+
+    def _or(self, ctx: Context, words: list[str]) -> bool:
+        for op in ("-o", "||"):
+            if op in words:
+                i = words.index(op)
+                return self._or(ctx, words[:i]) or self._or(ctx, words[i + 1:])
+        for op in ("-a", "&&"):
+            if op in words[1:-1]:
+                i = words.index(op, 1)
+                return self._or(ctx, words[:i]) and self._or(ctx, words[i + 1:])
+        return self._expr(ctx, words)
+
+    def _expr(self, ctx: Context, words: list[str]) -> bool:
+        if not words:
+            return False
+        if words[0] == "!":
+            return not self._expr(ctx, words[1:])
+        if len(words) == 1:
+            return words[0] != ""
+        if len(words) == 2:
+            return self._unary(ctx, words[0], words[1])
+        if len(words) == 3:
+            return self._binary(words[0], words[1], words[2])
+        raise ValueError("too many arguments")
+
+    @staticmethod
+    def _unary(ctx: Context, op: str, operand: str) -> bool:
+        fs = ctx.fs
+        if op == "-n":
+            return operand != ""
+        if op == "-z":
+            return operand == ""
+        if op in ("-e", "-a"):
+            return fs.exists(operand)
+        if op == "-d":
+            return fs.isdir(operand)
+        if op in ("-f", "-s", "-r", "-w", "-x"):
+            if not fs.exists(operand) or fs.isdir(operand) and op in ("-f", "-s"):
+                return False
+            return op != "-s" or fs.read(operand) != ""
+        raise ValueError(f"{op}: unary operator expected")
+
+    @staticmethod
+    def _binary(left: str, op: str, right: str) -> bool:
+        if op in ("=", "=="):
+            return left == right
+        if op == "!=":
+            return left != right
+        numeric = {"-eq": int.__eq__, "-ne": int.__ne__, "-lt": int.__lt__, "-le": int.__le__,
+                   "-gt": int.__gt__, "-ge": int.__ge__}
+        if op in numeric:
+            for value in (left, right):
+                if not value.strip().lstrip("-").isdigit():
+                    raise ValueError(f"{value}: integer expression expected")
+            return bool(numeric[op](int(left), int(right)))
+        if op in ("<", ">"):
+            return left < right if op == "<" else left > right
+        raise ValueError(f"{op}: binary operator expected")
+
+
 class TrueCommand(Command):
     name = "true"
     summary = "do nothing, successfully"
@@ -1043,5 +1123,5 @@ class Watch(Command):
 
 def commands() -> list[Command]:
     return [Help(), Man(), Echo(), Printf(), Hostname(), Whoami(), Nproc(), Id(), Uname(), Uptime(), Date(), Cd(), Pwd(),
-            Export(), Unset(), Env(), History(), Clear(), TrueCommand(), FalseCommand(), Which(), Type(), Ssh(),
+            Export(), Unset(), Env(), History(), Clear(), TrueCommand(), FalseCommand(), Test(), Which(), Type(), Ssh(),
             Exit(), Sleep(), Watch(), Alias(), Unalias(), Printenv(), Sudo(), Timeout()]

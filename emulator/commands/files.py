@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import fnmatch
 import math
 import posixpath
 from collections.abc import Iterable
@@ -94,7 +95,20 @@ class Intermixed(Command):
     """A command whose options may follow its operands (``grep -n x file -i``), as GNU tools allow."""
 
     def parse(self, argv: Iterable[str]) -> argparse.Namespace:
-        return self.parser().parse_intermixed_args(list(argv))
+        return self.parser().parse_intermixed_args(self._split_attached(list(argv)))
+
+    def _split_attached(self, argv: list[str]) -> list[str]:
+        """``-d=`` means the value ``=`` to getopt, not an empty value as argparse would read it."""
+        takes_value = {s for a in self.parser()._actions if a.nargs != 0 for s in a.option_strings if len(s) == 2}
+        out: list[str] = []
+        for i, word in enumerate(argv):
+            if word == "--":
+                return out + argv[i:]
+            if len(word) > 2 and word[:2] in takes_value and word[2] == "=":
+                out += [word[:2], word[2:]]
+            else:
+                out.append(word)
+        return out
 
 
 class Ls(Intermixed):
@@ -407,5 +421,130 @@ class Rm(Intermixed):
         return status
 
 
+class Cp(Intermixed):
+    name = "cp"
+    summary = "copy a file (cp SOURCE DEST, or files into a directory)"
+    section = SECTION
+    usage_status = 1
+    move = False
+
+    def configure(self, parser: ArgumentParser) -> None:
+        parser.add_argument("-r", "-R", "-a", dest="recursive", action="store_true", help="accepted; files only")
+        parser.add_argument("-f", "--force", action="store_true", help="accepted")
+        parser.add_argument("-v", "--verbose", action="store_true", help="explain what is being done")
+        parser.add_argument("paths", nargs="*", metavar="SOURCE DEST", help="source files, then the destination")
+
+    def usage_error(self, message: str) -> str:
+        return _coreutils_error(self.name, message)
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        assert args is not None
+        fs = ctx.fs
+        if not args.paths:
+            raise ctx.fail(f"{self.name}: missing file operand\nTry '{self.name} --help' for more information.", 1)
+        if len(args.paths) == 1:
+            raise ctx.fail(f"{self.name}: missing destination file operand after '{args.paths[0]}'\n"
+                           f"Try '{self.name} --help' for more information.", 1)
+        *sources, dest = args.paths
+        into_dir = fs.isdir(dest)
+        if len(sources) > 1 and not into_dir:
+            raise ctx.fail(f"{self.name}: target '{dest}' is not a directory", 1)
+        status = 0
+        for source in sources:
+            target = posixpath.join(dest, posixpath.basename(source.rstrip("/"))) if into_dir else dest
+            try:
+                if fs.isdir(source):
+                    raise FsError(errno.EISDIR, source)
+                text = fs.read(source)
+                fs.write(target, text)
+                if self.move:
+                    fs.remove(source)
+            except FsError as exc:
+                if exc.errno == errno.EISDIR and exc.path == source:
+                    ctx.err(f"{self.name}: -r not specified; omitting directory '{source}'\n" if not self.move else
+                            f"mv: cannot move '{source}': Is a directory\n")
+                elif exc.path == source:
+                    verb = "cannot stat" if exc.errno == errno.ENOENT else "cannot open"
+                    ctx.err(f"{self.name}: {verb} '{source}': {exc.strerror}\n")
+                else:
+                    ctx.err(f"{self.name}: cannot create regular file '{target}': {exc.strerror}\n")
+                status = 1
+                continue
+            if args.verbose:
+                ctx.outln(f"'{source}' -> '{target}'" if not self.move else f"renamed '{source}' -> '{target}'")
+        return status
+
+
+class Mv(Cp):
+    name = "mv"
+    summary = "move (rename) a file you created"
+    move = True
+
+
+class Find(Command):
+    name = "find"
+    summary = "search for files in a directory tree (-name, -iname, -type f|d, -maxdepth, -mindepth)"
+    section = SECTION
+    parses_args = False
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        words = ctx.argv[1:]
+        roots: list[str] = []
+        while words and not words[0].startswith("-") and words[0] not in ("(", "!"):
+            roots.append(words.pop(0))
+        tests: list[tuple[str, str]] = []
+        maxdepth, mindepth = 10_000, 0
+        while words:
+            flag = words.pop(0)
+            if flag in ("-print", "-print0"):
+                continue
+            if flag not in ("-name", "-iname", "-type", "-maxdepth", "-mindepth", "-path"):
+                raise ctx.fail(f"find: unknown predicate `{flag}'", 1)
+            if not words:
+                raise ctx.fail(f"find: missing argument to `{flag}'", 1)
+            value = words.pop(0)
+            if flag in ("-maxdepth", "-mindepth"):
+                if not value.isdigit():
+                    raise ctx.fail(f"find: Expected a positive decimal integer argument to {flag}, but got ‘{value}’", 1)
+                if flag == "-maxdepth":
+                    maxdepth = int(value)
+                else:
+                    mindepth = int(value)
+            elif flag == "-type" and value not in ("f", "d"):
+                raise ctx.fail(f"find: Unknown argument to -type: {value}", 1)
+            else:
+                tests.append((flag, value))
+        status = 0
+        fs = ctx.fs
+        for root in roots or ["."]:
+            try:
+                fs.lookup(root)
+            except FsError as exc:
+                ctx.err(f"find: ‘{root}’: {exc.strerror}\n")
+                status = 1
+                continue
+            base = fs.abspath(root)
+            for path, node in fs.walk(base):
+                rel = path[len(base):]
+                depth = rel.count("/")
+                if depth > maxdepth or depth < mindepth:
+                    continue
+                shown = root.rstrip("/") + rel if root != "/" else (path if rel else "/")
+                if all(_find_test(flag, value, shown, node) for flag, value in tests):
+                    ctx.outln(shown)
+        return status
+
+
+def _find_test(flag: str, value: str, path: str, node: File | Dir) -> bool:
+    name = posixpath.basename(path) or path
+    if flag == "-name":
+        return fnmatch.fnmatchcase(name, value)
+    if flag == "-iname":
+        return fnmatch.fnmatchcase(name.lower(), value.lower())
+    if flag == "-path":
+        return fnmatch.fnmatchcase(path, value)
+    return isinstance(node, Dir) == (value == "d")
+
+
 def commands() -> list[Command]:
-    return [Ls(), Cat(), Less(), Tee(), Touch(), Mkdir(), Rm()]
+    return [Ls(), Cat(), Less(), Tee(), Touch(), Mkdir(), Rm(), Cp(), Mv(), Find()]

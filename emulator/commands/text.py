@@ -1410,6 +1410,46 @@ class Xargs(Command):
         return status
 
 
+class Paste(Intermixed):
+    name = "paste"
+    summary = "merge lines of files (-s: one file per line; -d LIST: delimiters)"
+    section = SECTION
+    usage_status = 1
+
+    def configure(self, parser: ArgumentParser) -> None:
+        parser.add_argument("-d", "--delimiters", default="\t", metavar="LIST", help="reuse characters from LIST instead of TABs")
+        parser.add_argument("-s", "--serial", action="store_true", help="paste one file at a time instead of in parallel")
+        parser.add_argument("files", nargs="*", metavar="FILE", help="files (- or none: stdin)")
+
+    def usage_error(self, message: str) -> str:
+        return _coreutils_error(self.name, message)
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        assert args is not None
+        delims = tr_set(args.delimiters) if args.delimiters else ""
+        columns_: list[list[str]] = []
+        for path in args.files or ["-"]:
+            try:
+                columns_.append(split_lines(read_input(ctx, path)))
+            except FsError as exc:
+                raise ctx.fail(exc.message("paste"), 1) from None
+
+        def joined(cells: list[str]) -> str:
+            if not delims:
+                return "".join(cells)
+            out = cells[0] if cells else ""
+            for i, cell in enumerate(cells[1:]):
+                out += delims[i % len(delims)] + cell
+            return out
+
+        if args.serial:
+            ctx.out(join_lines([joined(col) for col in columns_]))
+            return 0
+        rows = max((len(c) for c in columns_), default=0)
+        ctx.out(join_lines([joined([c[r] if r < len(c) else "" for c in columns_]) for r in range(rows)]))
+        return 0
+
+
 class Basename(Command):
     name = "basename"
     summary = "strip directory (and a suffix) from a file name"
@@ -1446,5 +1486,5 @@ class Dirname(Command):
 
 
 def commands() -> list[Command]:
-    return [Head(), Tail(), Wc(), Grep(), Sort(), Uniq(), Cut(), Tr(), Column(), Sed(), Seq(), Xargs(), Basename(),
+    return [Head(), Tail(), Wc(), Grep(), Sort(), Uniq(), Cut(), Tr(), Column(), Sed(), Seq(), Xargs(), Paste(), Basename(),
             Dirname(), *awk.commands()]

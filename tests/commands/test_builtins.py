@@ -135,3 +135,10 @@ def test_timeout_stops_a_streaming_command_with_124(s):
 
 def test_time_reports_simulated_duration(s):
     assert s.execute("time sleep 3") == ("\nreal\t0m3.004s\nuser\t0m0.002s\nsys\t0m0.001s\n", 0)
+
+
+def test_test_and_brackets(s):
+    assert s.execute("[ -f /etc/hosts ] && test -d /tmp && [[ -n x ]] && echo yes") == ("yes\n", 0)
+    assert s.execute("[ 3 -gt 10 ]; echo $?") == ("1\n", 0)
+    assert s.execute("[ 1 -lt x ]") == ("bash: [: x: integer expression expected\n", 2)
+    assert s.execute("[ -f /etc/hosts") == ("bash: [: missing `]'\n", 2)

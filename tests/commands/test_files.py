@@ -47,3 +47,16 @@ def test_tee_touch_mkdir_rm(s):
 def test_less_prints_whole_files(s):
     assert s.execute("less /etc/hostname") == ("login01\n", 0)
     assert s.execute("more /nope") == ("/nope: No such file or directory\n", 1)
+
+
+def test_cp_mv_and_their_errors(s):
+    s.execute("echo a > /tmp/a")
+    assert s.execute("cp /tmp/a /tmp/b && mv /tmp/b ~/ && cat ~/b") == ("a\n", 0)
+    assert s.execute("cp /nope /tmp") == ("cp: cannot stat '/nope': No such file or directory\n", 1)
+    assert s.execute("cp /tmp/a /etc/") == ("cp: cannot create regular file '/etc/a': Permission denied\n", 1)
+
+
+def test_find_by_name_type_and_depth(s):
+    assert s.execute("find /lustre -name '*.log'") == ("/lustre/jobs/llm-pretrain/train.log\n", 0)
+    assert s.execute("find ~ -maxdepth 1 -type f") == ("/home/alice/.bashrc\n/home/alice/.profile\n", 0)
+    assert s.execute("find /nope") == ("find: ‘/nope’: No such file or directory\n", 1)

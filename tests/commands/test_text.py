@@ -77,3 +77,8 @@ def test_sed(s):
 def test_seq_and_xargs(s):
     assert s.execute("seq 3 | xargs echo n") == ("n 1 2 3\n", 0)
     assert s.execute("printf 'node01\\nnode02\\n' | xargs -I{} ssh {} hostname") == ("node01\nnode02\n", 0)
+
+
+def test_paste_and_attached_option_values(s):
+    assert s.execute("seq 3 | paste -sd,") == ("1,2,3\n", 0)
+    assert s.execute("echo x=1 | cut -d= -f2") == ("1\n", 0)
