@@ -15,7 +15,7 @@ from typing import Any
 from ..cluster import telemetry
 from ..cluster.catalog import H100, VERSIONS
 from ..cluster.hardware import GPU
-from . import nvsmi_monitor, nvsmi_query, nvsmi_topo
+from . import nvsmi_monitor, nvsmi_query, nvsmi_report, nvsmi_topo
 from .base import Command, Context, Outcome
 
 NO_DRIVER = ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. "
@@ -70,6 +70,7 @@ nvidia-smi [OPTION1 [ARG1]] [OPTION2 [ARG2]] ...
     [plus any of]
 
     -i,   --id=                 Target a specific GPU or Unit.
+    -x,   --xml-format          Produce XML output.
     -d,   --display=            Display only selected information: MEMORY,
                                     UTILIZATION, ECC, TEMPERATURE, POWER, CLOCK,
                                     COMPUTE, PIDS, PERFORMANCE, SUPPORTED_CLOCKS,
@@ -338,7 +339,7 @@ class NvidiaSmi(Command):
     description = "Driver 550.90.07, CUDA 12.4. Every value is read from the node's GPUs now."
     notes = ("Sub-commands: topo -m, nvlink -s|-e|-c, dmon, pmon. Changing state (-pm, -pl, -r, -lgc...) "
              "needs root, which the learner does not have.")
-    _FLAGS = ("-h", "--help", "-L", "--list-gpus", "-i", "--id", "-q", "--query", "-d", "--display",
+    _FLAGS = ("-h", "--help", "-L", "--list-gpus", "-i", "--id", "-q", "--query", "-x", "--xml-format", "-d", "--display",
               "-l", "--loop", "-lms", "--loop-ms", "--query-gpu", "--query-compute-apps", "--format",
               "--help-query-gpu", "-pm", "-pl", "-r", "--gpu-reset", "-lgc", "-rgc")
     _SUBCOMMANDS = ("topo", "nvlink", "dmon", "pmon")
@@ -377,6 +378,8 @@ class NvidiaSmi(Command):
                 opts["query"] = True
             elif word in ("-i", "--id"):
                 opts["id"] = cur.value(inline)
+            elif word in ("-x", "--xml-format"):
+                opts["xml"] = True
             elif word in ("-d", "--display"):
                 opts["display"] = cur.value(inline)
             elif word in ("-l", "--loop"):
@@ -406,7 +409,9 @@ class NvidiaSmi(Command):
         selective = sum(k in opts for k in ("fields", "apps"))
         if selective > 1 or ("format" in opts) != bool(selective) or (opts.get("query") and selective):
             raise BadArgs(BAD_COMBINATION)
-        if "display" in opts and not opts.get("query"):
+        if "display" in opts and (not opts.get("query") or opts.get("xml")):
+            raise BadArgs(BAD_COMBINATION)
+        if opts.get("xml") and not opts.get("query"):
             raise BadArgs(BAD_COMBINATION)
         if not ctx.host.gpus:
             ctx.out(NO_DRIVER)
@@ -420,6 +425,8 @@ class NvidiaSmi(Command):
             return self._loop(ctx, opts.get("loop"), lambda first: self._csv(ctx, gpus, opts, first))
         if "apps" in opts:
             return self._loop(ctx, opts.get("loop"), lambda first: self._apps(ctx, gpus, opts, first))
+        if opts.get("xml"):
+            return self._loop(ctx, opts.get("loop"), lambda first: self._xml(ctx, gpus))
         if opts.get("query"):
             sections = self._sections(opts.get("display"))
             return self._loop(ctx, opts.get("loop"), lambda first: self._report(ctx, gpus, sections))
@@ -473,15 +480,23 @@ class NvidiaSmi(Command):
 
     def _report(self, ctx: Context, gpus: list[GPU], sections: set[str] | None) -> int:
         stamp = timestamp(ctx)
-        lines = nvsmi_query.report_header(ctx.cluster, ctx.host, stamp)
+        lines = nvsmi_report.report_header(ctx.cluster, ctx.host, stamp)
         for gpu in gpus:
             if not gpu.present:
                 ctx.out("\n".join(lines) + "\n")
                 ctx.out(lost_gpu_message(gpu))
                 return 15
-            lines += nvsmi_query.report_gpu(nvsmi_query.GpuView.of(ctx.cluster, ctx.host, gpu), sections)
+            lines += nvsmi_report.text_lines(nvsmi_query.GpuView.of(ctx.cluster, ctx.host, gpu), sections)
             lines.append("")
         ctx.out("\n".join(lines) + "\n")
+        return 0
+
+    def _xml(self, ctx: Context, gpus: list[GPU]) -> int:
+        status = self._lost(ctx, gpus)
+        if status:
+            return status
+        views = [nvsmi_query.GpuView.of(ctx.cluster, ctx.host, gpu) for gpu in gpus]
+        ctx.out(nvsmi_report.xml_log(ctx.cluster, ctx.host, timestamp(ctx), views))
         return 0
 
     def _setter(self, ctx: Context, gpus: list[GPU], flag: str) -> int:

@@ -1,8 +1,8 @@
-"""``nvidia-smi -q`` and ``--query-gpu``: one GPU's state as driver 550 prints it.
+"""``nvidia-smi --query-gpu`` fields and :class:`GpuView`, the sample every GPU report reads.
 
-Both views read the same :class:`GpuView` (the GPU, its node and one
-telemetry sample), so a value shown by ``-q`` and by ``--query-gpu`` at the
-same instant is the same value.
+``--query-gpu`` here, ``-q`` and ``-q -x`` in :mod:`.nvsmi_report`: all read
+the same :class:`GpuView` (the GPU, its node and one telemetry sample), so a
+value shown by each of them at the same instant is the same value.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from ..cluster import telemetry
 from ..cluster.catalog import H100
-from ..cluster.hardware import CLOCK_EVENT_REASONS, GPU, EccCounts
+from ..cluster.hardware import GPU, EccCounts
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..cluster.model import Cluster, Node
@@ -57,12 +57,34 @@ class GpuView:
     def reasons_mask(self) -> int:
         return sum(REASON_BITS[r] for r in self.reasons)
 
+    @property
+    def video_mhz(self) -> int:
+        return 1545 if self.reading.busy else 765
 
-def _active(flag: bool) -> str:
+    @property
+    def voltage_mv(self) -> float:
+        return 890.0 if self.reading.busy else 665.0
+
+    @property
+    def bar1_used_mib(self) -> int:
+        """BAR1 mapped by the processes on the GPU (1 MiB for the driver alone)."""
+        if not self.reading.busy:
+            return 1
+        return 1 + 4 * len(telemetry.processes(self.cluster, self.node, self.gpu))
+
+    @property
+    def pcie_kbps(self) -> tuple[int, int]:
+        """PCIe (Tx, Rx) throughput in KB/s."""
+        if not self.reading.busy:
+            return 632, 531
+        return 412_000 + 2_000 * self.gpu.index, 1_804_000 + 3_000 * self.gpu.index
+
+
+def active(flag: bool) -> str:
     return "Active" if flag else "Not Active"
 
 
-def _yes(flag: bool) -> str:
+def yes(flag: bool) -> str:
     return "Yes" if flag else "No"
 
 
@@ -72,310 +94,13 @@ def _ecc_total(counts: EccCounts, corrected: bool) -> int:
     return counts.sram_uncorrectable_parity + counts.sram_uncorrectable_secded + counts.dram_uncorrectable
 
 
-# -- nvidia-smi -q --------------------------------------------------------------------
-
-
-class _Report:
-    """Lines of the ``-q`` report: ``name : value`` with the colon at column 42."""
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-
-    def kv(self, depth: int, name: str, value: object) -> None:
-        self.lines.append(f"{'    ' * depth}{name}".ljust(42) + f": {value}")
-
-    def head(self, depth: int, name: str) -> None:
-        self.lines.append(f"{'    ' * depth}{name}")
-
-
-def report_header(cluster: Cluster, node: Node, timestamp: str) -> list[str]:
-    v = cluster.versions
-    rep = _Report()
-    rep.lines += ["==============NVSMI LOG==============", ""]
-    rep.kv(0, "Timestamp", timestamp)
-    rep.kv(0, "Driver Version", v.driver)
-    rep.kv(0, "CUDA Version", v.cuda)
-    rep.lines.append("")
-    rep.kv(0, "Attached GPUs", len(node.gpus))
-    return rep.lines
-
-
-def report_gpu(view: GpuView, sections: set[str] | None) -> list[str]:
-    """The ``GPU <bus id>`` block; ``sections`` limits it to the ``-d`` types."""
-    gpu, r = view.gpu, view.reading
-    rep = _Report()
-    rep.head(0, f"GPU {gpu.pci_bus_id}")
-
-    def want(name: str) -> bool:
-        return sections is None or name in sections
-
-    if sections is None:
-        _identity(rep, view)
-    if sections is not None and "RESET_STATUS" in sections:
-        rep.head(1, "GPU Reset Status")
-        rep.kv(2, "Reset Required", _yes(gpu.reset_required))
-        rep.kv(2, "Drain and Reset Recommended", _yes(gpu.reset_required or gpu.remap_failure))
-    if sections is not None and "GSP_FIRMWARE_VERSION" in sections:
-        rep.kv(1, "GSP Firmware Version", view.cluster.versions.driver)
-    if want("PERFORMANCE"):
-        if sections is None:
-            rep.kv(1, "Fan Speed", "N/A")
-        rep.kv(1, "Performance State", r.pstate)
-        rep.head(1, "Clocks Event Reasons")
-        reasons = view.reasons
-        for reason in CLOCK_EVENT_REASONS:
-            depth = 3 if reason in ("HW Thermal Slowdown", "HW Power Brake Slowdown") else 2
-            rep.kv(depth, reason, _active(reason in reasons))
-        if sections is None:
-            rep.kv(1, "Sparse Operation Mode", "Disabled")
-    if want("MEMORY"):
-        rep.head(1, "FB Memory Usage")
-        rep.kv(2, "Total", f"{H100.memory_mib} MiB")
-        rep.kv(2, "Reserved", f"{H100.reserved_mib} MiB")
-        rep.kv(2, "Used", f"{r.mem_used_mib} MiB")
-        rep.kv(2, "Free", f"{r.mem_free_mib} MiB")
-        rep.head(1, "BAR1 Memory Usage")
-        bar1_used = 1 if not r.busy else 1 + 4 * len(telemetry.processes(view.cluster, view.node, gpu))
-        rep.kv(2, "Total", f"{H100.bar1_mib} MiB")
-        rep.kv(2, "Used", f"{bar1_used} MiB")
-        rep.kv(2, "Free", f"{H100.bar1_mib - bar1_used} MiB")
-        rep.head(1, "Conf Compute Protected Memory Usage")
-        for name in ("Total", "Used", "Free"):
-            rep.kv(2, name, "0 MiB")
-    if want("COMPUTE"):
-        rep.kv(1, "Compute Mode", "Default")
-    if want("UTILIZATION"):
-        rep.head(1, "Utilization")
-        rep.kv(2, "Gpu", f"{r.util_pct} %")
-        rep.kv(2, "Memory", f"{r.mem_util_pct} %")
-        for name in ("Encoder", "Decoder", "JPEG", "OFA"):
-            rep.kv(2, name, "0 %")
-    if want("ENCODER_STATS"):
-        rep.head(1, "Encoder Stats")
-        for name in ("Active Sessions", "Average FPS", "Average Latency"):
-            rep.kv(2, name, 0)
-    if want("FBC_STATS"):
-        rep.head(1, "FBC Stats")
-        for name in ("Active Sessions", "Average FPS", "Average Latency"):
-            rep.kv(2, name, 0)
-    if want("ECC"):
-        rep.head(1, "ECC Mode")
-        rep.kv(2, "Current", "Enabled")
-        rep.kv(2, "Pending", "Enabled")
-        rep.head(1, "ECC Errors")
-        for title, counts in (("Volatile", gpu.ecc_volatile), ("Aggregate", gpu.ecc_aggregate)):
-            rep.head(2, title)
-            rep.kv(3, "SRAM Correctable", counts.sram_correctable)
-            rep.kv(3, "SRAM Uncorrectable Parity", counts.sram_uncorrectable_parity)
-            rep.kv(3, "SRAM Uncorrectable SEC-DED", counts.sram_uncorrectable_secded)
-            rep.kv(3, "DRAM Correctable", counts.dram_correctable)
-            rep.kv(3, "DRAM Uncorrectable", counts.dram_uncorrectable)
-        agg = gpu.ecc_aggregate
-        sram_unc = agg.sram_uncorrectable_parity + agg.sram_uncorrectable_secded
-        rep.kv(3, "SRAM Threshold Exceeded", _yes(sram_unc > 4))
-        rep.head(2, "Aggregate Uncorrectable SRAM Sources")
-        rep.kv(3, "SRAM L2", sram_unc)
-        for name in ("SRAM SM", "SRAM Microcontroller", "SRAM PCIE", "SRAM Other"):
-            rep.kv(3, name, 0)
-    if want("PAGE_RETIREMENT"):
-        rep.head(1, "Retired Pages")
-        rep.kv(2, "Single Bit ECC", "N/A")
-        rep.kv(2, "Double Bit ECC", "N/A")
-        rep.kv(2, "Pending Page Blacklist", "N/A")
-    if want("ROW_REMAPPER") or want("PAGE_RETIREMENT"):
-        _remapped_rows(rep, gpu)
-    if want("TEMPERATURE"):
-        rep.head(1, "Temperature")
-        rep.kv(2, "GPU Current Temp", f"{r.temp_c} C")
-        rep.kv(2, "GPU T.Limit Temp", f"{r.tlimit_margin_c} C")
-        rep.kv(2, "GPU Shutdown T.Limit Temp", f"{H100.shutdown_tlimit_c} C")
-        rep.kv(2, "GPU Slowdown T.Limit Temp", f"{H100.slowdown_tlimit_c} C")
-        rep.kv(2, "GPU Max Operating T.Limit Temp", "0 C")
-        rep.kv(2, "GPU Target Temperature", "N/A")
-        rep.kv(2, "Memory Current Temp", f"{r.mem_temp_c} C")
-        rep.kv(2, "Memory Max Operating T.Limit Temp", "0 C")
-    if want("POWER"):
-        rep.head(1, "GPU Power Readings")
-        rep.kv(2, "Power Draw", f"{r.power_w:.2f} W")
-        rep.kv(2, "Current Power Limit", f"{gpu.power_limit_w:.2f} W")
-        rep.kv(2, "Requested Power Limit", f"{gpu.power_limit_w:.2f} W")
-        rep.kv(2, "Default Power Limit", f"{H100.power_limit_w:.2f} W")
-        rep.kv(2, "Min Power Limit", f"{H100.power_min_w:.2f} W")
-        rep.kv(2, "Max Power Limit", f"{H100.power_limit_w:.2f} W")
-        rep.head(1, "GPU Memory Power Readings ")
-        rep.kv(2, "Power Draw", "N/A")
-        rep.head(1, "Module Power Readings")
-        for name in ("Power Draw", "Current Power Limit", "Requested Power Limit", "Default Power Limit",
-                     "Min Power Limit", "Max Power Limit"):
-            rep.kv(2, name, "N/A")
-    if want("CLOCK"):
-        rep.head(1, "Clocks")
-        rep.kv(2, "Graphics", f"{r.sm_mhz} MHz")
-        rep.kv(2, "SM", f"{r.sm_mhz} MHz")
-        rep.kv(2, "Memory", f"{r.mem_mhz} MHz")
-        rep.kv(2, "Video", f"{1545 if r.busy else 765} MHz")
-        rep.head(1, "Applications Clocks")
-        rep.kv(2, "Graphics", f"{H100.max_sm_mhz} MHz")
-        rep.kv(2, "Memory", f"{H100.max_mem_mhz} MHz")
-        rep.head(1, "Default Applications Clocks")
-        rep.kv(2, "Graphics", f"{H100.max_sm_mhz} MHz")
-        rep.kv(2, "Memory", f"{H100.max_mem_mhz} MHz")
-        rep.head(1, "Deferred Clocks")
-        rep.kv(2, "Memory", "N/A")
-        rep.head(1, "Max Clocks")
-        rep.kv(2, "Graphics", f"{H100.max_sm_mhz} MHz")
-        rep.kv(2, "SM", f"{H100.max_sm_mhz} MHz")
-        rep.kv(2, "Memory", f"{H100.max_mem_mhz} MHz")
-        rep.kv(2, "Video", f"{H100.max_video_mhz} MHz")
-        rep.head(1, "Max Customer Boost Clocks")
-        rep.kv(2, "Graphics", f"{H100.max_sm_mhz} MHz")
-        rep.head(1, "Clock Policy")
-        rep.kv(2, "Auto Boost", "N/A")
-        rep.kv(2, "Auto Boost Default", "N/A")
-    if want("VOLTAGE"):
-        rep.head(1, "Voltage")
-        rep.kv(2, "Graphics", f"{890.0 if r.busy else 665.0:.3f} mV")
-    if sections is None:
-        rep.head(1, "Fabric")
-        rep.kv(2, "State", gpu.fabric_state)
-        rep.kv(2, "Status", gpu.fabric_status)
-        rep.kv(2, "CliqueId", "N/A")
-        rep.kv(2, "ClusterUUID", "N/A")
-        rep.head(2, "Health")
-        rep.kv(3, "Bandwidth", "N/A")
-    if sections is not None and "SUPPORTED_CLOCKS" in sections:
-        rep.head(1, "Supported Clocks")
-        rep.kv(2, "Memory", f"{H100.max_mem_mhz} MHz")
-        for mhz in range(H100.max_sm_mhz, H100.idle_sm_mhz - 1, -15):
-            rep.kv(3, "Graphics", f"{mhz} MHz")
-    if sections is not None and "SUPPORTED_GPU_TARGET_TEMP" in sections:
-        rep.head(1, "Supported GPU Target Temp")
-        rep.kv(2, "GPU Target Temp Min", "N/A")
-        rep.kv(2, "GPU Target Temp Max", "N/A")
-    if sections is not None and "ACCOUNTING" in sections:
-        rep.kv(1, "Accounting Mode", "Disabled")
-        rep.kv(1, "Accounting Mode Buffer Size", 4000)
-        rep.kv(1, "Accounted Processes", "None")
-    if want("PIDS"):
-        procs = telemetry.processes(view.cluster, view.node, gpu)
-        if not procs:
-            rep.kv(1, "Processes", "None")
-        else:
-            rep.head(1, "Processes")
-            for proc in procs:
-                rep.kv(2, "GPU instance ID", "N/A")
-                rep.kv(2, "Compute instance ID", "N/A")
-                rep.kv(2, "Process ID", proc.pid)
-                rep.kv(3, "Type", "C")
-                rep.kv(3, "Name", proc.name)
-                rep.kv(3, "Used GPU Memory", f"{proc.used_mib} MiB")
-    return rep.lines
-
-
-def _remapped_rows(rep: _Report, gpu: GPU) -> None:
-    rep.head(1, "Remapped Rows")
-    rep.kv(2, "Correctable Error", gpu.remapped_correctable)
-    rep.kv(2, "Uncorrectable Error", gpu.remapped_uncorrectable)
-    rep.kv(2, "Pending", _yes(gpu.remap_pending))
-    rep.kv(2, "Remapping Failure Occurred", _yes(gpu.remap_failure))
-    rep.head(2, "Bank Remap Availability Histogram")
-    used = gpu.remapped_correctable + gpu.remapped_uncorrectable
-    rep.kv(3, "Max", f"{max(0, gpu.remap_available_banks - used)} bank(s)")
-    rep.kv(3, "High", f"{min(used, gpu.remap_available_banks)} bank(s)")
-    for name in ("Partial", "Low", "None"):
-        rep.kv(3, name, "0 bank(s)")
-
-
-def _identity(rep: _Report, view: GpuView) -> None:
-    gpu, v = view.gpu, view.cluster.versions
-    bus = int(gpu.pci_bus_id.split(":")[1], 16)
-    rep.kv(1, "Product Name", H100.name)
-    rep.kv(1, "Product Brand", H100.product_brand)
-    rep.kv(1, "Product Architecture", H100.architecture)
-    rep.kv(1, "Display Mode", "Disabled")
-    rep.kv(1, "Display Active", "Disabled")
-    rep.kv(1, "Persistence Mode", "Enabled" if gpu.persistence_mode else "Disabled")
-    rep.kv(1, "Addressing Mode", "None")
-    rep.head(1, "MIG Mode")
-    rep.kv(2, "Current", "Disabled")
-    rep.kv(2, "Pending", "Disabled")
-    rep.kv(1, "Accounting Mode", "Disabled")
-    rep.kv(1, "Accounting Mode Buffer Size", 4000)
-    rep.head(1, "Driver Model")
-    rep.kv(2, "Current", "N/A")
-    rep.kv(2, "Pending", "N/A")
-    rep.kv(1, "Serial Number", gpu.serial)
-    rep.kv(1, "GPU UUID", gpu.uuid)
-    rep.kv(1, "Minor Number", gpu.minor)
-    rep.kv(1, "VBIOS Version", H100.vbios)
-    rep.kv(1, "MultiGPU Board", "No")
-    rep.kv(1, "Board ID", f"0x{bus:x}00")
-    rep.kv(1, "Board Part Number", H100.board_part)
-    rep.kv(1, "GPU Part Number", "2330-885-A1")
-    rep.kv(1, "FRU Part Number", "N/A")
-    rep.kv(1, "Module ID", (3, 1, 4, 2, 7, 5, 8, 6)[gpu.index % 8])
-    rep.head(1, "Inforom Version")
-    rep.kv(2, "Image Version", H100.inforom_img)
-    rep.kv(2, "OEM Object", "2.1")
-    rep.kv(2, "ECC Object", "7.16")
-    rep.kv(2, "Power Management Object", "N/A")
-    rep.head(1, "Inforom BBX Object Flush")
-    boot = view.node.health.boots[-1].offset_s if view.node.health.boots else 0.0
-    flushed = view.cluster.clock.at(boot + 3600.0 * int((view.cluster.clock.elapsed - boot) // 3600.0))
-    rep.kv(2, "Latest Timestamp", flushed.strftime("%Y/%m/%d %H:%M:%S.") + f"{(gpu.index * 97) % 1000:03d}")
-    rep.kv(2, "Latest Duration", f"{88000 + gpu.index * 311} us")
-    rep.head(1, "GPU Operation Mode")
-    rep.kv(2, "Current", "N/A")
-    rep.kv(2, "Pending", "N/A")
-    rep.kv(1, "GPU C2C Mode", "N/A")
-    rep.head(1, "GPU Virtualization Mode")
-    rep.kv(2, "Virtualization Mode", "None")
-    rep.kv(2, "Host VGPU Mode", "N/A")
-    rep.kv(2, "vGPU Heterogeneous Mode", "N/A")
-    rep.head(1, "GPU Reset Status")
-    rep.kv(2, "Reset Required", _yes(gpu.reset_required))
-    rep.kv(2, "Drain and Reset Recommended", _yes(gpu.reset_required or gpu.remap_failure))
-    rep.kv(1, "GSP Firmware Version", v.driver)
-    rep.head(1, "IBMNPU")
-    rep.kv(2, "Relaxed Ordering Mode", "N/A")
-    rep.head(1, "PCI")
-    rep.kv(2, "Bus", f"0x{bus:02X}")
-    rep.kv(2, "Device", "0x00")
-    rep.kv(2, "Domain", "0x0000")
-    rep.kv(2, "Base Classcode", "0x3")
-    rep.kv(2, "Sub Classcode", "0x2")
-    rep.kv(2, "Device Id", H100.device_id)
-    rep.kv(2, "Bus Id", gpu.pci_bus_id)
-    rep.kv(2, "Sub System Id", H100.subsystem_id)
-    rep.head(2, "GPU Link Info")
-    rep.head(3, "PCIe Generation")
-    rep.kv(4, "Max", gpu.pcie_gen_max)
-    rep.kv(4, "Current", gpu.pcie_gen_current)
-    rep.kv(4, "Device Current", gpu.pcie_gen_current)
-    rep.kv(4, "Device Max", gpu.pcie_gen_max)
-    rep.kv(4, "Host Max", gpu.pcie_gen_max)
-    rep.head(3, "Link Width")
-    rep.kv(4, "Max", f"{gpu.pcie_width_max}x")
-    rep.kv(4, "Current", f"{gpu.pcie_width_current}x")
-    rep.head(2, "Bridge Chip")
-    rep.kv(3, "Type", "N/A")
-    rep.kv(3, "Firmware", "N/A")
-    rep.kv(2, "Replays Since Reset", 0)
-    rep.kv(2, "Replay Number Rollovers", 0)
-    tx, rx = (412_000 + 2_000 * gpu.index, 1_804_000 + 3_000 * gpu.index) if view.reading.busy else (632, 531)
-    rep.kv(2, "Tx Throughput", f"{tx} KB/s")
-    rep.kv(2, "Rx Throughput", f"{rx} KB/s")
-    rep.kv(2, "Atomic Caps Inbound", "N/A")
-    rep.kv(2, "Atomic Caps Outbound", "N/A")
-
-
 # -- --query-gpu ------------------------------------------------------------------------
 
 Getter = Callable[[GpuView], object]
 
 
 def _reason(name: str) -> Getter:
-    return lambda g: _active(name in g.reasons)
+    return lambda g: active(name in g.reasons)
 
 
 def _ecc(volatile: bool, corrected: bool) -> Getter:
@@ -449,8 +174,8 @@ _FIELDS: dict[str, tuple[str, str, Getter]] = {
     "retired_pages.pending": ("retired_pages.pending", "", lambda g: None),
     "remapped_rows.correctable": ("remapped_rows.correctable", "", lambda g: g.gpu.remapped_correctable),
     "remapped_rows.uncorrectable": ("remapped_rows.uncorrectable", "", lambda g: g.gpu.remapped_uncorrectable),
-    "remapped_rows.pending": ("remapped_rows.pending", "", lambda g: _yes(g.gpu.remap_pending)),
-    "remapped_rows.failure": ("remapped_rows.failure", "", lambda g: _yes(g.gpu.remap_failure)),
+    "remapped_rows.pending": ("remapped_rows.pending", "", lambda g: yes(g.gpu.remap_pending)),
+    "remapped_rows.failure": ("remapped_rows.failure", "", lambda g: yes(g.gpu.remap_failure)),
     "temperature.gpu": ("temperature.gpu", "", lambda g: g.reading.temp_c),
     "temperature.gpu.tlimit": ("temperature.gpu.tlimit", "", lambda g: g.reading.tlimit_margin_c),
     "temperature.memory": ("temperature.memory", "", lambda g: g.reading.mem_temp_c),
@@ -465,7 +190,7 @@ _FIELDS: dict[str, tuple[str, str, Getter]] = {
     "clocks.current.graphics": ("clocks.current.graphics [MHz]", "MHz", lambda g: g.reading.sm_mhz),
     "clocks.current.sm": ("clocks.current.sm [MHz]", "MHz", lambda g: g.reading.sm_mhz),
     "clocks.current.memory": ("clocks.current.memory [MHz]", "MHz", lambda g: g.reading.mem_mhz),
-    "clocks.current.video": ("clocks.current.video [MHz]", "MHz", lambda g: 1545 if g.reading.busy else 765),
+    "clocks.current.video": ("clocks.current.video [MHz]", "MHz", lambda g: g.video_mhz),
     "clocks.applications.graphics": ("clocks.applications.graphics [MHz]", "MHz", lambda g: H100.max_sm_mhz),
     "clocks.applications.memory": ("clocks.applications.memory [MHz]", "MHz", lambda g: H100.max_mem_mhz),
     "clocks.max.graphics": ("clocks.max.graphics [MHz]", "MHz", lambda g: H100.max_sm_mhz),
@@ -474,7 +199,7 @@ _FIELDS: dict[str, tuple[str, str, Getter]] = {
     "mig.mode.current": ("mig.mode.current", "", lambda g: "Disabled"),
     "fabric.state": ("fabric.state", "", lambda g: g.gpu.fabric_state),
     "fabric.status": ("fabric.status", "", lambda g: g.gpu.fabric_status),
-    "reset_status.reset_required": ("reset_status.reset_required", "", lambda g: _yes(g.gpu.reset_required)),
+    "reset_status.reset_required": ("reset_status.reset_required", "", lambda g: yes(g.gpu.reset_required)),
 }
 
 #: Other names nvidia-smi accepts for the same fields.
