@@ -61,8 +61,9 @@ def link_rate(cluster: Cluster, r: random.Random, params: dict[str, object]) -> 
         raise ValueError(f"link-rate: width must be 1X, 2X or 4X, not {width!r}")
     rate = int(str(params["rate_gbps"]))
     lanes = int(width[:-1])
-    if width != "4X" and rate == 200 and lanes != 2:
-        rate = 100 * lanes
+    if lanes < 4 and rate == 200:
+        rate = 100 * lanes      # a narrower link keeps NDR lanes: 2X is 200, 1X is 100
+
     if float(rate) / lanes not in LANE_SPEEDS:
         raise ValueError(f"link-rate: {rate} Gb/s is not a valid rate for width {width}")
     if rate >= nic.max_rate_gbps:
