@@ -280,7 +280,7 @@ def _launch(cluster: Cluster, run: TrainingRun, start_s: float, agents: dict[str
     return out
 
 
-def _agents(run: TrainingRun, attempt_pids: dict[str, int] | None = None) -> dict[str, int]:
+def agent_pids(run: TrainingRun, attempt_pids: dict[str, int] | None = None) -> dict[str, int]:
     """torchrun's pid on each node: just below the node's first rank pid."""
     agents = {}
     for n_i, node in enumerate(run.nodes):
@@ -305,7 +305,7 @@ def slurm_out(cluster: Cluster) -> str:
     for attempt, (hang_s, rank) in enumerate(past, start=1):
         r = rng(cluster.seed, "attempt", attempt)
         pids = {node: r.randint(60_000, 170_000) for node in run.nodes}
-        agents = _agents(run, pids)
+        agents = agent_pids(run, pids)
         fired = hang_s + NCCL_TIMEOUT_MS / 1000.0 + 0.06
         out += _launch(cluster, run, start, agents)
         seq = 4 + r.randint(200, 1400) * max(1, math.ceil(_grad_bytes(run) / BUCKET_BYTES))
@@ -313,7 +313,7 @@ def slurm_out(cluster: Cluster) -> str:
         out += [f"+ echo 'attempt {attempt} failed, restarting from the latest checkpoint'",
                 f"attempt {attempt} failed, restarting from the latest checkpoint"]
         start = fired + TEARDOWN_S + 8.0
-    agents = _agents(run)
+    agents = agent_pids(run)
     out += _launch(cluster, run, sched.started_s, agents)
     if now >= sched.init_s + 20.0:
         out += init_lines(cluster, _procs(run), run.env)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 
 from ..cluster import steps
-from ..cluster.joblogs import config_path
+from ..cluster.joblogs import agent_pids, config_path
 from ..cluster.scheduler import compress_hostlist
 from ..cluster.training import Rank, TrainingRun
 from .base import ArgumentParser, Command, Context
@@ -48,6 +48,13 @@ PIN_THREAD = [("wait", "threading.py", 324), ("get", "queue.py", 180),
 WRITER_THREAD = [("_save", "torch/serialization.py", 864), ("save", "torch/serialization.py", 628),
                  ("_write_shard", "checkpoint.py", 133), ("run", "threading.py", 953),
                  ("_bootstrap_inner", "threading.py", 1016), ("_bootstrap", "threading.py", 973)]
+AGENT = [("_invoke_run", "torch/distributed/elastic/agent/server/api.py", 835),
+         ("wrapper", "torch/distributed/elastic/metrics/api.py", 124),
+         ("run", "torch/distributed/elastic/agent/server/api.py", 680),
+         ("launch_agent", "torch/distributed/launcher/api.py", 255),
+         ("__call__", "torch/distributed/launcher/api.py", 133), ("run", "torch/distributed/run.py", 892),
+         ("main", "torch/distributed/run.py", 901),
+         ("wrapper", "torch/distributed/elastic/multiprocessing/errors/__init__.py", 348), ("<module>", "torchrun", 8)]
 WORKER_BASE = [("fetch", "torch/utils/data/_utils/fetch.py", 52),
                ("_worker_loop", "torch/utils/data/_utils/worker.py", 308),
                ("run", "multiprocessing/process.py", 108), ("_bootstrap", "multiprocessing/process.py", 314),
@@ -100,6 +107,8 @@ class PySpy(Command):
         if args.pid is None:
             raise ctx.fail(self.usage_error("the following arguments are required: --pid"), 2)
         pid = int(args.pid) if str(args.pid).isdigit() else -1
+        if self._agent(ctx, pid):
+            return 0
         found = self._find(ctx, pid)
         if found is None:
             raise ctx.fail("Error: Failed to open process - check if it is running.\n"
@@ -133,14 +142,34 @@ class PySpy(Command):
                 ctx.outln(line)
         return 0
 
+    def _agent(self, ctx: Context, pid: int) -> bool:
+        """Dump torchrun's elastic agent when ``pid`` is the one on this host; False otherwise."""
+        run = ctx.cluster.training
+        if run is None or agent_pids(run).get(ctx.host.name) != pid or not self._alive(ctx):
+            return False
+        master = run.nodes[0]
+        ctx.outln(f"Process {pid}: /usr/bin/python3 /usr/local/bin/torchrun --nnodes={len(run.nodes)} "
+                  f"--nproc-per-node=8 --rdzv-id={run.job_id} --rdzv-backend=c10d --rdzv-endpoint={master}:29500 "
+                  f"train.py --config {config_path(run)}")
+        ctx.outln(f"Python v{ctx.cluster.versions.python} (/usr/bin/python3.10)")
+        ctx.outln("")
+        ctx.outln(f"Thread {pid} (idle): \"MainThread\"")
+        for line in _stack(AGENT):
+            ctx.outln(line)
+        return True
+
+    def _alive(self, ctx: Context) -> bool:
+        """Whether the training processes exist now (launched, and not torn down)."""
+        dead = steps.failed_at(ctx.cluster)
+        sched = steps.schedule(ctx.cluster)
+        return not ((dead is not None and ctx.clock.elapsed >= dead) or ctx.clock.elapsed < sched.started_s)
+
     def _find(self, ctx: Context, pid: int) -> tuple[TrainingRun, Rank, int | None] | None:
         """The rank (and worker index) owning ``pid`` on the current host, if the job is alive."""
         run = ctx.cluster.training
         if run is None or pid <= 0:
             return None
-        dead = steps.failed_at(ctx.cluster)
-        sched = steps.schedule(ctx.cluster)
-        if (dead is not None and ctx.clock.elapsed >= dead) or ctx.clock.elapsed < sched.init_s:
+        if not self._alive(ctx) or ctx.clock.elapsed < steps.schedule(ctx.cluster).init_s:
             return None
         for rank in run.ranks:
             if rank.node != ctx.host.name:

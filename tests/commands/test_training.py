@@ -161,3 +161,13 @@ def test_the_late_rank_and_its_slowed_gpu_agree_across_tools() -> None:
     assert late.split()[:3] == ["13", r.node, str(r.gpu)]
     out, _ = s.execute(f"ssh {r.node} nvidia-smi -q -i {r.gpu} -d PERFORMANCE")
     assert "Thermal Slowdown" in out and ": Active" in out
+
+
+def test_py_spy_dumps_the_torchrun_agent_that_ps_lists() -> None:
+    s = session()
+    out, _ = s.execute("ssh node02 ps aux")
+    agent = next(line.split()[1] for line in out.splitlines() if "torchrun" in line)
+    out, status = s.execute(f"ssh node02 py-spy dump --pid {agent}")
+    assert status == 0
+    assert "/usr/local/bin/torchrun --nnodes=4" in out.splitlines()[0]
+    assert "_invoke_run (torch/distributed/elastic/agent/server/api.py:835)" in out
