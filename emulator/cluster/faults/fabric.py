@@ -63,7 +63,6 @@ def link_rate(cluster: Cluster, r: random.Random, params: dict[str, object]) -> 
     lanes = int(width[:-1])
     if lanes < 4 and rate == 200:
         rate = 100 * lanes      # a narrower link keeps NDR lanes: 2X is 200, 1X is 100
-
     if float(rate) / lanes not in LANE_SPEEDS:
         raise ValueError(f"link-rate: {rate} Gb/s is not a valid rate for width {width}")
     if rate >= nic.max_rate_gbps:
