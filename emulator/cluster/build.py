@@ -288,8 +288,10 @@ def _slurm(spec: ClusterSpec, compute: list[Node], training_nodes: list[str]) ->
     # One pending job waiting for resources, one held by dependency.
     jobs.append(Job(job_id=next_id, name="sweep-lr", user="bob", partition="gpu", nodes=[], state="PENDING",
                     submit_s=-900.0, num_nodes=min(len(names), 8), reason="Resources"))
+    training_id = next((j.job_id for j in jobs if j.is_training), None)
     jobs.append(Job(job_id=next_id + 1, name="eval-ckpt", user="alice", partition="gpu", nodes=[], state="PENDING",
-                    submit_s=-600.0, num_nodes=1, reason="Dependency"))
+                    submit_s=-600.0, num_nodes=1, reason="Dependency",
+                    dependency=f"afterok:{training_id}" if training_id else ""))
     # A history of finished jobs for sacct.
     jobs.append(Job(job_id=next_id - 40, name="nccl-check", user="alice", partition="gpu",
                     nodes=names[: min(2, len(names))], state="COMPLETED", submit_s=-90_000.0, start_s=-89_990.0,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from . import catalog
 from .hardware import BootRecord, KernelEvent, SelEntry
 from .model import Cluster, Node
-from .scheduler import close_steps
+from .scheduler import job_ended
 
 #: Seconds from power-on to the login prompt on an HGX node (POST, kernel, services).
 BOOT_S = 240.0
@@ -43,7 +43,7 @@ def end_jobs_on(cluster: Cluster, name: str, at_s: float) -> None:
             continue
         job.state, job.end_s, job.reason, job.exit_code = "NODE_FAIL", at_s, "NodeDown", "0:0"
         job.failed_node = name
-        close_steps(job)
+        job_ended(slurm, job)
         for other in job.nodes:
             state = slurm.node_state.get(other, "idle")
             slurm.node_state[other] = _RELEASED.get(state, state)

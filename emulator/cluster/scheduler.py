@@ -52,6 +52,8 @@ class Job:
     interactive: bool = False
     #: Program names of numbered steps (``"1": "nvidia-smi"``), for sacct's JobName.
     step_names: dict[str, str] = field(default_factory=dict)
+    #: ``--dependency``, e.g. ``afterok:48213``.
+    dependency: str = ""
 
     def __post_init__(self) -> None:
         if not self.num_nodes:
@@ -95,6 +97,30 @@ def close_steps(job: Job) -> None:
                 state, code = job.state, job.exit_code
         closed.append((name, state, code))
     job.steps = closed
+
+
+def dependency_state(slurm: SlurmState, job: Job) -> str:
+    """``unfulfilled``, ``fulfilled`` or ``failed`` for an ``afterok:ID[:ID]`` dependency."""
+    kind, _, ids = job.dependency.partition(":")
+    states = [other.state for other in slurm.jobs if str(other.job_id) in ids.split(":")]
+    if kind != "afterok" or not states:
+        return "unfulfilled"
+    if any(s in ("FAILED", "CANCELLED", "NODE_FAIL", "TIMEOUT", "OUT_OF_MEMORY") for s in states):
+        return "failed"
+    return "fulfilled" if all(s == "COMPLETED" for s in states) else "unfulfilled"
+
+
+def settle_dependencies(slurm: SlurmState) -> None:
+    """A pending job whose dependency can no longer be met says so (Slurm keeps it pending)."""
+    for job in slurm.jobs:
+        if job.state == "PENDING" and job.dependency and dependency_state(slurm, job) == "failed":
+            job.reason = "DependencyNeverSatisfied"
+
+
+def job_ended(slurm: SlurmState, job: Job) -> None:
+    """Book-keeping once a job reaches a final state: its steps end, dependants learn of it."""
+    close_steps(job)
+    settle_dependencies(slurm)
 
 
 @dataclass

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..cluster.hardware import Partition
 from ..cluster.model import Cluster, Node
-from ..cluster.scheduler import Job, compress_hostlist, expand_hostlist
+from ..cluster.scheduler import Job, compress_hostlist, dependency_state, expand_hostlist
 from . import slurm_common as sc
 from .base import Context, Outcome
 
@@ -469,7 +469,7 @@ def _job_record(cluster: Cluster, job: Job) -> list[str]:
         f"   UserId={sc.uid_label(job.user)} GroupId={sc.uid_label(job.user)} MCS_label=N/A",
         f"   Priority={sc.priority(job) if job.state == 'PENDING' or job.state == 'RUNNING' else 0} Nice=0 "
         f"Account={job.account} QOS={job.qos}",
-        f"   JobState={job.state} Reason={job.reason} Dependency=(null)",
+        f"   JobState={job.state} Reason={job.reason} Dependency={_dependency(cluster, job)}",
         f"   Requeue={int(job.requeue)} Restarts=0 BatchFlag={int(batch)} Reboot=0 ExitCode={job.exit_code}",
         f"   RunTime={sc.elapsed(sc.run_time(cluster, job))} TimeLimit={job.time_limit} TimeMin=N/A",
         f"   SubmitTime={st(job.submit_s)} EligibleTime={st(job.submit_s)}",
@@ -499,6 +499,12 @@ def _job_record(cluster: Cluster, job: Job) -> list[str]:
         lines += [f"   StdErr={out}", "   StdIn=/dev/null", f"   StdOut={out}"]
     lines.append(f"   TresPerNode=gres/gpu:{job.gpus_per_node}")
     return lines
+
+
+def _dependency(cluster: Cluster, job: Job) -> str:
+    if not job.dependency or job.state != "PENDING":
+        return "(null)"
+    return f"{job.dependency}({dependency_state(cluster.slurm, job)})"
 
 
 def _node_record(cluster: Cluster, node: Node) -> list[str]:

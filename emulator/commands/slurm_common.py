@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..cluster.model import Cluster
-from ..cluster.scheduler import Job, close_steps
+from ..cluster.scheduler import Job, job_ended
 from .base import Command
 
 #: Accounts of the cluster's users: name → uid (the group has the same id).
@@ -282,7 +282,7 @@ def finish_job(cluster: Cluster, job: Job, status: int, at: float | None = None)
     job.state = "COMPLETED" if status == 0 else "FAILED"
     job.exit_code = f"{status}:0"
     job.end_s = cluster.clock.elapsed + 1.0 if at is None else at
-    close_steps(job)
+    job_ended(cluster.slurm, job)
     for n in job.nodes:
         state = cluster.slurm.node_state.get(n)
         if state == "alloc" and not any(o.state == "RUNNING" and n in o.nodes for o in cluster.slurm.jobs):

@@ -23,7 +23,7 @@ from collections.abc import Generator
 from typing import Any
 
 from ..cluster.model import Cluster
-from ..cluster.scheduler import Job, add_step, close_steps, compress_hostlist, expand_hostlist
+from ..cluster.scheduler import Job, add_step, compress_hostlist, expand_hostlist, job_ended
 from ..vfs import FsError
 from . import batch_script
 from . import slurm_common as sc
@@ -471,7 +471,7 @@ class Scancel(sc.SlurmCommand):
             was_running = job.state == "RUNNING"
             job.state, job.end_s, job.reason = "CANCELLED", ctx.clock.elapsed, "None"
             job.cancelled_by = sc.UIDS.get(me, 1000)
-            close_steps(job)
+            job_ended(cluster.slurm, job)
             if was_running:
                 job.exit_code = "0:15"
                 for n in job.nodes:
