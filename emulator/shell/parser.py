@@ -9,6 +9,8 @@ loops and ``if``/``elif``/``else``/``fi``.
 Deviations from bash (also listed on the handbook page about the shell):
 
 - ``&`` runs the command in the foreground; there is no job control.
+- Pipeline stages run one after another (each stage's whole output is the
+  next one's input); only the last stage streams.
 - Here-documents (``<<``, ``<<<``) and ``case`` are not supported and
   report a clear error; shell functions cannot be defined.
 - Loops stop after 10,000 iterations, and a command's output is capped.
