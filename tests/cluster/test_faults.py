@@ -92,3 +92,10 @@ def test_node_drained_on_an_idle_node_is_drained():
     apply_fault(c, "node-drained", {"node": "node08"})
     assert c.slurm.node_state["node08"] == "drain"
     assert c.slurm.node_reason["node08"]
+
+
+def test_host_down_leaves_the_dependent_job_pending_with_dependency_never_satisfied():
+    c = cluster()
+    apply_fault(c, "host-down", {"node": "node01", "cause": "cpu-ierr"})
+    dependant = next(j for j in c.slurm.jobs if j.dependency)
+    assert (dependant.state, dependant.reason) == ("PENDING", "DependencyNeverSatisfied")
