@@ -141,6 +141,13 @@ def traffic_gbps(cluster: Cluster, node: Node, nic: NIC, rail_gbps: float | None
 # -- counters -------------------------------------------------------------------------
 
 
+def _traffic_seconds(cluster: Cluster, t: float) -> float:
+    """Seconds of the job's traffic since the clock's start: none flows once a rank hangs."""
+    run = cluster.training
+    hang = run.hang_s if run is not None else None
+    return t if hang is None else max(0.0, min(t, hang))
+
+
 def raw_counters(cluster: Cluster, node: Node, nic: NIC, rail_gbps: float | None = None) -> dict[str, int]:
     """Every port counter since boot at the current simulated instant (64-bit, no reset)."""
     t = cluster.clock.elapsed
@@ -149,8 +156,9 @@ def raw_counters(cluster: Cluster, node: Node, nic: NIC, rail_gbps: float | None
         values[name] = int(nic.counters.get(name, 0) + nic.counter_rates.get(name, 0.0) * t)
     values["LinkDownedCounter"] += sum(1 for at in nic.link_down_events if at <= t)
     byte_rate = traffic_gbps(cluster, node, nic, rail_gbps) * 1e9 / 8
-    data_words = int(byte_rate * t / 4)
-    pkts = int(byte_rate * t / PACKET_BYTES)
+    busy = _traffic_seconds(cluster, t) if byte_rate else 0.0
+    data_words = int(byte_rate * busy / 4)
+    pkts = int(byte_rate * busy / PACKET_BYTES)
     # Physical errors cost retransmissions: the sender puts more on the wire.
     resent = 1.0 + nic.retransmit_fraction
     values["PortXmitData"] = nic.xmit_data + int(data_words * resent)

@@ -140,3 +140,14 @@ def test_congestion_takes_a_share_of_the_ports_but_leaves_the_rate():
     nic = c.nodes["node01"].nic("mlx5_0")
     assert nic.rate_gbps == 400 and nic.state == "Active"
     assert 160.0 <= links.effective_gbps(nic) <= 240.0
+
+
+def test_data_counters_stop_when_a_rank_hangs():
+    c = _cluster()
+    apply_fault(c, "straggler", {"kind": "io", "rank": 3, "at": 30})
+    node = c.nodes["node02"]
+    nic = node.nic("mlx5_0")
+    c.clock.advance(40)
+    at_40 = links.counters(c, node, nic)["PortXmitData"]
+    c.clock.advance(60)
+    assert links.counters(c, node, nic)["PortXmitData"] == at_40
