@@ -107,3 +107,12 @@ def test_completion_of_commands_paths_and_hosts():
     assert "/etc/hostname" in s.complete("cat /etc/host").matches
     assert s.complete("ssh node0").matches[:2] == ["node01", "node02"]
     assert "--fqdn" in s.complete("hostname --f").matches
+
+
+def test_snapshot_replays_a_lab_started_from_the_terminal():
+    s = Session()
+    s.execute("lab start fabric-triage --seed 1")
+    s.execute("hint")
+    restored = Session.restore(s.snapshot())
+    assert (restored.lab, restored.seed, restored.origin) == ("fabric-triage", 1, (None, 0))
+    assert restored.lab_progress.hints == 1

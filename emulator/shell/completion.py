@@ -22,6 +22,8 @@ if TYPE_CHECKING:  # pragma: no cover
 MATCH_LIMIT = 200
 _BREAKS = " \t\n;|&()<>"
 _HOST_COMMANDS = {"ssh", "ping", "ipmitool"}
+#: Commands whose next word is itself a command.
+_WRAPPERS = {"sudo", "watch", "time", "xargs", "env", "timeout", "nohup", "srun"}
 
 
 @dataclass
@@ -46,6 +48,16 @@ def _command_words(line: str, start: int) -> list[str]:
     for sep in ";|&(":
         head = head.rsplit(sep, 1)[-1]
     return head.split()
+
+
+def _runs_a_command(before: list[str]) -> bool:
+    """Whether the word being completed is the command a wrapper runs (``sudo nv``, ``ssh node01 nv``)."""
+    if before[0] == "ssh":
+        return len([w for w in before[1:] if not w.startswith("-")]) == 1
+    if before[0] not in _WRAPPERS:
+        return False
+    previous = before[-1]
+    return previous == before[0] or not previous.startswith("-") or "=" in previous
 
 
 def _paths(shell: Shell, word: str, dirs_only: bool = False) -> list[str]:
@@ -90,7 +102,7 @@ def complete(shell: Shell, line: str) -> Completion:
                 matches += [n for n in shell.cluster.nodes if n.startswith(word)]
             if before[0] == "lab" or before[-1] == "--lab":
                 matches += [lab for lab in labs.known_labs() if lab.startswith(word)]
-            if before[0] in ("man", "help", "which", "type"):
+            if before[0] in ("man", "help", "which", "type") or _runs_a_command(before):
                 matches += sorted(n for n in registry.table() if n.startswith(word))
             matches += _paths(shell, word, dirs_only=before[0] == "cd")
     matches = sorted(dict.fromkeys(matches))[:MATCH_LIMIT]
