@@ -1,5 +1,6 @@
 """Fabric-wide InfiniBand scans from the current host's port: ``ibdiagnet``,
-``iblinkinfo``, ``ibqueryerrors``, ``ibhosts`` and ``ibswitches``.
+``iblinkinfo``, ``ibqueryerrors``, ``ibnetdiscover``, ``ibhosts``,
+``ibswitches`` and ``sminfo``.
 
 Discovery follows the rail of the local port: every compute node's port on
 that rail, its leaf switch and the spines. Ports that are down are not
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from ..cluster import links
 from ..cluster.hardware import NIC
+from ..cluster.ids import rng
 from .base import ArgumentParser, Command, Context, Outcome
 from .fabric import VENDOR_PART_ID, DiagCommand, device, devices, fake_pid, is_up
 
@@ -350,6 +352,104 @@ class Ibswitches(DiagCommand):
         return 0
 
 
+def _discover_failed(ctx: Context, tool: str) -> Exception:
+    return ctx.fail(f"ibwarn: [{fake_pid(ctx, tool)}] mad_rpc_open_port: can't open UMAD port ((null):0)\n"
+                    f"{tool}: iberror: failed: discover failed", 255)
+
+
+class Ibnetdiscover(DiagCommand):
+    name = "ibnetdiscover"
+    summary = "discover the InfiniBand topology and print it as a topology file"
+    section = "Fabric"
+
+    def configure(self, parser: ArgumentParser) -> None:
+        parser.add_argument("-l", "--list", action="store_true", help="list of connected nodes")
+        parser.add_argument("-H", "--Hca_list", action="store_true", help="list of connected CAs")
+        parser.add_argument("-S", "--Switch_list", action="store_true", help="list of connected switches")
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        assert args is not None
+        fabric = _fabric_cas(ctx)
+        if fabric is None:
+            raise _discover_failed(ctx, self.name)
+        cl = ctx.cluster
+        local, cas = fabric
+        by_leaf: dict[str, list[tuple[Node, NIC]]] = {}
+        for node, nic in cas:
+            by_leaf.setdefault(nic.peer_switch, []).append((node, nic))
+        leaves = sorted(by_leaf)
+        spines = sorted(name for name, (kind, _) in cl.switches.items() if kind == "spine")
+        all_leaves = sorted(name for name, (kind, _) in cl.switches.items() if kind == "leaf")
+        if args.list or args.Hca_list or args.Switch_list:
+            if args.list or args.Switch_list:
+                for sw in leaves + spines:
+                    g = links.switch_guid(cl, sw)
+                    ctx.outln(f"Switch    : {g} ports 64 \"{sw}\" enhanced port 0 lid {links.switch_lid(cl, sw)} "
+                              "lmc 0")
+            if args.list or args.Hca_list:
+                for node, nic in cas:
+                    ctx.outln(f"Ca        : {nic.node_guid} ports 1 \"{node.name} {nic.name}\"")
+            return 0
+        o = ctx.outln
+        o("#")
+        o(f"# Topology file: generated on {ctx.clock.now():%a %b %d %H:%M:%S %Y}")
+        o("#")
+        o(f"# Initiated from node {local.node_guid[2:]} port {local.port_guid[2:]}")
+        for sw in leaves + spines:
+            g = links.switch_guid(cl, sw)[2:]
+            o("")
+            o("vendid=0x2c9")
+            o("devid=0xd2f2")
+            o(f"sysimgguid=0x{g}")
+            o(f"switchguid=0x{g}({g})")
+            o(f'Switch\t64 "S-{g}"\t\t# "{sw}" enhanced port 0 lid {links.switch_lid(cl, sw)} lmc 0')
+            if sw in by_leaf:
+                for node, nic in sorted(by_leaf[sw], key=lambda item: item[1].peer_port):
+                    width, speed = nic.width.lower(), links.speed_name(nic)
+                    o(f'[{nic.peer_port}]\t"H-{nic.node_guid[2:]}"[1]({nic.port_guid[2:]}) \t\t'
+                      f'# "{node.name} {nic.name}" lid {nic.lid} {width}{speed}')
+                for k, spine in enumerate(spines):
+                    sg = links.switch_guid(cl, spine)[2:]
+                    o(f'[{links.DOWNLINKS + 1 + k}]\t"S-{sg}"[{all_leaves.index(sw) + 1}]\t\t'
+                      f'# "{spine}" lid {links.switch_lid(cl, spine)} 4xNDR')
+            else:
+                for leaf in leaves:
+                    lg = links.switch_guid(cl, leaf)[2:]
+                    o(f'[{all_leaves.index(leaf) + 1}]\t"S-{lg}"[{links.DOWNLINKS + 1 + spines.index(sw)}]\t\t'
+                      f'# "{leaf}" lid {links.switch_lid(cl, leaf)} 4xNDR')
+        for node, nic in cas:
+            g = nic.node_guid[2:]
+            lg = links.switch_guid(cl, nic.peer_switch)[2:]
+            o("")
+            o("vendid=0x2c9")
+            o("devid=0x1021")
+            o(f"sysimgguid=0x{g}")
+            o(f"caguid=0x{g}")
+            o(f'Ca\t1 "H-{g}"\t\t# "{node.name} {nic.name}"')
+            o(f'[1]({nic.port_guid[2:]}) \t"S-{lg}"[{nic.peer_port}]\t\t# lid {nic.lid} lmc 0 '
+              f'"{nic.peer_switch}" lid {links.switch_lid(cl, nic.peer_switch)} {nic.width.lower()}'
+              f'{links.speed_name(nic)}')
+        return 0
+
+
+class Sminfo(DiagCommand):
+    name = "sminfo"
+    summary = "query the InfiniBand subnet manager's info"
+    section = "Fabric"
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        fabric = _fabric_cas(ctx)
+        if fabric is None:
+            raise _discover_failed(ctx, self.name)
+        cl = ctx.cluster
+        r = rng(cl.seed, "sm", fabric[0].rail)
+        guid = f"0x{0xFC6A1C:06x}0300{r.getrandbits(24):06x}"
+        activity = r.randrange(10**6, 10**7) + int(cl.clock.elapsed / 10)
+        ctx.outln(f"sminfo: sm lid {fabric[0].sm_lid} sm guid {guid}, activity count {activity} priority 15 state 3 "
+                  "SMINFO_MASTER")
+        return 0
+
+
 #: ibqueryerrors' default thresholds (an error count at or below them is not reported).
 ERROR_THRESHOLDS = {
     "SymbolErrorCounter": 10, "LinkErrorRecoveryCounter": 10, "LinkDownedCounter": 10, "PortRcvErrors": 10,
@@ -433,4 +533,4 @@ class Ibqueryerrors(DiagCommand):
 
 
 def commands() -> list[Command]:
-    return [Ibdiagnet(), Iblinkinfo(), Ibhosts(), Ibswitches(), Ibqueryerrors()]
+    return [Ibdiagnet(), Iblinkinfo(), Ibhosts(), Ibswitches(), Ibqueryerrors(), Ibnetdiscover(), Sminfo()]

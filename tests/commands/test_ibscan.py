@@ -87,3 +87,17 @@ def test_ibqueryerrors_names_the_congested_leaf_uplinks():
     assert re.search(r'^Errors for 0xfc6a1c03[0-9a-f]{8} "leaf-r0-01"\n   GUID 0x[0-9a-f]{16} port 33: '
                      r"\[PortXmitWait == \d+\]", out, re.M)
     assert "SymbolErrorCounter" not in out
+
+
+def test_ibnetdiscover_topology_file_names_both_ends_and_the_speed():
+    s = on("node01", ("link-rate", {"node": "node03", "port": "mlx5_0"}))
+    out = run(s, "ibnetdiscover")
+    assert out.startswith("#\n# Topology file: generated on Wed Mar 11 09:00:")
+    assert re.search(r'^\[3\]\t"H-[0-9a-f]{16}"\[1\]\([0-9a-f]{16}\) \t\t# "node03 mlx5_0" lid 116 4xHDR$', out, re.M)
+    assert re.search(r'^Ca\t1 "H-[0-9a-f]{16}"\t\t# "node01 mlx5_0"$', out, re.M)
+
+
+def test_sminfo_reports_the_master():
+    out = run(on("node01"), "sminfo")
+    assert re.fullmatch(r"sminfo: sm lid 1 sm guid 0x[0-9a-f]{16}, activity count \d+ priority 15 state 3 "
+                        r"SMINFO_MASTER\n", out)
