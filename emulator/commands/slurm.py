@@ -367,7 +367,7 @@ def _job_values(cluster: Cluster, job: Job) -> dict[str, str]:
 class Scontrol(sc.SlurmCommand):
     name = "scontrol"
     summary = "view or modify Slurm configuration and state"
-    notes = ("Supported: show job|node|partition|hostnames|hostlist [NAME], "
+    notes = ("Supported: show job|node|partition|config|hostnames|hostlist [NAME], ping, "
              "update NodeName=LIST State=DRAIN|DOWN|RESUME|IDLE Reason=TEXT.")
     add_help_flag = False
 
@@ -392,6 +392,9 @@ class Scontrol(sc.SlurmCommand):
             records = _show(ctx, words[1:])
         elif keyword == "update":
             return _update(ctx, words[1:])
+        elif keyword == "ping":
+            ctx.outln(f"Slurmctld(primary) at {cluster.slurm.controller} is UP")
+            return 0
         elif keyword == "version":
             ctx.outln(f"slurm {cluster.versions.slurm}")
             return 0
@@ -445,12 +448,59 @@ def _show(ctx: Context, words: list[str]) -> list[list[str]]:
         if not expr:
             raise ctx.fail("scontrol: error: host list is empty")
         return [[name] for name in _hostlist(ctx, "scontrol", expr)]
+    if entity in ("config", "configuration"):
+        return [_config(ctx)]
     if entity in ("hostlist", "hostlistsorted"):
         if arg is None:
             raise ctx.fail("scontrol: error: host list is empty")
         names = _hostlist(ctx, "scontrol", arg)
         return [[compress_hostlist(sorted(names) if entity == "hostlistsorted" else names)]]
     raise ctx.fail(f"invalid entity:{words[0]} for keyword:show")
+
+
+def _config(ctx: Context) -> list[str]:
+    """``scontrol show config``: the slurm.conf settings the model's behaviour follows."""
+    cluster = ctx.cluster
+    slurm = cluster.slurm
+    settings = {
+        "AccountingStorageEnforce": "associations,limits,qos",
+        "AccountingStorageHost": slurm.controller,
+        "AccountingStorageType": "accounting_storage/slurmdbd",
+        "AuthType": "auth/munge",
+        "ClusterName": slurm.cluster_name,
+        "CompleteWait": "0 sec",
+        "DefMemPerNode": "UNLIMITED",
+        "GresTypes": "gpu",
+        "InactiveLimit": "0 sec",
+        "JobAcctGatherFrequency": "30",
+        "JobAcctGatherType": "jobacct_gather/cgroup",
+        "JobRequeue": "0",
+        "KillOnBadExit": "1",
+        "KillWait": "30 sec",
+        "MaxJobCount": "10000",
+        "MinJobAge": f"{int(sc.MIN_JOB_AGE_S)} sec",
+        "MpiDefault": "pmix",
+        "OverTimeLimit": "0 min",
+        "PriorityType": "priority/multifactor",
+        "ProctrackType": "proctrack/cgroup",
+        "ResumeTimeout": "600 sec",
+        "ReturnToService": "1",
+        "SchedulerType": "sched/backfill",
+        "SelectType": "select/cons_tres",
+        "SelectTypeParameters": "CR_CORE_MEMORY",
+        "SlurmctldHost[0]": slurm.controller,
+        "SlurmctldPort": "6817",
+        "SlurmctldTimeout": "120 sec",
+        "SlurmdPort": "6818",
+        "SlurmdTimeout": f"{int(slurm.slurmd_timeout_s)} sec",
+        "SLURM_CONF": "/etc/slurm/slurm.conf",
+        "SLURM_VERSION": cluster.versions.slurm,
+        "TaskPlugin": "task/affinity,task/cgroup",
+        "TreeWidth": "16",
+    }
+    lines = [f"Configuration data as of {sc.stamp(cluster, ctx.clock.elapsed)}"]
+    lines += [f"{key:<23} = {value}" for key, value in sorted(settings.items(), key=lambda kv: kv[0].lower())]
+    return lines
 
 
 def _job_record(cluster: Cluster, job: Job) -> list[str]:

@@ -108,6 +108,14 @@ def test_scontrol_show_hostnames_and_errors():
     assert run("scontrol show widget") == ("invalid entity:widget for keyword:show\n", 1)
 
 
+def test_scontrol_show_config_states_the_settings_the_model_follows():
+    out, _ = run("scontrol show config")
+    assert "JobRequeue              = 0\n" in out
+    assert "ReturnToService         = 1\n" in out
+    assert "SlurmdTimeout           = 300 sec\n" in out
+    assert run("scontrol ping") == ("Slurmctld(primary) at login01 is UP\n", 0)
+
+
 def test_scontrol_update_drains_and_resumes_a_node():
     s = Session()
     assert s.execute("scontrol update NodeName=node08 State=DRAIN")[1] == 1
