@@ -281,3 +281,20 @@ def test_mlxlink_module_shows_one_weak_lane_on_a_marginal_link():
     assert sum(v < -5 for v in lanes) == 1 and sum(v > 0 for v in lanes) == 3
     healthy = re.search(r"Rx Power Current \[dBm\]\s+: (\S+)", run(s, "mlxlink -d mlx5_0 -m")).group(1)
     assert all(float(v) > 0 for v in healthy.split(","))
+
+
+def test_fabric_and_host_tools_are_deterministic_for_a_seed():
+    lines = ["ibstat", "ibstatus", "ibv_devinfo -v", "perfquery -x", "perfquery 2 33", "mlxlink -d mlx5_1 -m -c",
+             "rdma link", "iblinkinfo", "ibqueryerrors", "ibnetdiscover", "ibdiagnet", "ip -s a", "ethtool -S eno1",
+             "lspci -vv", "numactl -H", "free -h", "top -b -n 2", "ps aux", "df -h", "iostat -x 1 2", "vmstat 1 2",
+             "lfs df -h"]
+
+    def transcript(seed: int) -> list[tuple[str, int]]:
+        s = Session(seed=seed)
+        apply_fault(s.cluster, "symbol-errors", {})
+        apply_fault(s.cluster, "congestion", {})
+        s.execute("ssh node02")
+        return [s.execute(line) for line in lines]
+
+    assert transcript(4) == transcript(4)
+    assert transcript(4) != transcript(5)
