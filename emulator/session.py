@@ -22,7 +22,9 @@ from typing import Any
 from . import labs
 from .cluster.clock import COMMAND_COST_S
 from .shell.completion import Completion, complete
+from .shell.history import expand as history_expand
 from .shell.interpreter import Shell
+from .shell.lexer import ShellSyntaxError
 from .shell.parser import Simple, parse
 
 #: Version of the snapshot layout; a snapshot of another version is refused.
@@ -67,6 +69,10 @@ class Run:
     steps: int = 0
     _interrupted: bool = False
     _finished: bool = field(default=False, repr=False)
+    #: Output shown before the line's own (the echo of a history expansion, or its error).
+    preamble: list[tuple[str, str]] = field(default_factory=list)
+    #: Set when the line fails before it runs (an unknown history event).
+    failed: int | None = None
 
     def interrupt(self) -> None:
         """Stop at the next chunk boundary (``^C``, status 130)."""
@@ -82,8 +88,11 @@ class Run:
                 self._gen.close()
             shell.take_pending()
             return self._finish([("out", "^C\n")], 130)
+        if self.failed is not None:
+            return self._finish(self.preamble, self.failed)
         if self._gen is None:
             self._gen = shell.run_line(self.line)
+            shell.pending[:0] = self.preamble
         try:
             pause = next(self._gen)
         except StopIteration as stop:
@@ -135,13 +144,18 @@ class Session:
     def run(self, line: str) -> Run:
         """Start one input line; the caller steps it."""
         line = line.rstrip("\n")
+        try:
+            line, expanded = history_expand(line, self.history, self.history_base)
+        except ShellSyntaxError as exc:
+            self.current = Run(self, "", self.shell, preamble=[("err", f"bash: {exc.message}\n")], failed=1)
+            return self.current
         if line.strip():
             self.history.append(line)
             if len(self.history) > HISTORY_LIMIT:
                 self.history_base += len(self.history) - HISTORY_LIMIT
                 del self.history[:-HISTORY_LIMIT]
             self.cluster.clock.advance(COMMAND_COST_S)
-        self.current = Run(self, line, self.shell)
+        self.current = Run(self, line, self.shell, preamble=[("out", line + "\n")] if expanded else [])
         return self.current
 
     def execute(self, line: str) -> tuple[str, int]:

@@ -45,6 +45,12 @@ class File:
     mtime: float = 0.0          # offset in seconds from the clock's start
     #: Size ``ls -l`` shows for a live file (real /proc files show 0, /sys 4096); None = len(content).
     fixed_size: int | None = None
+    #: For a file that changes on its own (a growing log, /proc): when it last changed, read live.
+    live_mtime: Callable[[], float] | None = field(default=None, repr=False)
+
+    def modified(self) -> float:
+        """Last modification, as an offset in seconds from the clock's start."""
+        return self.live_mtime() if self.live_mtime is not None else self.mtime
 
     def read(self) -> str:
         return self.content() if callable(self.content) else self.content
@@ -64,6 +70,9 @@ class Dir:
     mtime: float = 0.0
     #: Fills in the children on first listing (for large live trees such as /sys).
     populate: Callable[[Dir], None] | None = field(default=None, repr=False)
+
+    def modified(self) -> float:
+        return self.mtime
 
     def entries(self) -> dict[str, File | Dir]:
         if self.populate is not None:

@@ -191,7 +191,7 @@ class Ls(Intermixed):
     @staticmethod
     def _sorted(args: argparse.Namespace, entries: list) -> list:
         if args.by_time:
-            entries = sorted(entries, key=lambda e: (-e[1].mtime, e[0]))
+            entries = sorted(entries, key=lambda e: (-e[1].modified(), e[0]))
         elif args.by_size:
             entries = sorted(entries, key=lambda e: (-(4096 if isinstance(e[1], Dir) else e[1].size()), e[0]))
         else:
@@ -214,7 +214,7 @@ class Ls(Intermixed):
             total += math.ceil(size / 4096) * 4 if size else 0
             links = 2 + sum(isinstance(c, Dir) for c in node.children.values()) if isinstance(node, Dir) \
                 and node.populate is None else (2 if isinstance(node, Dir) else 1)
-            when = ctx.clock.at(node.mtime)
+            when = ctx.clock.at(node.modified())
             recent = timedelta(0) <= ctx.clock.now() - when < timedelta(days=182)
             stamp = when.strftime("%b %e %H:%M") if recent else when.strftime("%b %e  %Y")
             size_text = human_size(size) if args.human_readable else str(size)

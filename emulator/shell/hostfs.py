@@ -44,9 +44,12 @@ _SYSFS_COUNTERS = {
 }
 
 
-def _live(render: Callable[[], str], size: int = 0) -> File:
-    """A file rendered at read time; ``ls -l`` shows ``size`` (0 for /proc, 4096 for /sys)."""
-    return File(render, mode=0o444, fixed_size=size)
+def _live(render: Callable[[], str], size: int = 0, now: Callable[[], float] | None = None) -> File:
+    """A file rendered at read time; ``ls -l`` shows ``size`` (0 for /proc, 4096 for /sys).
+
+    ``now`` gives its modification time live (/proc files always look just written).
+    """
+    return File(render, mode=0o444, fixed_size=size, live_mtime=now)
 
 
 def _tree(files: dict[str, File], owner: str = "root") -> Dir:
@@ -98,7 +101,7 @@ def _mount_job_logs(cluster: Cluster, home: Dir, lustre: Dir) -> None:
     from ..cluster.steps import log_files
 
     for path, render in log_files(cluster).items():
-        node = File(render, owner="alice", group="alice", mtime=cluster.clock.elapsed)
+        node = File(render, owner="alice", group="alice", live_mtime=lambda: cluster.clock.elapsed)
         if path.startswith("/lustre/"):
             _mount(lustre, path.removeprefix("/lustre"), node, "alice")
         elif path.startswith("/home/"):
@@ -231,18 +234,22 @@ def _slurm_conf(cluster: Cluster) -> str:
 # -- /proc ---------------------------------------------------------------------------------
 def _proc(cluster: Cluster, node: Node) -> Dir:
     v = cluster.versions
+
+    def now() -> float:
+        return cluster.clock.elapsed
+
     files = {
-        "cpuinfo": _live(lambda: _cpuinfo(node)),
-        "meminfo": _live(lambda: _meminfo(cluster, node)),
-        "uptime": _live(lambda: _uptime(cluster, node)),
-        "loadavg": _live(lambda: _loadavg(cluster, node)),
+        "cpuinfo": _live(lambda: _cpuinfo(node), now=now),
+        "meminfo": _live(lambda: _meminfo(cluster, node), now=now),
+        "uptime": _live(lambda: _uptime(cluster, node), now=now),
+        "loadavg": _live(lambda: _loadavg(cluster, node), now=now),
         "version": _live(lambda: f"Linux version {v.kernel} (buildd@lcy02-amd64-047) (gcc (Ubuntu 11.4.0-1ubuntu1~22.04) "
-                                 f"11.4.0, GNU ld (GNU Binutils for Ubuntu) 2.38) {v.kernel_build}\n"),
+                                 f"11.4.0, GNU ld (GNU Binutils for Ubuntu) 2.38) {v.kernel_build}\n", now=now),
         "cmdline": _live(lambda: f"BOOT_IMAGE=/boot/vmlinuz-{v.kernel} root=UUID=5e6f1c52-3b1c-4a57-9a83-"
-                                 "0c1d2e3f4a5b ro pci=realloc=off iommu=pt\n"),
+                                 "0c1d2e3f4a5b ro pci=realloc=off iommu=pt\n", now=now),
     }
     if node.role == "compute":
-        files["driver/nvidia/version"] = _live(lambda: _nvidia_version(cluster))
+        files["driver/nvidia/version"] = _live(lambda: _nvidia_version(cluster), now=now)
     return _tree(files)
 
 
