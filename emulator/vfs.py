@@ -101,8 +101,6 @@ class FileSystem:
         self._now = clock_offset
         #: Relative paths resolve from here; the shell keeps it equal to its working directory.
         self.cwd = "/"
-        #: Every path written by the learner (for snapshots).
-        self.written: set[str] = set()
 
     # -- lookup -------------------------------------------------------------------
     def abspath(self, path: str) -> str:
@@ -181,7 +179,6 @@ class FileSystem:
             raise FsError(errno.EACCES, path)
         existing.content = (existing.read() + text) if append else text
         existing.mtime = self._now()
-        self.written.add(self.abspath(path))
 
     def mkdir(self, path: str, parents: bool = False) -> None:
         if parents:
@@ -197,7 +194,6 @@ class FileSystem:
         if parent.owner == "root" and parent.mode & 0o002 == 0:
             raise FsError(errno.EACCES, path)
         parent.children[name] = Dir(owner="alice", group="alice", mtime=self._now())
-        self.written.add(self.abspath(path))
 
     def remove(self, path: str) -> None:
         parent, name = self._parent(path)
@@ -209,7 +205,6 @@ class FileSystem:
         if node.owner != "alice":
             raise FsError(errno.EACCES, path)
         del parent.children[name]
-        self.written.discard(self.abspath(path))
 
     # -- patterns -----------------------------------------------------------------
     def glob(self, pattern: str) -> list[str]:

@@ -168,10 +168,6 @@ class Shell:
         fs.cwd = self.cwd
         return fs
 
-    def filesystems(self) -> dict[str, FileSystem]:
-        """Every host filesystem built so far (for snapshots)."""
-        return self._filesystems
-
     def push_host(self, host: Node) -> None:
         cwd = HOME if self.fs_for(host).isdir(HOME) else "/"
         self.frames.append(Frame(host, cwd))
@@ -280,14 +276,18 @@ class Shell:
         self._pending_size += len(text)
         if self._pending_size > OUTPUT_LIMIT * 2:
             raise OutputLimitExceeded(f"output limit of {OUTPUT_LIMIT} characters exceeded")
-        if self.pending and self.pending[-1][0] == stream:
-            self.pending[-1] = (stream, self.pending[-1][1] + text)
-        else:
-            self.pending.append((stream, text))
+        self.pending.append((stream, text))
 
     def take_pending(self) -> list[tuple[str, str]]:
+        """The output since the last chunk, consecutive writes to one stream joined."""
         taken, self.pending = self.pending, []
-        return taken
+        merged: list[tuple[str, list[str]]] = []
+        for stream, text in taken:
+            if merged and merged[-1][0] == stream:
+                merged[-1][1].append(text)
+            else:
+                merged.append((stream, [text]))
+        return [(stream, "".join(parts)) for stream, parts in merged]
 
     # -- entry points ---------------------------------------------------------------
     def run_line(self, line: str) -> Run:
