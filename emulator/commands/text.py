@@ -576,9 +576,10 @@ class Sort(Intermixed):
         keys = []
         for spec in args.key or []:
             match = _KEY.match(spec)
-            if not match or match.group(1) == "0":
-                raise ctx.fail(f"sort: invalid number at field start: invalid count at start of ‘{spec}’"
-                               if not match or match.group(1) == "0" else f"sort: invalid key ‘{spec}’", 2)
+            if match and match.group(1) == "0":
+                raise ctx.fail(f"sort: field number is zero: invalid field specification ‘{spec}’", 2)
+            if not match:
+                raise ctx.fail(f"sort: invalid number at field start: invalid count at start of ‘{spec}’", 2)
             start, start_char, opts1, end, end_char, opts2 = match.groups()
             opts = (opts1 or "") + (opts2 or "")
             keys.append((int(start), int(start_char or 1), int(end) if end else None, int(end_char or 0),
