@@ -34,19 +34,32 @@ a JSON string (or None). Sessions live in this module, keyed by ``sid``.
     Forget a session.
 
 An unknown ``sid`` raises ``KeyError`` (a bug in the caller, not the learner).
+At most ``SESSION_LIMIT`` sessions stay open: opening one more closes the
+least recently used (the page should snapshot a session it wants to keep).
 """
 
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from itertools import count
 
 from .errors import LabError
 from .session import Run, Session, SnapshotError
 
-_sessions: dict[str, Session] = {}
+#: Sessions kept open at once; the least recently used is closed beyond it.
+SESSION_LIMIT = 8
+
+_sessions: OrderedDict[str, Session] = OrderedDict()
 _runs: dict[str, Run] = {}
 _ids = count(1)
+
+
+def _session(sid: str) -> Session:
+    """The session ``sid`` (KeyError if unknown), marked as just used."""
+    session = _sessions[sid]
+    _sessions.move_to_end(sid)
+    return session
 
 
 def _opened(sid: str, session: Session, notice: str | None) -> str:
@@ -79,11 +92,13 @@ def open_session(lab: str | None, seed: int, state: str | None) -> str:
         notice = lab_notice or notice
     sid = f"s{next(_ids)}"
     _sessions[sid] = session
+    while len(_sessions) > SESSION_LIMIT:
+        close(next(iter(_sessions)))
     return _opened(sid, session, notice)
 
 
 def start(sid: str, line: str) -> None:
-    session = _sessions[sid]
+    session = _session(sid)
     running = _runs.pop(sid, None)
     if running is not None and not running.done:
         running.interrupt()
@@ -93,7 +108,7 @@ def start(sid: str, line: str) -> None:
 
 
 def step(sid: str) -> str:
-    session = _sessions[sid]
+    session = _session(sid)
     run = _runs.get(sid)
     chunk = run.step() if run is not None else None
     if chunk is None:
@@ -113,23 +128,23 @@ def interrupt(sid: str) -> None:
 
 
 def complete(sid: str, line: str) -> str:
-    result = _sessions[sid].complete(str(line))
+    result = _session(sid).complete(str(line))
     return json.dumps({"start": result.start, "matches": result.matches, "common": result.common})
 
 
 def snapshot(sid: str) -> str:
-    return json.dumps(_sessions[sid].snapshot())
+    return json.dumps(_session(sid).snapshot())
 
 
 def reset(sid: str) -> str:
-    session = _sessions[sid]
+    session = _session(sid)
     _runs.pop(sid, None)
     session.reset()
     return _opened(sid, session, None)
 
 
 def history(sid: str) -> str:
-    return json.dumps(_sessions[sid].history)
+    return json.dumps(_session(sid).history)
 
 
 def close(sid: str) -> None:

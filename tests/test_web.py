@@ -83,3 +83,14 @@ def test_state_of_another_lab_starts_fresh_with_a_notice():
     state = web.snapshot(sid)
     opened = json.loads(web.open_session(None, 5, state))
     assert opened["notice"] and opened["seed"] == 5
+
+
+def test_least_recently_used_sessions_are_closed_beyond_the_limit():
+    first = json.loads(web.open_session(None, 0, None))["sid"]
+    for _ in range(web.SESSION_LIMIT):
+        web.open_session(None, 0, None)
+    try:
+        web.history(first)
+    except KeyError:
+        return
+    raise AssertionError("the oldest session stayed open")
