@@ -49,7 +49,8 @@ class Ipmitool(Command):
     usage_status = 1
     add_help_flag = False
     notes = ("Commands: chassis status|power|restart_cause|identify|poh|bootdev, power status|on|off|cycle|reset|soft, "
-             "sel list|elist [first|last N], sel info|clear, sdr [list|elist|type TYPE], sensor, fru print, "
+             "sel list|elist [first|last N], sel info|clear|time get, sdr [list|elist [full]|type TYPE], "
+             "sensor [list|get NAME], fru print, mc selftest, "
              "lan print [1], mc info, sol activate. The BMC numbers GPUs from 1 (GPU1 Temp is nvidia-smi's GPU 0). "
              "sol activate ends by itself after a few seconds, as if ~. had been typed. "
              "Passwords are not checked, but one must be given (-P or -E with IPMI_PASSWORD).")
@@ -132,6 +133,8 @@ class Ipmitool(Command):
         if verb == "sdr":
             return _sdr(ctx, bmc, live_sensors(ctx.cluster, node), rest)
         if verb == "sensor":
+            if rest[:1] == ["get"]:
+                return _sensor_get(ctx, live_sensors(ctx.cluster, node), rest[1:], bmc.power_on)
             if rest and rest[0] != "list":
                 raise ctx.fail(f"Invalid sensor command: {rest[0]}")
             for sensor in live_sensors(ctx.cluster, node):
@@ -150,6 +153,9 @@ class Ipmitool(Command):
             _lan_print(ctx, bmc)
             return 0
         if verb in ("mc", "bmc"):
+            if rest[:1] == ["selftest"]:
+                ctx.outln("Selftest: passed")
+                return 0
             if rest[:1] != ["info"]:
                 raise ctx.fail("MC Commands:\n  reset <warm|cold>\n  guid\n  info\n  watchdog <get|reset|off>\n"
                                "  selftest\n  getenables\n  setenables <option=on|off> ...")
@@ -297,6 +303,9 @@ def _sel(ctx: Context, node: Node, words: list[str]) -> int:
             "Max Record Size  : 18\n"
         )
         return 0
+    if action == "time" and words[1:2] == ["get"]:
+        ctx.outln(f"{cluster.clock.now():%m/%d/%Y %H:%M:%S}")
+        return 0
     if action == "clear":
         now = ctx.clock.elapsed
         bmc.sel[:] = [e for e in bmc.sel if e.offset_s > now]
@@ -361,8 +370,8 @@ def _sdr(ctx: Context, bmc: BMC, sensors: list[Sensor], words: list[str]) -> int
         if not sensors and wanted not in ("temperature", "fan", "current", "voltage", "power supply"):
             raise ctx.fail(f"Invalid SDR type: {' '.join(words[1:])}")
         mode = "elist"
-    elif mode not in ("list", "elist"):
-        raise ctx.fail(f"Invalid SDR command: {mode}")
+    elif mode not in ("list", "elist") or words[1:2] not in ([], ["all"], ["full"], ["compact"]):
+        raise ctx.fail(f"Invalid SDR command: {' '.join(words)}")
     for sensor in sensors:
         value = _reading(sensor, bmc.power_on)
         status = sensor.status if value is not None or sensor.unit == "discrete" else "ns"
@@ -379,6 +388,38 @@ def _sdr(ctx: Context, bmc: BMC, sensors: list[Sensor], words: list[str]) -> int
                 shown = "No Reading" if value is None else f"{_number(value)} {sensor.unit}"
             ctx.outln(f"{sensor.name:<16} | {int(sensor.sensor_id, 16):02X}h | {status:<3} | {sensor.entity:>4} | {shown}")
     return 0
+
+
+def _sensor_get(ctx: Context, sensors: list[Sensor], names: list[str], powered: bool) -> int:
+    """``sensor get NAME...``: one block per sensor, as ipmitool prints a sensor record."""
+    if not names:
+        raise ctx.fail("Not enough parameters given.")
+    status = 0
+    ctx.outln("Locating sensor record...")
+    for name in names:
+        sensor = next((x for x in sensors if x.name == name), None)
+        if sensor is None:
+            ctx.err(f"Sensor data record \"{name}\" not found!\n")
+            status = 1
+            continue
+        ident = f"{sensor.name} ({int(sensor.sensor_id, 16):#x})"
+        if sensor.unit == "discrete":
+            states = ["[Presence detected]"] + (["[Failure detected]"] if sensor.status == "cr" else [])
+            ctx.outln(f"Sensor ID              : {ident}")
+            ctx.outln(f" Entity ID             : {sensor.entity}")
+            ctx.outln(" Sensor Type (Discrete): Power Supply")
+            ctx.outln(" States Asserted       : Power Supply\n" + "\n".join(f"{'':25}{x}" for x in states))
+            continue
+        value = _reading(sensor, powered)
+        ctx.outln(f"Sensor ID              : {ident}")
+        ctx.outln(f" Entity ID             : {sensor.entity}")
+        ctx.outln(f" Sensor Type (Threshold)  : {_sensor_type(sensor)}")
+        if value is None:
+            ctx.outln(" Sensor Reading        : No Reading")
+        else:
+            ctx.outln(f" Sensor Reading        : {_number(value)} (+/- 0) {sensor.unit}")
+            ctx.outln(f" Status                : {sensor.status}")
+    return status
 
 
 def _sensor_type(sensor: Sensor) -> str:

@@ -186,3 +186,12 @@ def test_chassis_identify_bootdev_and_power_on_hours():
     assert ipmi(s, "chassis bootdev tape")[1] == 1
     out, _ = ipmi(s, "chassis poh")
     assert out.startswith("POH Counter  : ") and out.endswith(" hours)\n")
+
+
+def test_sensor_get_shows_the_failed_supply_and_sel_time_is_the_simulated_clock():
+    s = down("psu-failure")
+    out, status = ipmi(s, "sensor get 'PSU1 Status'")
+    assert status == 0 and out.endswith("[Presence detected]\n                         [Failure detected]\n")
+    assert ipmi(s, "sensor get Nope")[1] == 1
+    out, _ = ipmi(s, "sel time get")
+    assert out == s.cluster.clock.now().strftime("%m/%d/%Y %H:%M:%S\n")
