@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
 SECTION = "Shell"
 #: Names bash implements itself (``type`` says "shell builtin", ``which`` finds nothing).
 SHELL_BUILTINS = {"cd", "pwd", "echo", "printf", "export", "unset", "history", "exit", "logout", "type", "help",
-                  "true", "false", "alias", "unalias", "test", "["}
+                  "true", "false", "alias", "unalias", "test", "[", ":"}
 #: Where ``which`` finds the commands that live outside /usr/bin.
 _PATHS = {
     "ibstat": "/usr/sbin/ibstat", "ibstatus": "/usr/sbin/ibstatus", "iblinkinfo": "/usr/sbin/iblinkinfo",
@@ -774,6 +774,7 @@ class TrueCommand(Command):
     name = "true"
     summary = "do nothing, successfully"
     section = SECTION
+    aliases = (":",)
     parses_args = False
 
     def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:

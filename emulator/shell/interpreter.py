@@ -35,10 +35,16 @@ USER = "alice"
 HOME = "/home/alice"
 #: Iterations after which a loop stops.
 LOOP_LIMIT = 10_000
+#: Commands one input line may run in all (nested loops included).
+COMMAND_LIMIT = 50_000
 #: Nesting depth of command substitutions and ``ctx.run`` calls.
 DEPTH_LIMIT = 16
 #: The process id ``$$`` reports.
 SHELL_PID = 24817
+
+
+class WorkLimitExceeded(OutputLimitExceeded):
+    """A line ran more commands than :data:`COMMAND_LIMIT` allows."""
 
 
 class Sink:
@@ -127,6 +133,7 @@ class Shell:
         self.last_status = 0
         self.pending: list[tuple[str, str]] = []
         self._pending_size = 0
+        self._commands = 0
         self._depth = 0
         self._filesystems: dict[str, FileSystem] = {}
         self._shared = hostfs.shared_dirs(cluster)
@@ -293,6 +300,7 @@ class Shell:
     def run_line(self, line: str) -> Run:
         """Run one input line; every error becomes a message and a status."""
         self._pending_size = 0
+        self._commands = 0
         err = Terminal(self, "err")
         try:
             script = parse(line)
@@ -378,6 +386,9 @@ class Shell:
         return status
 
     def run_command(self, command: Any, stdin: str, out: Sink, err: Sink) -> Run:
+        self._commands += 1
+        if self._commands > COMMAND_LIMIT:
+            raise WorkLimitExceeded(f"stopped after running {COMMAND_LIMIT} commands in one line")
         if isinstance(command, Simple):
             return (yield from self.run_simple(command, stdin, out, err))
         redirected = self.redirect(command.redirects, stdin, out, err)

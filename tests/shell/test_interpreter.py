@@ -83,3 +83,8 @@ def test_every_line_costs_simulated_time(s):
     first = s.execute("date +%s")[0]
     second = s.execute("date +%s")[0]
     assert int(second) - int(first) == 2
+
+
+def test_nested_loops_stop_at_the_command_limit(s):
+    out, status = s.execute("for i in {1..1000}; do for j in {1..1000}; do :; done; done")
+    assert status == 1 and out == "bash: stopped after running 50000 commands in one line\n"
