@@ -13,7 +13,7 @@ Deviations from bash (also listed on the handbook page about the shell):
   next one's input); only the last stage streams.
 - Here-documents (``<<``, ``<<<``) and ``case`` are not supported and
   report a clear error; shell functions cannot be defined.
-- Loops stop after 10,000 iterations, and a command's output is capped.
+- Loops stop after 10,000 iterations, a line runs at most 50,000 commands, and output is capped.
 - ``( list )`` runs in the same shell, but ``cd`` and variables inside it do
   not leak out (the state is restored afterwards), as with a real subshell.
 - Brace expansion covers ``{a,b}`` and ``{1..8}`` (also zero-padded ``{01..16}``).
