@@ -17,6 +17,7 @@ later reads subtract.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .hardware import NIC, PORT_COUNTERS
@@ -89,15 +90,15 @@ def port_sm_lid(nic: NIC) -> int:
 # -- traffic ------------------------------------------------------------------------
 
 
-def _job_nodes(cluster: Cluster) -> list[str]:
+def _job_nodes(cluster: Cluster) -> set[str]:
     """Nodes the training job runs on now (empty when no job is running)."""
     run = cluster.training
     if run is None:
-        return []
+        return set()
     for job in cluster.slurm.jobs:
-        if job.job_id == run.job_id and job.state != "RUNNING":
-            return []
-    return run.nodes
+        if job.job_id == run.job_id:
+            return set(job.nodes) if job.state == "RUNNING" else set()
+    return {rank.node for rank in run.ranks}
 
 
 def job_rail_gbps(cluster: Cluster) -> float:
@@ -262,32 +263,33 @@ def switch_guid(cluster: Cluster, name: str) -> str:
     return f"0x{0xFC6A1C:06x}0300{rng(cluster.seed, 'switch', name).getrandbits(24):06x}"
 
 
-def _facing(cluster: Cluster, leaf: str) -> list[tuple[Node, NIC]]:
-    """The compute ports cabled to ``leaf``."""
-    kind, rail = cluster.switches.get(leaf, ("", -1))
-    if kind != "leaf":
-        return []
-    found = []
+@dataclass
+class Cabling:
+    """Who is cabled to what: compute ports by leaf, and the switches in name order.
+    A tool reading many switch ports builds it once (:func:`cabling`) and passes it on."""
+
+    ports: dict[str, list[tuple[Node, NIC]]]
+    leaves: list[str]
+    spines: list[str]
+
+
+def cabling(cluster: Cluster) -> Cabling:
+    ports: dict[str, list[tuple[Node, NIC]]] = {}
     for node in cluster.compute_nodes:
         for nic in node.nics:
-            if nic.role == "compute" and nic.rail == rail and nic.peer_switch == leaf:
-                found.append((node, nic))
-    return found
-
-
-def _spines(cluster: Cluster) -> list[str]:
-    return sorted(name for name, (kind, _) in cluster.switches.items() if kind == "spine")
-
-
-def _leaves(cluster: Cluster, rail: int | None = None) -> list[str]:
-    return sorted(name for name, (kind, r) in cluster.switches.items() if kind == "leaf" and rail in (None, r))
+            if nic.role == "compute" and nic.peer_switch:
+                ports.setdefault(nic.peer_switch, []).append((node, nic))
+    leaves = sorted(name for name, (kind, _) in cluster.switches.items() if kind == "leaf")
+    spines = sorted(name for name, (kind, _) in cluster.switches.items() if kind == "spine")
+    return Cabling(ports, leaves, spines)
 
 
 def switch_port_exists(cluster: Cluster, name: str, port: int) -> bool:
     return name in cluster.switches and 1 <= port <= SWITCH_PORTS
 
 
-def raw_switch_counters(cluster: Cluster, name: str, port: int, rail_gbps: float | None = None) -> dict[str, int]:
+def raw_switch_counters(cluster: Cluster, name: str, port: int, rail_gbps: float | None = None,
+                        cables: Cabling | None = None) -> dict[str, int]:
     """Counters of one switch port since boot. A leaf's downlink mirrors the node's port
     (what the node sends the switch receives); an uplink of a leaf whose nodes sit on a
     congested path waits to transmit; unused ports read zero."""
@@ -296,8 +298,9 @@ def raw_switch_counters(cluster: Cluster, name: str, port: int, rail_gbps: float
     zero = {c: 0 for c in (*PORT_COUNTERS, *DATA_COUNTERS)}
     kind, _ = cluster.switches[name]
     t = cluster.clock.elapsed
+    cables = cabling(cluster) if cables is None else cables
     if kind == "leaf" and port <= DOWNLINKS:
-        for node, nic in _facing(cluster, name):
+        for node, nic in cables.ports.get(name, []):
             if nic.peer_port == port and nic.state == "Active":
                 mine = raw_counters(cluster, node, nic, rail_gbps)
                 mirrored = dict(mine)
@@ -308,11 +311,11 @@ def raw_switch_counters(cluster: Cluster, name: str, port: int, rail_gbps: float
                 mirrored["PortXmitWait"] = 0
                 return mirrored
         return zero
-    spines = _spines(cluster)
+    spines = cables.spines
     if kind == "leaf" and port - DOWNLINKS <= len(spines):
         r = rng(cluster.seed, "switch", name, port)
         values = dict(zero)
-        facing = _facing(cluster, name)
+        facing = cables.ports.get(name, [])
         share = max((nic.congestion_share for _, nic in facing), default=0.0)
         # Other tenants' traffic leaves the leaf through its uplinks.
         words = r.randrange(10**12, 10**13) + int(share * 400e9 / 8 / 4 * t)
@@ -324,9 +327,10 @@ def raw_switch_counters(cluster: Cluster, name: str, port: int, rail_gbps: float
             values["PortXmitWait"] = r.randrange(10**9, 4 * 10**9) + int(max(waits, default=0.0) * 2.5 * t)
         return values
     if kind == "spine":
-        leaves = _leaves(cluster)
+        leaves = cables.leaves
         if port <= len(leaves) and name in spines:
-            uplink = raw_switch_counters(cluster, leaves[port - 1], DOWNLINKS + 1 + spines.index(name), rail_gbps)
+            uplink = raw_switch_counters(cluster, leaves[port - 1], DOWNLINKS + 1 + spines.index(name), rail_gbps,
+                                         cables)
             mirrored = dict(uplink)
             for a, b in (("PortXmitData", "PortRcvData"), ("PortXmitPkts", "PortRcvPkts"),
                          ("PortUnicastXmitPkts", "PortUnicastRcvPkts")):
@@ -336,13 +340,14 @@ def raw_switch_counters(cluster: Cluster, name: str, port: int, rail_gbps: float
     return zero
 
 
-def switch_counters(cluster: Cluster, name: str, port: int, rail_gbps: float | None = None) -> dict[str, int]:
+def switch_counters(cluster: Cluster, name: str, port: int, rail_gbps: float | None = None,
+                    cables: Cabling | None = None) -> dict[str, int]:
     """Switch port counters as a reader sees them now (since boot, or since the last reset)."""
-    values = raw_switch_counters(cluster, name, port, rail_gbps)
+    values = raw_switch_counters(cluster, name, port, rail_gbps, cables)
     for key, base in cluster.switch_counter_baseline.get(f"{name}:{port}", {}).items():
         values[key] = max(0, values[key] - base)
     return values
 
 
-def reset_switch_counters(cluster: Cluster, name: str, port: int) -> None:
-    cluster.switch_counter_baseline[f"{name}:{port}"] = raw_switch_counters(cluster, name, port)
+def reset_switch_counters(cluster: Cluster, name: str, port: int, cables: Cabling | None = None) -> None:
+    cluster.switch_counter_baseline[f"{name}:{port}"] = raw_switch_counters(cluster, name, port, cables=cables)

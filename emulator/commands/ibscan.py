@@ -121,8 +121,9 @@ class Ibdiagnet(Command):
         checked = ("SymbolErrorCounter", "LinkErrorRecoveryCounter", "LinkDownedCounter", "PortRcvErrors",
                    "PortRcvRemotePhysicalErrors", "PortXmitDiscards", "LocalLinkIntegrityErrors",
                    "ExcessiveBufferOverrunErrors")
+        second: dict[int, dict[str, int]] = {}
         for node, nic in active:
-            now = links.counters(cl, node, nic, rail_gbps)
+            now = second[id(nic)] = links.counters(cl, node, nic, rail_gbps)
             for name in checked:
                 if now[name] > 0:
                     warnings["Port Counters"] += 1
@@ -178,11 +179,11 @@ class Ibdiagnet(Command):
         o(f"-I- Database                  : {out_dir}/ibdiagnet2.db_csv")
         o(f"-I- LST                       : {out_dir}/ibdiagnet2.lst")
         o(f"-I- Ports Counters            : {out_dir}/ibdiagnet2.pm")
-        self._write_files(ctx, out_dir, log, active, rail_gbps)
+        self._write_files(ctx, out_dir, log, active, second)
         return 1 if any(errors.values()) else 0
 
     def _write_files(self, ctx: Context, out_dir: str, log: list[str], active: list[tuple[Node, NIC]],
-                     rail_gbps: float) -> None:
+                     counters: dict[int, dict[str, int]]) -> None:
         stamp = ctx.clock.now().strftime("%Y-%m-%d %H:%M:%S")
         lst = [f'{{ CA Ports:1 SystemGUID:{n.node_guid[2:]} NodeGUID:{n.node_guid[2:]} PortGUID:{n.port_guid[2:]} '
                f'VenID:000002C9 DevID:1021 Rev:00000000 {{{node.name} {n.name}}} LID:{n.lid:04X} PN:01 }} '
@@ -190,7 +191,7 @@ class Ibdiagnet(Command):
                f'PHY={n.width.upper()} LOG=ACT SPD={links.speed_name(n)}' for node, n in active]
         pm = []
         for node, nic in active:
-            values = links.counters(ctx.cluster, node, nic, rail_gbps)
+            values = counters[id(nic)]
             pm.append(f"Port=1 Lid=0x{nic.lid:04x} GUID={nic.port_guid} Device={VENDOR_PART_ID} "
                       f"Port Name={node.name}/{nic.name}/P1")
             pm += [f"{_snake(k)}=0x{v:016x}" for k, v in values.items()]
@@ -508,15 +509,16 @@ class Ibqueryerrors(DiagCommand):
                   [links.DOWNLINKS + 1 + k for k in range(len(spines))] for leaf in leaves}
         all_leaves = sorted(name for name, (kind, _) in cl.switches.items() if kind == "leaf")
         in_use.update({spine: [all_leaves.index(leaf) + 1 for leaf in leaves] for spine in spines})
+        cables = links.cabling(cl)
         for switch, used in in_use.items():
             lines = []
             for port in sorted(used):
-                found = over(links.switch_counters(cl, switch, port, rail_gbps))
+                found = over(links.switch_counters(cl, switch, port, rail_gbps, cables))
                 if found:
                     guid = links.switch_guid(cl, switch)
                     lines.append(f"   GUID {guid} port {port}: " + " ".join(f"[{k} == {v}]" for k, v in found))
                 if args.clear_errors:
-                    links.reset_switch_counters(cl, switch, port)
+                    links.reset_switch_counters(cl, switch, port, cables)
             if lines:
                 bad_nodes, bad_ports = bad_nodes + 1, bad_ports + len(lines)
                 ctx.outln(f"Errors for {links.switch_guid(cl, switch)} \"{switch}\"")
