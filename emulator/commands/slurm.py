@@ -9,6 +9,7 @@ answering shows the ``*`` suffix (``down*``) everywhere.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from typing import Any
 
 from ..cluster.hardware import Partition
@@ -162,90 +163,124 @@ def _partitions(cluster: Cluster, names: list[str]) -> list[Partition]:
     return [p for p in cluster.slurm.partitions if p.name in names]
 
 
-def _node_values(cluster: Cluster, node: Node, part: Partition | None, letters: set[str]) -> dict[str, str]:
-    state = sc.node_state(cluster, node.name)
-    slurm = cluster.slurm
-    reason = slurm.node_reason.get(node.name, "")
-    if not reason and not state.responding:
-        reason = "Not responding"
-    who, when = slurm.reason_set.get(node.name, ("", None))
-    values = {
-        "t": state.short_name, "T": state.long_name,
-        "E": reason or "none", "u": who or "Unknown", "U": f"{who}({sc.UIDS.get(who, 0)})" if who else "Unknown",
-        "H": sc.stamp(cluster, when) if when is not None else "Unknown",
-        "c": str(node.cpu.count), "z": f"{node.cpu.sockets}:{node.cpu.cores_per_socket}:{node.cpu.threads_per_core}",
-        "m": str(node.memory_kib // 1024), "d": "0", "w": "1", "f": "(null)", "b": "(null)",
-        "G": "gpu:h100:8(S:0-1)", "O": "N/A" if not state.responding else f"{_cpu_load(cluster, node):.2f}",
-        "e": "N/A" if not state.responding else str(node.memory_kib // 1024 - 48_213),
-    }
-    if part is not None:
-        values.update({
-            "P": part.name + ("*" if part.default else ""), "R": part.name, "a": part.state,
-            "l": "infinite" if part.time_limit == "UNLIMITED" else part.time_limit,
-            "s": "1-infinite", "r": "no", "h": "NO", "g": "all",
-        })
-    return {k: v for k, v in values.items() if k in letters}
+def _reason(cluster: Cluster, node: Node, state: sc.NodeState) -> str:
+    reason = cluster.slurm.node_reason.get(node.name, "")
+    return reason or ("Not responding" if not state.responding else "none")
 
 
-def _cpu_load(cluster: Cluster, node: Node) -> float:
-    busy = sc.node_state(cluster, node.name).short in ("alloc", "mix", "drng")
-    return (58.0 if busy else 0.0) + (node.index % 7) * 0.13
+def _reason_by(cluster: Cluster, node: Node, long: bool) -> str:
+    who = cluster.slurm.reason_set.get(node.name, ("", None))[0]
+    if not who:
+        return "Unknown"
+    return f"{who}({sc.UIDS.get(who, 0)})" if long else who
 
 
-def _counts(cluster: Cluster, names: list[str], per: int) -> tuple[int, int, int, int]:
+def _reason_at(cluster: Cluster, node: Node) -> str:
+    when = cluster.slurm.reason_set.get(node.name, ("", None))[1]
+    return sc.stamp(cluster, when) if when is not None else "Unknown"
+
+
+def _cpu_load(node: Node, state: sc.NodeState) -> str:
+    if not state.responding:
+        return "N/A"
+    busy = state.short in ("alloc", "mix", "drng")
+    return f"{(58.0 if busy else 0.0) + (node.index % 7) * 0.13:.2f}"
+
+
+#: sinfo letters that describe one node: letter → value(cluster, node, state).
+NODE_FIELDS: dict[str, Callable[[Cluster, Node, sc.NodeState], str]] = {
+    "t": lambda c, n, st: st.short_name,
+    "T": lambda c, n, st: st.long_name,
+    "E": _reason,
+    "u": lambda c, n, st: _reason_by(c, n, False),
+    "U": lambda c, n, st: _reason_by(c, n, True),
+    "H": lambda c, n, st: _reason_at(c, n),
+    "c": lambda c, n, st: str(n.cpu.count),
+    "z": lambda c, n, st: f"{n.cpu.sockets}:{n.cpu.cores_per_socket}:{n.cpu.threads_per_core}",
+    "m": lambda c, n, st: str(n.memory_kib // 1024),
+    "d": lambda c, n, st: "0",
+    "w": lambda c, n, st: "1",
+    "f": lambda c, n, st: "(null)",
+    "b": lambda c, n, st: "(null)",
+    "G": lambda c, n, st: "gpu:h100:8(S:0-1)",
+    "O": lambda c, n, st: _cpu_load(n, st),
+    "e": lambda c, n, st: str(n.memory_kib // 1024 - 48_213) if st.responding else "N/A",
+}
+#: sinfo letters that describe the partition.
+PART_FIELDS: dict[str, Callable[[Partition], str]] = {
+    "P": lambda p: p.name + ("*" if p.default else ""),
+    "R": lambda p: p.name,
+    "a": lambda p: p.state,
+    "l": lambda p: "infinite" if p.time_limit == "UNLIMITED" else p.time_limit,
+    "s": lambda p: "1-infinite",
+    "r": lambda p: "no",
+    "h": lambda p: "NO",
+    "g": lambda p: "all",
+}
+
+
+def _counts(states: list[sc.NodeState], per: int) -> tuple[int, int, int, int]:
     a = i = o = 0
-    for name in names:
-        st = sc.node_state(cluster, name)
+    for st in states:
         if not st.responding or st.short in ("down", "drain"):
             o += per
         elif st.short in ("alloc", "mix", "drng"):
             a += per
         else:
             i += per
-    return a, i, o, len(names) * per
+    return a, i, o, len(states) * per
 
 
 def _sinfo_rows(cluster: Cluster, items: list[sc.Field | str], parts: list[Partition],
                 wanted: set[str] | None, states: set[str], args: argparse.Namespace) -> list[dict[str, str]]:
     letters = {f.letter for f in items if isinstance(f, sc.Field)}
-    by_part = bool(letters & set("PRalsrhg"))
-    keyed = sorted(letters - SINFO_AGGREGATE)
-    groups: dict[tuple[Any, ...], tuple[Partition | None, list[str], dict[str, str], int]] = {}
+    by_part = bool(letters & set(PART_FIELDS))
+    node_letters = sorted(letters & set(NODE_FIELDS))
+    part_letters = sorted(letters & set(PART_FIELDS))
+    groups: dict[tuple[Any, ...], tuple[list[str], list[sc.NodeState], dict[str, str]]] = {}
     seen: set[str] = set()
+    known: dict[str, sc.NodeState] = {}
     for p_index, part in enumerate(parts):
+        part_values = {k: PART_FIELDS[k](part) for k in part_letters}
         for name in part.nodes:
             if wanted is not None and name not in wanted:
                 continue
             if not by_part and name in seen:
                 continue
             seen.add(name)
-            state = sc.node_state(cluster, name)
+            state = known.get(name) or known.setdefault(name, sc.node_state(cluster, name))
             if states and not sc.state_matches(state, states):
                 continue
             if (args.responding and not state.responding) or (args.dead and state.responding):
                 continue
             if args.list_reasons and not states and state.short not in ("down", "drain", "drng"):
                 continue
-            values = _node_values(cluster, cluster.nodes[name], part if by_part else None, letters)
-            key: tuple[Any, ...] = (p_index if by_part else 0,) + tuple(values.get(k, "") for k in keyed)
+            node = cluster.nodes[name]
+            values = {k: NODE_FIELDS[k](cluster, node, state) for k in node_letters}
+            key: tuple[Any, ...] = (p_index if by_part else 0, *values.values())
             if args.Node:
                 key += (name,)
-            if key not in groups:
-                groups[key] = (part if by_part else None, [], values, state.sort_key)
-            groups[key][1].append(name)
+            group = groups.get(key)
+            if group is None:
+                group = groups[key] = ([], [], {**part_values, **values})
+            group[0].append(name)
+            group[1].append(state)
     records = list(groups.items())
     if args.Node:
-        records.sort(key=lambda kv: (kv[1][1][0], kv[0][0]))
+        records.sort(key=lambda kv: (kv[1][0][0], kv[0][0]))
     else:
-        records.sort(key=lambda kv: (kv[0][0], -kv[1][3]))
+        records.sort(key=lambda kv: (kv[0][0], -kv[1][1][0].sort_key))
     per = sc.cpus_per_node(cluster)
     rows = []
-    for _key, (_part, names, values, _code) in records:
+    for _key, (names, node_states, values) in records:
         row = dict(values)
         row["D"] = str(len(names))
-        row["N"] = row["n"] = row["o"] = compress_hostlist(names)
-        row["F"] = "/".join(str(c) for c in _counts(cluster, names, 1))
-        row["C"] = "/".join(str(c) for c in _counts(cluster, names, per))
+        if letters & set("Nno"):
+            row["N"] = row["n"] = row["o"] = compress_hostlist(names)
+        if "F" in letters:
+            row["F"] = "/".join(str(c) for c in _counts(node_states, 1))
+        if "C" in letters:
+            row["C"] = "/".join(str(c) for c in _counts(node_states, per))
         rows.append(row)
     return rows
 
@@ -569,7 +604,7 @@ def _node_record(cluster: Cluster, node: Node) -> list[str]:
     lines = [
         f"NodeName={node.name} Arch=x86_64 CoresPerSocket={node.cpu.cores_per_socket} ",
         f"   CPUAlloc={cpus if busy else 0} CPUEfctv={cpus} CPUTot={cpus} "
-        f"CPULoad={f'{_cpu_load(cluster, node):.2f}' if state.responding else 'N/A'}",
+        f"CPULoad={_cpu_load(node, state)}",
         "   AvailableFeatures=(null)",
         "   ActiveFeatures=(null)",
         "   Gres=gpu:h100:8(S:0-1)",
