@@ -13,8 +13,9 @@ but the healthy sandbox:
     ``name`` of a fault in :mod:`emulator.cluster.faults` (or a list of
     names, one picked per seed, each given the parameters it knows), fixed
     ``params``, and ``vary``: parameter → list of choices, one picked per
-    seed (any N consecutive seeds cover N choices). Anything a lab leaves open the fault function chooses from the
-    seed itself.
+    seed (any N consecutive seeds cover N choices). Unknown faults and
+    parameters are schema errors. Anything a lab leaves open the fault
+    function chooses from the seed itself.
 ``goal``
     The question the learner answers.
 ``hints``
@@ -28,10 +29,13 @@ but the healthy sandbox:
     seed picked that cause (``when = {setting = "..."}`` for another field).
 ``[check]``
     ``fields`` the finding must state, each compared with the model's truth
-    (:meth:`Cluster.truth`); ``causes``: canonical cause word → accepted
-    synonyms; ``[check.synonyms.FIELD]``: the same for another field;
-    ``[check.wrong]``: field → what to say when that field is
-    wrong; ``[[check.feedback]]``: ``when`` (a partial finding) → ``say``, for
+    (:meth:`Cluster.truth`; a GPU may also be named by bus id, UUID or
+    serial, a port by netdev, GUID or LID); ``uses``: other truth fields the
+    procedure's placeholders name; ``causes``: canonical cause word →
+    accepted synonyms (wrong causes a learner may plausibly pick belong here
+    too); ``[check.synonyms.FIELD]``: the same for another field;
+    ``[check.wrong]``: field → what to say when that field is wrong;
+    ``[[check.feedback]]``: ``when`` (a partial finding) → ``say``, for
     plausible wrong answers.
 
 Command lines and evidence may name truth values as ``<node>``, ``<port>``...
