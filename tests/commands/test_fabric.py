@@ -21,6 +21,12 @@ def on(node: str, *faults: tuple[str, dict[str, object]], seed: int = 0) -> Sess
     return s
 
 
+def colon(guid: str) -> str:
+    """``0xa088c20300e2ba22`` as sysfs and ibv_devinfo print it: ``a088:c203:00e2:ba22``."""
+    h = guid[2:]
+    return ":".join(h[i:i + 4] for i in range(0, 16, 4))
+
+
 def run(s: Session, line: str) -> str:
     out, status = s.execute(line)
     assert status == 0, out
@@ -175,6 +181,10 @@ def test_one_faulty_port_agrees_across_tools(seed):
     assert f"link {port}/1 subnet_prefix fe80:0000:0000:0000 lid {lid} " in run(s, "rdma link")
     assert re.search(rf"^{netdev} +UP ", run(s, "ip -br link"), re.M)
     assert "\tSpeed: 200000Mb/s\n" in run(s, f"ethtool {netdev}")
+    sys_port = f"/sys/class/infiniband/{port}/ports/1"
+    assert run(s, f"cat {sys_port}/rate") == "200 Gb/sec (4X HDR)\n"
+    assert run(s, f"cat {sys_port}/lid") == f"0x{int(lid):x}\n"
+    assert run(s, f"cat /sys/class/infiniband/{port}/node_guid") == f"{colon(guid)}\n"
 
 
 @pytest.mark.parametrize("seed", [1, 2])
