@@ -7,8 +7,8 @@ simulated time, ``sleep`` and streaming commands advance it by what they wait.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
 from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
 
 #: Where every cluster's clock starts unless its lab says otherwise.
 DEFAULT_START = datetime(2026, 3, 11, 9, 0, 0, tzinfo=timezone.utc)
