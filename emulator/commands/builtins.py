@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
 SECTION = "Shell"
 #: Names bash implements itself (``type`` says "shell builtin", ``which`` finds nothing).
 SHELL_BUILTINS = {"cd", "pwd", "echo", "printf", "export", "unset", "history", "exit", "logout", "type", "help",
-                  "true", "false", "alias", "unalias", "test", "[", ":"}
+                  "true", "false", "alias", "unalias", "test", "[", ":", "read"}
 #: Where ``which`` finds the commands that live outside /usr/bin.
 _PATHS = {
     "ibstat": "/usr/sbin/ibstat", "ibstatus": "/usr/sbin/ibstatus", "iblinkinfo": "/usr/sbin/iblinkinfo",
@@ -770,6 +770,54 @@ class Test(Command):
         raise ValueError(f"{op}: binary operator expected")
 
 
+class Read(Command):
+    name = "read"
+    summary = "read a line from standard input into variables (-r, -p PROMPT, -a ARRAY ignored)"
+    section = SECTION
+    parses_args = False
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        words = ctx.argv[1:]
+        raw = False
+        while words and words[0].startswith("-") and len(words[0]) > 1:
+            flag = words.pop(0)
+            if flag == "-r":
+                raw = True
+            elif flag in ("-p", "-t", "-d", "-n", "-u") and words:
+                value = words.pop(0)
+                if flag == "-p":
+                    ctx.err(value)
+            elif flag == "--":
+                break
+        for name in words:
+            if not _NAME.match(name):
+                raise ctx.fail(f"bash: read: `{name}': not a valid identifier", 1)
+        line = self._next_line(ctx)
+        if line is None:
+            for name in words or ["REPLY"]:
+                ctx.shell.set_var(name, "")
+            return 1
+        if not raw:
+            line = re.sub(r"\\(.)", r"\1", line)
+        names = words or ["REPLY"]
+        if not words:
+            ctx.shell.set_var("REPLY", line)
+            return 0
+        fields = line.split(None, len(names) - 1)
+        for i, name in enumerate(names):
+            ctx.shell.set_var(name, fields[i].strip() if i < len(fields) else "")
+        return 0
+
+    @staticmethod
+    def _next_line(ctx: Context) -> str | None:
+        inputs = ctx.shell.inputs
+        if inputs and ctx.stdin is inputs[-1].rest:
+            return inputs[-1].read_line()
+        if not ctx.stdin:
+            return None
+        return ctx.stdin.split("\n", 1)[0]
+
+
 class TrueCommand(Command):
     name = "true"
     summary = "do nothing, successfully"
@@ -1124,5 +1172,5 @@ class Watch(Command):
 
 def commands() -> list[Command]:
     return [Help(), Man(), Echo(), Printf(), Hostname(), Whoami(), Nproc(), Id(), Uname(), Uptime(), Date(), Cd(), Pwd(),
-            Export(), Unset(), Env(), History(), Clear(), TrueCommand(), FalseCommand(), Test(), Which(), Type(), Ssh(),
+            Export(), Unset(), Env(), History(), Clear(), TrueCommand(), FalseCommand(), Test(), Read(), Which(), Type(), Ssh(),
             Exit(), Sleep(), Watch(), Alias(), Unalias(), Printenv(), Sudo(), Timeout()]

@@ -102,6 +102,22 @@ class Null(Sink):
         pass
 
 
+class Input:
+    """A loop's standard input, which ``read`` consumes line by line (``while read x; do ...; done < f``)."""
+
+    def __init__(self, text: str) -> None:
+        #: What is left; commands in the loop get this very string as their stdin.
+        self.rest = text
+
+    def read_line(self) -> str | None:
+        """The next line without its newline, or None at the end."""
+        if not self.rest:
+            return None
+        line, newline, rest = self.rest.partition("\n")
+        self.rest = rest
+        return line
+
+
 @dataclass
 class Frame:
     """One level of the host stack: ``ssh`` pushes, ``exit`` pops."""
@@ -134,6 +150,8 @@ class Shell:
         self.pending: list[tuple[str, str]] = []
         self._pending_size = 0
         self._commands = 0
+        #: Inputs of the loops running now, innermost last (for ``read``).
+        self.inputs: list[Input] = []
         self._depth = 0
         self._filesystems: dict[str, FileSystem] = {}
         self._shared = hostfs.shared_dirs(cluster)
@@ -416,11 +434,16 @@ class Shell:
             return status
         if isinstance(command, While):
             status = 0
-            for _ in range(LOOP_LIMIT):
-                cond = yield from self.run_script(command.cond, stdin, out, err)
-                if (cond == 0) == command.until:
-                    return status
-                status = yield from self.run_script(command.body, stdin, out, err)
+            cursor = Input(stdin)
+            self.inputs.append(cursor)
+            try:
+                for _ in range(LOOP_LIMIT):
+                    cond = yield from self.run_script(command.cond, cursor.rest, out, err)
+                    if (cond == 0) == command.until:
+                        return status
+                    status = yield from self.run_script(command.body, cursor.rest, out, err)
+            finally:
+                self.inputs.pop()
             err.write(f"bash: loop stopped after {LOOP_LIMIT} iterations\n")
             return 1
         if isinstance(command, If):

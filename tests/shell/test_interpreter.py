@@ -88,3 +88,13 @@ def test_every_line_costs_simulated_time(s):
 def test_nested_loops_stop_at_the_command_limit(s):
     out, status = s.execute("for i in {1..1000}; do for j in {1..1000}; do :; done; done")
     assert status == 1 and out == "bash: stopped after running 50000 commands in one line\n"
+
+
+def test_while_read_consumes_its_input_line_by_line(s):
+    assert s.execute("printf 'a 1\\nb 2 3\\n' | while read k v; do echo \"$k=$v\"; done") == ("a=1\nb=2 3\n", 0)
+    assert s.execute("while read line; do echo \"> $line\"; done < /etc/hostname") == ("> login01\n", 0)
+
+
+def test_read_at_end_of_input_fails():
+    session = Session()
+    assert session.execute("read x < /dev/null; echo $?") == ("1\n", 0)
