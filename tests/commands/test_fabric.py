@@ -171,10 +171,10 @@ def test_one_faulty_port_agrees_across_tools(seed):
     assert f"Rate: 200\nBase lid: {lid}\n" in ibstat and f"Port GUID: {guid}\n" in ibstat
     ibstatus = run(s, f"ibstatus {port}")
     assert f"base lid:\t 0x{int(lid):x}\n" in ibstatus and "200 Gb/sec (4X HDR)" in ibstatus
-    assert guid[2:6] in ibstatus.replace(":", "")
+    assert f"default gid:\t fe80:0000:0000:0000:{colon(guid)}\n" in ibstatus
     devinfo = run(s, f"ibv_devinfo -v -d {port}")
     assert f"port_lid:\t\t{lid}\n" in devinfo and "active_speed:\t\t50.0 Gbps (64)" in devinfo
-    assert guid[2:].lstrip("0")[-8:] in devinfo.replace(":", "")
+    assert f"node_guid:\t\t\t{colon(guid)}\n" in devinfo
     assert f"Lid {lid} port 1" in run(s, f"perfquery -C {port}")
     assert f"Lid {lid} port 1" in run(s, f"perfquery {lid} 1")
     assert "Speed                           : IB-HDR" in run(s, f"mlxlink -d {port}")
