@@ -149,6 +149,10 @@ class Session:
         except ShellSyntaxError as exc:
             self.current = Run(self, "", self.shell, preamble=[("err", f"bash: {exc.message}\n")], failed=1)
             return self.current
+        except Exception as exc:  # noqa: BLE001 - the last guard: never a traceback on screen
+            message = f"bash: internal error: {type(exc).__name__}: {exc}\n"
+            self.current = Run(self, "", self.shell, preamble=[("err", message)], failed=1)
+            return self.current
         if line.strip():
             self.history.append(line)
             if len(self.history) > HISTORY_LIMIT:

@@ -184,7 +184,7 @@ def tokenize(src: str) -> list[Tok]:
             tokens.append(Tok("ere", "".join(out), line))
             i = j + 1
             continue
-        if c.isdigit() or (c == "." and i + 1 < n and src[i + 1].isdigit()):
+        if c.isdecimal() or (c == "." and i + 1 < n and src[i + 1].isdecimal()):
             match = re.match(r"(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?", src[i:])
             assert match
             tokens.append(Tok("num", float(match.group(0)), line))

@@ -671,7 +671,7 @@ class History(Command):
             return 0
         count = len(history)
         if words:
-            if not words[0].isdigit():
+            if not words[0].isdecimal():
                 raise ctx.fail(f"bash: history: {words[0]}: numeric argument required", 1)
             count = int(words[0])
         first = ctx.session.history_base + len(history) - min(count, len(history)) + 1
@@ -762,7 +762,7 @@ class Test(Command):
                    "-gt": int.__gt__, "-ge": int.__ge__}
         if op in numeric:
             for value in (left, right):
-                if not value.strip().lstrip("-").isdigit():
+                if not value.strip().lstrip("-").isdecimal():
                     raise ValueError(f"{value}: integer expression expected")
             return bool(numeric[op](int(left), int(right)))
         if op in ("<", ">"):
@@ -949,7 +949,7 @@ class Exit(Command):
         words = ctx.argv[1:]
         status = ctx.shell.last_status
         if words:
-            if not words[0].lstrip("-").isdigit():
+            if not words[0].lstrip("-").isdecimal():
                 ctx.err(f"bash: exit: {words[0]}: numeric argument required\n")
                 status = 2
             else:

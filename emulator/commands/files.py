@@ -504,7 +504,7 @@ class Find(Command):
                 raise ctx.fail(f"find: missing argument to `{flag}'", 1)
             value = words.pop(0)
             if flag in ("-maxdepth", "-mindepth"):
-                if not value.isdigit():
+                if not value.isdecimal():
                     raise ctx.fail(f"find: Expected a positive decimal integer argument to {flag}, but got ‘{value}’", 1)
                 if flag == "-maxdepth":
                     maxdepth = int(value)

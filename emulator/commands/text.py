@@ -27,7 +27,7 @@ FOLLOW_INTERVAL_S = 10.0
 
 def _count_shorthand(argv: list[str]) -> list[str]:
     """``head -5`` means ``head -n 5``."""
-    return [f"-n{a[1:]}" if len(a) > 1 and a[0] == "-" and a[1:].isdigit() else a for a in argv]
+    return [f"-n{a[1:]}" if len(a) > 1 and a[0] == "-" and a[1:].isdecimal() else a for a in argv]
 
 
 def _parse_count(text: str, prog: str, what: str = "lines") -> tuple[int, bool]:
@@ -254,7 +254,7 @@ def posix_regex(pattern: str, extended: bool) -> str:
                 out.append(nxt)
             elif nxt in "<>":
                 out.append("\\b")
-            elif nxt in "wWsSbB" or nxt.isdigit():
+            elif nxt in "wWsSbB" or nxt.isdecimal():
                 out.append("\\" + nxt)
             else:
                 out.append(re.escape(nxt))
@@ -666,7 +666,7 @@ def _general(text: str) -> float:
 
 
 def _version_key(text: str) -> list[tuple[int, object]]:
-    return [(0, int(part)) if part.isdigit() else (1, part) for part in re.findall(r"\d+|\D+", text)]
+    return [(0, int(part)) if part.isdecimal() else (1, part) for part in re.findall(r"\d+|\D+", text)]
 
 
 class Uniq(Intermixed):
@@ -979,9 +979,9 @@ def _sed_parse(script: str, extended: bool, expr_no: int) -> list[_SedCommand]:
 
     def address() -> object:
         nonlocal i
-        if i < n and script[i].isdigit():
+        if i < n and script[i].isdecimal():
             j = i
-            while j < n and script[j].isdigit():
+            while j < n and script[j].isdecimal():
                 j += 1
             value = int(script[i:j])
             i = j
@@ -1057,9 +1057,9 @@ def _sed_parse(script: str, extended: bool, expr_no: int) -> list[_SedCommand]:
                     command.print_ = True
                 elif f in "iI":
                     flags |= re.IGNORECASE
-                elif f.isdigit():
+                elif f.isdecimal():
                     j = i
-                    while j < n and script[j].isdigit():
+                    while j < n and script[j].isdecimal():
                         j += 1
                     command.nth = max(1, int(script[i:j]))
                     i = j
@@ -1098,7 +1098,7 @@ def _sed_replace(match: re.Match[str], replacement: str) -> str:
         c = replacement[i]
         if c == "\\" and i + 1 < len(replacement):
             nxt = replacement[i + 1]
-            if nxt.isdigit():
+            if nxt.isdecimal():
                 out.append(match.group(int(nxt)) or "" if int(nxt) <= (match.re.groups or 0) else "")
             elif nxt == "n":
                 out.append("\n")

@@ -126,7 +126,7 @@ def arithmetic(source: str, env: Env) -> int:
             raise ExpansionError(f"{source.strip()}: syntax error: invalid arithmetic operator (error token is \"{src[pos:]}\")")
         if m.group(2):
             value = env.lookup_var(m.group(2)) or "0"
-            tokens.append(value.strip() if value.strip().lstrip("-").isdigit() else "0")
+            tokens.append(value.strip() if value.strip().lstrip("-").isdecimal() else "0")
         else:
             tokens.append(m.group(1) or m.group(3))
         pos = m.end()
@@ -165,7 +165,7 @@ class _ArithParser:
             return self.atom()
         if tok == "!":
             return int(not self.atom())
-        if tok.lstrip("-").isdigit():
+        if tok.lstrip("-").isdecimal():
             return int(tok)
         raise ExpansionError(f"{self.source}: syntax error: operand expected (error token is \"{tok}\")")
 

@@ -47,9 +47,9 @@ def expand(line: str, history: list[str], base: int) -> tuple[str, bool]:
             event, length = _event(history, -1, "!!"), 2
         elif nxt == "$":
             event, length = _last_word(_event(history, -1, "!$")), 2
-        elif nxt.isdigit() or (nxt == "-" and i + 2 < n and line[i + 2].isdigit()):
+        elif nxt.isdecimal() or (nxt == "-" and i + 2 < n and line[i + 2].isdecimal()):
             j = i + 2
-            while j < n and line[j].isdigit():
+            while j < n and line[j].isdecimal():
                 j += 1
             text = line[i + 1:j]
             number = int(text)

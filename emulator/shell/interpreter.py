@@ -474,7 +474,7 @@ class Shell:
             target = targets[0]
             fd = r.fd if r.fd is not None else (0 if r.op in ("<", "<&", "<>") else 1)
             try:
-                if r.op in (">&", "<&") and (target.isdigit() or target == "-"):
+                if r.op in (">&", "<&") and (target.isdecimal() or target == "-"):
                     if target == "-":
                         fds[fd] = Null()
                     elif int(target) in fds:

@@ -195,7 +195,7 @@ class _Lexer:
                 break
             if c in "<>":
                 word_so_far = "".join(buf)
-                if not parts and word_so_far.isdigit() and len(word_so_far) < 4:
+                if not parts and word_so_far.isdecimal() and len(word_so_far) < 4:
                     buf.clear()
                     self._operator(int(word_so_far))
                     return
