@@ -51,6 +51,8 @@ class PciDev:
     width: int = 16
     gen_max: int = 5
     width_max: int = 16
+    #: The device stopped answering config reads (a GPU that fell off the bus).
+    lost: bool = False
 
 
 def pci_devices(node: Node) -> list[PciDev]:
@@ -70,9 +72,9 @@ def pci_devices(node: Node) -> list[PciDev]:
     for k in range(node.hw.nvswitches):
         devs.append(PciDev(f"{0x05 + k:02x}:00.0", "nvswitch", 0, "", 4, 2, 4, 2))
     for gpu in node.gpus:
-        if gpu.present:
-            devs.append(PciDev(gpu.pci_bus_id[9:].lower(), "gpu", gpu.numa_node, "nvidia", gpu.pcie_gen_current,
-                               gpu.pcie_width_current, gpu.pcie_gen_max, gpu.pcie_width_max))
+        # A GPU that fell off the bus stays enumerated, but its config space reads all ones.
+        devs.append(PciDev(gpu.pci_bus_id[9:].lower(), "gpu", gpu.numa_node, "nvidia", gpu.pcie_gen_current,
+                           gpu.pcie_width_current, gpu.pcie_gen_max, gpu.pcie_width_max, lost=not gpu.present))
     for nic in node.nics:
         devs.append(PciDev(nic.pci_bus_id[5:].lower(), "ib" if nic.link_layer == "InfiniBand" else "eth",
                            nic.numa_node, "mlx5_core"))
@@ -116,7 +118,7 @@ class Lspci(Command):
                 ctx.outln()
             cls, code, vname, vid, dname, did, rev = PCI_IDS[d.kind]
             bus = f"0000:{d.bus}" if args.D else d.bus
-            revtxt = f" (rev {rev})" if rev else ""
+            revtxt = " (rev ff) (prog-if ff)" if d.lost else f" (rev {rev})" if rev else ""
             if args.n >= 2:
                 line = f"{bus} {cls} [{code}]: {vname} {dname} [{vid}:{did}]{revtxt}"
             elif args.n == 1:
@@ -150,8 +152,12 @@ class Lspci(Command):
             return False
 
     def _verbose(self, ctx: Context, d: PciDev, level: int) -> None:
-        cls, code, vname, vid, dname, did, rev = PCI_IDS[d.kind]
         o = ctx.outln
+        if d.lost:
+            o("\t!!! Unknown header type 7f")
+            o(f"\tKernel driver in use: {d.driver}")
+            o("\tKernel modules: nvidiafb, nouveau, nvidia_drm, nvidia")
+            return
         sub = {"gpu": "NVIDIA Corporation Device 16c1", "ib": "Mellanox Technologies Device 0044",
                "eth": "Mellanox Technologies Device 0014", "nvme": "Samsung Electronics Co Ltd Device a812"}
         if d.kind in sub:

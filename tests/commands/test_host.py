@@ -95,3 +95,13 @@ def golden(name: str, text: str) -> None:
 ])
 def test_output_matches_golden(name, line):
     golden(name, run(on("node03"), line))
+
+
+def test_a_gpu_that_fell_off_the_bus_reads_all_ones():
+    from emulator.cluster.faults import apply_fault
+
+    s = Session(seed=0)
+    apply_fault(s.cluster, "xid", {"node": "node02", "gpu": 3, "code": 79})
+    s.shell.push_host(s.cluster.nodes["node02"])
+    assert "61:00.0 3D controller: NVIDIA Corporation GH100 [H100 SXM5 80GB] (rev ff) (prog-if ff)\n" in run(s, "lspci")
+    assert "\t!!! Unknown header type 7f\n" in run(s, "lspci -vv -s 61:00.0")
