@@ -119,3 +119,13 @@ def _run_argv(session: Session, argv: list[str]) -> tuple[str, int]:
     """Run argv as one command (each word quoted, so the shell passes it unchanged)."""
     quoted = " ".join("'" + word.replace("'", "'\\''") + "'" for word in argv)
     return run_bounded(session, quoted)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_option_value_survives_a_unicode_digit(name: str) -> None:
+    """``'¹'`` passes ``str.isdigit()`` but not ``int()``: every option must still answer cleanly."""
+    command = registry.lookup(name)
+    assert command is not None
+    for args in (["¹"], *([option, "¹"] for option in command.option_strings())):
+        out, status = _run_argv(Session(), [name, *args])
+        check(" ".join([name, *args]), out, status)
