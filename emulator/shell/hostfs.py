@@ -239,7 +239,7 @@ def _proc(cluster: Cluster, node: Node) -> Dir:
         return cluster.clock.elapsed
 
     files = {
-        "cpuinfo": _live(lambda: _cpuinfo(node), now=now),
+        "cpuinfo": _live(_once(lambda: _cpuinfo(node)), now=now),
         "meminfo": _live(lambda: _meminfo(cluster, node), now=now),
         "uptime": _live(lambda: _uptime(cluster, node), now=now),
         "loadavg": _live(lambda: _loadavg(cluster, node), now=now),
@@ -251,6 +251,18 @@ def _proc(cluster: Cluster, node: Node) -> Dir:
     if node.role == "compute":
         files["driver/nvidia/version"] = _live(lambda: _nvidia_version(cluster), now=now)
     return _tree(files)
+
+
+def _once(render: Callable[[], str]) -> Callable[[], str]:
+    """A renderer for text that never changes, computed on first read only."""
+    cache: list[str] = []
+
+    def text() -> str:
+        if not cache:
+            cache.append(render())
+        return cache[0]
+
+    return text
 
 
 def _cpuinfo(node: Node) -> str:
