@@ -1,5 +1,5 @@
-"""Filesystems and block I/O of a host: ``df``, ``mount``, ``iostat``,
-``vmstat`` and the Lustre client's ``lfs``.
+"""Filesystems and block I/O of a host: ``df``, ``mount``, ``lsblk``,
+``iostat``, ``vmstat`` and the Lustre client's ``lfs``.
 
 Sizes come from the model (the node's NVMe and RAID, the parallel
 filesystem's targets); block I/O is a modest seeded load on the local RAID of
@@ -170,6 +170,67 @@ class MountCmd(Command):
             if args.types and fstype not in args.types.split(","):
                 continue
             ctx.outln(f"{source} on {target} type {fstype} ({options})")
+        return 0
+
+
+# -- lsblk -------------------------------------------------------------------------------------------
+
+
+def human_lsblk(size_bytes: int) -> str:
+    """util-linux sizes: ``1.7T``, ``512M``, one decimal only when it is not zero."""
+    value = float(size_bytes)
+    for unit in ("B", "K", "M", "G", "T", "P"):
+        if value < 1024 or unit == "P":
+            whole, frac = int(value), round((value - int(value)) * 10)
+            if frac == 10:
+                whole, frac = whole + 1, 0
+            return f"{whole}.{frac}{unit}" if frac else f"{whole}{unit}"
+        value /= 1024
+    return f"{value:.1f}P"
+
+
+class Lsblk(Command):
+    name = "lsblk"
+    summary = "list block devices"
+    section = SECTION
+
+    def configure(self, parser: ArgumentParser) -> None:
+        parser.add_argument("-d", "--nodeps", action="store_true", help="don't print slaves or holders")
+        parser.add_argument("devices", nargs="*", metavar="device", help="devices to list")
+
+    def usage_error(self, message: str) -> str:
+        return getopt_error(self.name, message) + "\nTry 'lsblk --help' for more information."
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        assert args is not None
+        node = ctx.host
+        raid = node.local_disk
+        rows: list[tuple[str, int, int, str, str, str]] = []
+        partitions = len(node.hw.disks)
+        wanted = {d.split("/")[-1] for d in args.devices}
+        known = {d.name for d in node.hw.disks}
+        for missing in sorted(wanted - known):
+            ctx.err(f"lsblk: /dev/{missing}: not a block device\n")
+        for i, disk in enumerate(node.hw.disks):
+            if wanted and disk.name not in wanted:
+                continue
+            rows.append((disk.name, 259, i, human_lsblk(disk.size_bytes), "disk", ""))
+            if args.nodeps:
+                continue
+            if disk.mountpoint == "/":
+                rows.append((f"├─{disk.name}p1", 259, partitions, "512M", "part", "/boot/efi"))
+                rows.append((f"└─{disk.name}p2", 259, partitions + 1, human_lsblk(disk.size_bytes - 537_919_488),
+                             "part", "/"))
+                partitions += 2
+            elif raid is not None and disk.name in raid.members:
+                total = raid.member_bytes * len(raid.members)
+                rows.append((f"└─{raid.device.split('/')[-1]}", 9, 0, human_lsblk(total), "raid0", raid.mountpoint))
+        if not rows:
+            return 32 if wanted else 0
+        width = max(len("NAME"), max(len(r[0]) for r in rows))
+        ctx.outln(f"{'NAME':<{width}} MAJ:MIN RM   SIZE RO TYPE  MOUNTPOINTS")
+        for name, major, minor, size, kind, mount in rows:
+            ctx.outln(f"{name:<{width}} {major:>3}:{minor:<3}  0 {size:>6}  0 {kind:<5} {mount}")
         return 0
 
 
@@ -432,4 +493,4 @@ class Lfs(Command):
 
 
 def commands() -> list[Command]:
-    return [Df(), MountCmd(), Iostat(), Vmstat(), Lfs()]
+    return [Df(), MountCmd(), Lsblk(), Iostat(), Vmstat(), Lfs()]

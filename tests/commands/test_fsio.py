@@ -62,3 +62,12 @@ def test_vmstat_header():
         "procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu-----",
         " r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id wa st",
     ]
+
+
+def test_lsblk_shows_the_root_disk_and_the_raid_members():
+    out = run(on("node01"), "lsblk")
+    lines = out.splitlines()
+    assert lines[0] == "NAME        MAJ:MIN RM   SIZE RO TYPE  MOUNTPOINTS"
+    assert lines[2] == "├─nvme0n1p1 259:10   0   512M  0 part  /boot/efi"
+    assert "└─md0         9:0    0  27.9T  0 raid0 /raid" in lines
+    assert on("node01").execute("lsblk /dev/sdz") == ("lsblk: /dev/sdz: not a block device\n", 32)
