@@ -101,7 +101,7 @@ def test_tab_completes_a_unique_command(line):
 def test_tab_lists_several_candidates_as_bash_does(line):
     type_at(line, "h")
     line.keyboard.press("Tab")
-    line.wait_for_function(f"() => document.querySelector('{OUTPUT}').textContent.includes('hostname')")
+    line.wait_for_function(f"() => /\\$ h\\n[^$]*hostname/.test(document.querySelector('{OUTPUT}').textContent)")
     shown = output(line)
     assert "$ h\n" in shown
     listing = shown.rsplit("$ h\n", 1)[1]
@@ -195,3 +195,9 @@ def test_ctrl_c_with_text_selected_copies_instead_of_clearing(line):
     line.keyboard.press("Control+c")
     assert caret(line)[0] == "echo copied"
     assert line.evaluate("navigator.clipboard.readText()") == "copied"
+
+
+def test_escape_then_tab_leaves_the_terminal(line):
+    line.keyboard.press("Escape")
+    line.keyboard.press("Tab")
+    assert not line.evaluate("document.activeElement.matches('[data-mdx-input]')")

@@ -51,6 +51,7 @@ export class Terminal {
     this.queue = [];
     this.killed = "";
     this.search = null;
+    this.tabReleased = false;
     this.size = 0;
     this.disposed = false;
     this.opening = false;
@@ -413,6 +414,10 @@ export class Terminal {
     const alt = e.altKey && !e.ctrlKey && !e.metaKey;
     const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
     if (this.search && this.onSearchKey(e, ctrl, key)) return;
+    // Tab completes; Escape first lets the next Tab leave the terminal (no keyboard trap).
+    const released = this.tabReleased;
+    this.tabReleased = key === "Escape";
+    if (key === "Tab" && released) return;
     const input = this.input;
     const value = input.value;
     const pos = input.selectionStart ?? value.length;
