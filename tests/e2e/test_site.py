@@ -16,6 +16,7 @@ def test_help_on_a_lab_page_lists_the_commands(page, site, results):
     shown = run(page, "help")
     assert "echo" in shown and "hostname" in shown
     page.locator(TERMINAL).screenshot(path=str(results / "lab-page-help.png"))
+    page.screenshot(path=str(results / "lab-page-help-full.png"), full_page=True)
 
 
 def test_prompt_shows_user_and_host(page, site):
