@@ -12,8 +12,10 @@ length (seconds for ``-r 1``, about 2 minutes for ``-r 2``, about 12 for
 from __future__ import annotations
 
 import getopt
+import json
 import random
 from collections.abc import Generator
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..cluster import telemetry
@@ -137,19 +139,33 @@ class DiagTable:
         return "\n".join(self.lines) + "\n"
 
 
-def _verdict(table: DiagTable, test: str, failures: dict[int, list[tuple[str, str]]], gpus: list[GPU]) -> None:
+@dataclass
+class DiagTest:
+    """One diagnostic test's outcome: failures by GPU index, each a list of (kind, message)."""
+
+    name: str
+    failures: dict[int, list[tuple[str, str]]] = field(default_factory=dict)
+    node_wide: bool = False   # Deployment checks give one verdict for all GPUs
+    skipped: bool = False
+
+
+def _verdict(table: DiagTable, test: DiagTest, gpus: list[GPU]) -> None:
     """``Pass - All`` or the pass and fail GPU lists, then each failure's message rows."""
-    if not failures:
-        table.row(test, "Pass - All")
+    failures = test.failures
+    if test.skipped:
+        table.row(test.name, "Skip - All")
         return
-    bad = sorted(failures)
-    good = [g.index for g in gpus if g.index not in failures]
-    if not good:
-        table.row(test, "Fail - All")
+    if test.node_wide or not failures:
+        table.row(test.name, "Fail" if failures else "Pass" if test.node_wide else "Pass - All")
     else:
-        table.row(test, f"Pass - GPU{'s' if len(good) > 1 else ''}: {', '.join(map(str, good))}")
-        table.row("", f"Fail - GPU{'s' if len(bad) > 1 else ''}: {', '.join(map(str, bad))}")
-    for index in bad:
+        bad = sorted(failures)
+        good = [g.index for g in gpus if g.index not in failures]
+        if not good:
+            table.row(test.name, "Fail - All")
+        else:
+            table.row(test.name, f"Pass - GPU{'s' if len(good) > 1 else ''}: {', '.join(map(str, good))}")
+            table.row("", f"Fail - GPU{'s' if len(bad) > 1 else ''}: {', '.join(map(str, bad))}")
+    for index in sorted(failures):
         for kind, message in failures[index]:
             table.row(kind, message)
 
@@ -211,30 +227,20 @@ def _nvlink_failures(gpu: GPU) -> list[tuple[str, str]]:
                         "errors. Reset GPU. Restart DCGM. Rerun diagnostics.") for link in gpu.nvlinks if not link.up]
 
 
-def diag_report(ctx: Context, node: Node, level: int) -> str:
+def diag_results(ctx: Context, node: Node, level: int) -> list[tuple[str, list[DiagTest]]]:
+    """The categories and tests a run of ``level`` reports, each verdict read from the model."""
     gpus = [g for g in node.gpus if g.present]
     r = rng(ctx.cluster.seed, node.name, "diag", level, int(ctx.clock.elapsed))
-    table = DiagTable()
-    table.section("Metadata", first=True)
-    table.row("DCGM Version", ctx.cluster.versions.dcgm)
-    table.row("Driver Version Detected", ctx.cluster.versions.driver)
-    table.row("GPU Device IDs Detected", ",".join(H100.dcgm_device_id for _ in gpus))
-    table.section("Deployment", first=True)
-    remap = [g for g in gpus if g.remap_pending or g.remap_failure]
-    deployment = ["Denylist", "NVML Library", "CUDA Main Library", "Permissions and OS Blocks", "Persistence Mode",
-                  "Environment Variables", "Page Retirement/Row Remap", "Graphics Processes", "Inforom"]
-    for test in deployment:
-        if test == "Page Retirement/Row Remap" and remap:
-            table.row(test, "Fail")
-            for gpu in remap:
-                message = (f"GPU {gpu.index} had a row remapping failure." if gpu.remap_failure else
-                           f"GPU {gpu.index} has uncorrectable memory errors and row remappings are pending")
-                table.row("Error", message)
-        else:
-            table.row(test, "Pass")
+    remap = {g.index: [("Error", f"GPU {g.index} had a row remapping failure." if g.remap_failure else
+                        f"GPU {g.index} has uncorrectable memory errors and row remappings are pending")]
+             for g in gpus if g.remap_pending or g.remap_failure}
+    deployment = [DiagTest(name, remap if name == "Page Retirement/Row Remap" else {}, node_wide=True)
+                  for name in ("Denylist", "NVML Library", "CUDA Main Library", "Permissions and OS Blocks",
+                               "Persistence Mode", "Environment Variables", "Page Retirement/Row Remap",
+                               "Graphics Processes", "Inforom")]
+    categories = [("Deployment", deployment)]
     if level == 1 or remap:
-        return table.end()
-    table.section("Integration")
+        return categories
     pcie: dict[int, list[tuple[str, str]]] = {}
     for gpu in gpus:
         found = [_cuda_failure(gpu)] if _cuda_broken(gpu) else []
@@ -243,27 +249,75 @@ def diag_report(ctx: Context, node: Node, level: int) -> str:
             found = ([link] if link else []) + _nvlink_failures(gpu)
         if found:
             pcie[gpu.index] = found
-    _verdict(table, "PCIe", pcie, gpus)
-    table.section("Hardware")
+    categories.append(("Integration", [DiagTest("PCIe", pcie)]))
     memory: dict[int, list[tuple[str, str]]] = {}
     for gpu in gpus:
         if _cuda_broken(gpu):
             memory[gpu.index] = [_cuda_failure(gpu)]
         elif (slow := _slowdown_failure(gpu, r)) is not None:
             memory[gpu.index] = [slow]
-    _verdict(table, "GPU Memory", memory, gpus)
+    hardware = [DiagTest("GPU Memory", memory)]
+    categories.append(("Hardware", hardware))
     if level == 2:
-        return table.end()
+        return categories
     stress = {g.index: [_cuda_failure(g)] for g in gpus if _cuda_broken(g)}
     slowed = {g.index: [s] for g in gpus if not _cuda_broken(g) and (s := _slowdown_failure(g, r)) is not None}
-    _verdict(table, "Diagnostic", {**stress, **slowed}, gpus)
-    table.section("Stress")
-    _verdict(table, "Targeted Stress", {**stress, **slowed}, gpus)
+    hardware.append(DiagTest("Diagnostic", {**stress, **slowed}))
     power = {g.index: [p] for g in gpus if not _cuda_broken(g) and (p := _power_failure(g)) is not None}
-    _verdict(table, "Targeted Power", {**stress, **power}, gpus)
-    _verdict(table, "Memory Bandwidth", stress, gpus)
-    table.row("EUD Test", "Skip - All")
+    categories.append(("Stress", [DiagTest("Targeted Stress", {**stress, **slowed}),
+                                  DiagTest("Targeted Power", {**stress, **power}),
+                                  DiagTest("Memory Bandwidth", stress), DiagTest("EUD Test", skipped=True)]))
+    return categories
+
+
+def diag_report(ctx: Context, node: Node, level: int) -> str:
+    """The result table ``dcgmi diag -r LEVEL`` prints."""
+    gpus = [g for g in node.gpus if g.present]
+    table = DiagTable()
+    table.section("Metadata", first=True)
+    table.row("DCGM Version", ctx.cluster.versions.dcgm)
+    table.row("Driver Version Detected", ctx.cluster.versions.driver)
+    table.row("GPU Device IDs Detected", ",".join(H100.dcgm_device_id for _ in gpus))
+    for n, (category, tests) in enumerate(diag_results(ctx, node, level)):
+        table.section(category, first=n == 0)
+        for test in tests:
+            _verdict(table, test, gpus)
     return table.end()
+
+
+def diag_json(ctx: Context, node: Node, level: int) -> str:
+    """``dcgmi diag -r LEVEL -j``: the same verdicts as the table, as health checks parse them.
+
+    Deployment checks carry one result for all GPUs (``gpu_ids`` "0,1,..."),
+    the others one result per GPU; a failure's messages are its ``warnings``.
+    """
+    gpus = [g for g in node.gpus if g.present]
+    categories = []
+    for category, tests in diag_results(ctx, node, level):
+        entries = []
+        for test in tests:
+            if test.node_wide:
+                results = [_json_result(",".join(str(g.index) for g in gpus), test, test.failures)]
+            else:
+                results = [_json_result(str(g.index), test, {g.index: test.failures[g.index]}
+                                        if g.index in test.failures else {}) for g in gpus]
+            entries.append({"name": test.name, "results": results})
+        categories.append({"category": category, "tests": entries})
+    document = {"DCGM GPU Diagnostic": {
+        "test_categories": categories, "version": ctx.cluster.versions.dcgm,
+        "Driver Version Detected": ctx.cluster.versions.driver,
+        "GPU Device IDs": [H100.dcgm_device_id for _ in gpus],
+        "GPU Device Serials": {str(g.index): g.serial for g in gpus}}}
+    return json.dumps(document, indent="\t", separators=(",", " : ")) + "\n"
+
+
+def _json_result(gpu_ids: str, test: DiagTest, failures: dict[int, list[tuple[str, str]]]) -> dict[str, object]:
+    status = "Skip" if test.skipped else "Fail" if failures else "Pass"
+    result: dict[str, object] = {"gpu_ids": gpu_ids, "status": status}
+    messages = [message for index in sorted(failures) for _, message in failures[index]]
+    if messages:
+        result["warnings"] = [{"warning": message} for message in messages]
+    return result
 
 
 #: Simulated length of each run level (seconds) and the pause between progress points.
@@ -427,10 +481,11 @@ class Dcgmi(Command):
         return 0
 
     def _diag(self, ctx: Context, argv: list[str]) -> Outcome:
-        opts = self._opts(ctx, "diag", argv, "hr:g:i:", ["help", "run=", "group=", "gpuList="])
+        opts = self._opts(ctx, "diag", argv, "hjr:g:i:", ["help", "json", "run=", "group=", "gpuList="])
         if "h" in opts or "help" in opts:
-            ctx.out(" diag -- System validation/diagnostic.\n\n Usage: dcgmi diag -r <level> [-i <gpuList>]\n"
-                    "    -r  --run  Run a diagnostic: 1 (short), 2 (medium), 3 (long).\n")
+            ctx.out(" diag -- System validation/diagnostic.\n\n Usage: dcgmi diag -r <level> [-i <gpuList>] [-j]\n"
+                    "    -r  --run  Run a diagnostic: 1 (short), 2 (medium), 3 (long).\n"
+                    "    -j  --json  Print the output in a json format.\n")
             return 0
         level = opts.get("r", opts.get("run"))
         if level is None:
@@ -438,16 +493,16 @@ class Dcgmi(Command):
                            "Brief USAGE: \n   dcgmi diag --help\n", 255)
         if level not in ("1", "2", "3"):
             raise ctx.fail(f"Error: Invalid test name or run level '{level}'.\n", 255)
-        return self._diag_run(ctx, int(level))
+        return self._diag_run(ctx, int(level), "j" in opts or "json" in opts)
 
-    def _diag_run(self, ctx: Context, level: int) -> Generator[float, None, int]:
+    def _diag_run(self, ctx: Context, level: int, as_json: bool) -> Generator[float, None, int]:
         total = DIAG_SECONDS[level]
         steps = {1: 1, 2: 2, 3: 4}[level]   # pause points: the terminal waits at most a second at each
         for _ in range(steps):
             yield total / steps
-        report = diag_report(ctx, ctx.host, level)
-        ctx.out(report)
-        return 226 if "Fail" in report or "| Error" in report else 0
+        failed = any(test.failures for _, tests in diag_results(ctx, ctx.host, level) for test in tests)
+        ctx.out(diag_json(ctx, ctx.host, level) if as_json else diag_report(ctx, ctx.host, level))
+        return 226 if failed else 0
 
     def _dmon(self, ctx: Context, argv: list[str]) -> Outcome:
         opts = self._opts(ctx, "dmon", argv, "he:c:d:i:l", ["help", "field-id=", "count=", "delay=", "gpu-id=",
