@@ -324,7 +324,9 @@ def raw_switch_counters(cluster: Cluster, name: str, port: int, rail_gbps: float
         values["PortUnicastXmitPkts"], values["PortUnicastRcvPkts"] = values["PortXmitPkts"], values["PortRcvPkts"]
         if share > 0:
             waits = [nic.counter_rates.get("PortXmitWait", 0.0) for _, nic in facing]
-            values["PortXmitWait"] = r.randrange(10**9, 4 * 10**9) + int(max(waits, default=0.0) * 2.5 * t)
+            # Adaptive routing spreads the load unevenly over the uplinks.
+            spread = 2.5 * r.uniform(0.8, 1.2)
+            values["PortXmitWait"] = r.randrange(10**9, 4 * 10**9) + int(max(waits, default=0.0) * spread * t)
         return values
     if kind == "spine":
         leaves = cables.leaves

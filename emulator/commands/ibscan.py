@@ -1,6 +1,6 @@
 """Fabric-wide InfiniBand scans from the current host's port: ``ibdiagnet``,
-``iblinkinfo``, ``ibqueryerrors``, ``ibnetdiscover``, ``ibhosts``,
-``ibswitches`` and ``sminfo``.
+``iblinkinfo``, ``ibqueryerrors``, ``ibclearcounters``, ``ibnetdiscover``,
+``ibhosts``, ``ibswitches`` and ``sminfo``.
 
 Discovery follows the rail of the local port: every compute node's port on
 that rail, its leaf switch and the spines. Ports that are down are not
@@ -451,6 +451,32 @@ class Sminfo(DiagCommand):
         return 0
 
 
+class Ibclearcounters(DiagCommand):
+    name = "ibclearcounters"
+    summary = "clear the port counters of every port in the fabric"
+    section = "Fabric"
+    notes = "Clears the counters of every CA and switch port the local port reaches (as perfquery -R on each)."
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        fabric = _fabric_cas(ctx)
+        if fabric is None:
+            raise _discover_failed(ctx, self.name)
+        cl = ctx.cluster
+        rail_gbps = links.job_rail_gbps(cl)
+        cables = links.cabling(cl)
+        cas = fabric[1]
+        leaves = sorted({nic.peer_switch for _, nic in cas})
+        for node, nic in cas:
+            links.reset_counters(cl, node, nic, rail_gbps)
+            links.reset_switch_counters(cl, nic.peer_switch, nic.peer_port, cables)
+        for leaf in leaves:
+            for k, spine in enumerate(cables.spines):
+                links.reset_switch_counters(cl, leaf, links.DOWNLINKS + 1 + k, cables)
+                links.reset_switch_counters(cl, spine, cables.leaves.index(leaf) + 1, cables)
+        ctx.outln(f"## Summary: {len(cas) + len(leaves) + len(cables.spines)} nodes cleared 0 errors")
+        return 0
+
+
 #: ibqueryerrors' default thresholds (an error count at or below them is not reported).
 ERROR_THRESHOLDS = {
     "SymbolErrorCounter": 10, "LinkErrorRecoveryCounter": 10, "LinkDownedCounter": 10, "PortRcvErrors": 10,
@@ -535,4 +561,5 @@ class Ibqueryerrors(DiagCommand):
 
 
 def commands() -> list[Command]:
-    return [Ibdiagnet(), Iblinkinfo(), Ibhosts(), Ibswitches(), Ibqueryerrors(), Ibnetdiscover(), Sminfo()]
+    return [Ibdiagnet(), Iblinkinfo(), Ibhosts(), Ibswitches(), Ibqueryerrors(), Ibnetdiscover(), Sminfo(),
+            Ibclearcounters()]

@@ -101,3 +101,14 @@ def test_sminfo_reports_the_master():
     out = run(on("node01"), "sminfo")
     assert re.fullmatch(r"sminfo: sm lid 1 sm guid 0x[0-9a-f]{16}, activity count \d+ priority 15 state 3 "
                         r"SMINFO_MASTER\n", out)
+
+
+def test_ibclearcounters_then_ibqueryerrors_shows_only_what_grew():
+    s = on("node01", ("symbol-errors", {"node": "node02", "port": "mlx5_0", "errors_per_s": 2}))
+    assert run(s, "ibclearcounters") == "## Summary: 11 nodes cleared 0 errors\n"
+    assert "Errors for" not in run(s, "ibqueryerrors")
+    run(s, "sleep 30")
+    grown = run(s, "ibqueryerrors")
+    count = int(re.search(r'"node02 mlx5_0"\n   GUID 0x[0-9a-f]{16} port 1: \[SymbolErrorCounter == (\d+)\]',
+                          grown).group(1))
+    assert 60 <= count <= 80   # 2 per second over the sleep and the commands' own time
