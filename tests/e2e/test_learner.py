@@ -168,12 +168,17 @@ def test_a_lab_page_has_no_serious_accessibility_violations(page, site):
     open_lab_page(page, site.url)
     run(page, "help")
     page.evaluate((ROOT / "node_modules/axe-core/axe.min.js").read_text())
-    found = page.evaluate("""async () => {
+    scan = """async () => {
         const result = await axe.run(document, {resultTypes: ['violations']});
         return result.violations.filter(v => ['serious', 'critical'].includes(v.impact))
             .map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).join(', '));
-    }""")
+    }"""
+    found = page.evaluate(scan)
     assert found == [], "\n".join(found)
+    page.click("form[data-md-component=palette] label:not([hidden])")
+    page.wait_for_function("() => document.body.dataset.mdColorScheme === 'slate'")
+    found = page.evaluate(scan)
+    assert found == [], "dark palette:\n" + "\n".join(found)
 
 
 def test_on_a_phone_the_soft_keyboard_and_on_screen_keys_drive_the_terminal(browser, site):
