@@ -1,0 +1,87 @@
+"""The built site: every page has its terminal, nothing is fetched from elsewhere, the runtime is complete."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from emulator.commands.registry import commands
+
+ROOT = Path(__file__).resolve().parents[2]
+FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---\n", re.S)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("site")
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(out)], cwd=ROOT,
+                          env={**os.environ, "NO_MKDOCS_2_WARNING": "1"}, capture_output=True, text=True,
+                          check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return out
+
+
+def page_meta(source: Path) -> dict[str, str]:
+    match = FRONT_MATTER.match(source.read_text())
+    meta: dict[str, str] = {}
+    for line in (match.group(1) if match else "").splitlines():
+        key, _, value = line.partition(":")
+        meta[key.strip()] = value.strip()
+    return meta
+
+
+def html_for(built: Path, source: Path) -> Path:
+    rel = source.relative_to(ROOT / "docs").with_suffix("")
+    if rel.name == "index":
+        return built / rel.parent / "index.html"
+    return built / rel / "index.html"
+
+
+def test_every_page_carries_one_terminal_with_its_lab_and_seed(built):
+    pages = sorted((ROOT / "docs").rglob("*.md"))
+    assert pages
+    for source in pages:
+        html = html_for(built, source).read_text()
+        meta = page_meta(source)
+        assert html.count('data-mdx-component="terminal"') == 1, source
+        assert f'data-mdx-lab="{meta.get("lab", "sandbox")}"' in html, source
+        assert f'data-mdx-seed="{meta.get("seed", "0")}"' in html, source
+
+
+def test_no_page_loads_anything_from_another_host(built):
+    loads = re.compile(r'<(?:script|img|iframe|source)\b[^>]*\bsrc="(https?:)?//'
+                       r'|<link\b(?=[^>]*\brel="(?:stylesheet|preconnect|preload|modulepreload|icon|dns-prefetch)")'
+                       r'[^>]*\bhref="(https?:)?//')
+    for html in built.rglob("*.html"):
+        assert not loads.search(html.read_text()), html
+    for css in built.rglob("*.css"):
+        assert not re.search(r"@import|url\((['\"]?)(https?:)?//", css.read_text()), css
+
+
+def test_no_page_has_an_inline_script(built):
+    for html in built.rglob("*.html"):
+        for tag in re.findall(r"<script\b[^>]*>", html.read_text()):
+            assert "src=" in tag or 'type="application/json"' in tag, (html, tag)
+
+
+def test_the_manifest_names_the_wheel_by_its_sha256(built):
+    manifest = json.loads((built / "assets/emulator/manifest.json").read_text())
+    wheel = built / "assets/emulator" / manifest["wheel"]
+    assert wheel.name.endswith("-py3-none-any.whl")
+    assert hashlib.sha256(wheel.read_bytes()).hexdigest() == manifest["sha256"]
+    runtime = (built / "assets/emulator" / manifest["pyodide"]).resolve()
+    for name in ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"):
+        assert (runtime / name).is_file(), name
+
+
+def test_the_command_reference_page_lists_every_command(built):
+    html = (built / "emulator/commands/index.html").read_text()
+    for command in commands():
+        assert f'id="{command.name}"' in html or f"<code>{command.name}</code>" in html, command.name
