@@ -387,13 +387,14 @@ class Vmstat(Command):
             procs = processes(ctx, node)
             mem = memory(ctx, node, procs)
             running = sum(1 for p in procs if p.state.startswith("R"))
+            blocked = sum(1 for p in procs if p.state.startswith("D"))
             r = rng(ctx.cluster.seed, node.name, "vmstat", n, int(ctx.clock.elapsed))
             us, sy, wa, idle = cpu_split(ctx, node, n, procs)
             loads = [_device_load(ctx, node, d.name, n) for d in node.hw.disks]
             bi, bo = int(sum(v[1] for v in loads)), int(sum(v[7] for v in loads))
             irq = int(4000 + running * 900 + r.uniform(0, 800))
             cs = int(6000 + running * 2400 + r.uniform(0, 2000))
-            ctx.outln(f"{running:>2} {0:>2} {0:>6} {mem.free // div:>6} {mem.buffers // div:>6} "
+            ctx.outln(f"{running:>2} {blocked:>2} {0:>6} {mem.free // div:>6} {mem.buffers // div:>6} "
                       f"{mem.cached // div:>6} {0:>4} {0:>4} {bi:>5} {bo:>5} {irq:>4} {cs:>4} {round(us):>2} "
                       f"{round(sy):>2} {round(idle):>2} {round(wa):>2} {0:>2}")
         return 0

@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
 
-from ..cluster import steps
+from ..cluster import steps, storage
 from ..cluster.ids import rng
 from ..cluster.model import Cluster, Node
 from ..cluster.scheduler import Job
@@ -168,6 +168,8 @@ def _training_procs(ctx: Context, node: Node, start: float) -> list[Proc]:
     worker_pct = min(99.7, 100.0 * per_worker / step_s) if math.isfinite(step_s) and step_s > 0 else 0.0
     if hung:
         worker_pct = 0.0   # no step completes: the loaders' queues are full
+    # On a saturated filesystem most workers sit in uninterruptible reads.
+    slow_io = not hung and io_stretch(cl) > 8.0
     for rank in ranks:
         j = rng(cl.seed, node.name, "rank", rank.rank)
         # Ranks busy-poll in NCCL even while they wait; a rank stuck in I/O sleeps in the kernel.
@@ -183,9 +185,10 @@ def _training_procs(ctx: Context, node: Node, start: float) -> list[Proc]:
         for k in range(run.loader_workers):
             w = rng(cl.seed, node.name, "worker", rank.rank, k)
             pct = round(max(0.0, worker_pct * w.uniform(0.9, 1.1)), 1)
+            state = "R" if pct > 80 else "D" if slow_io and k % 3 else "S"
             procs.append(Proc(worker_pid(rank.pid, rank.local_rank, run.loader_workers, k), rank.pid, "alice", "pt_data_worker", args, min(99.9, pct),
                               3_100_000 + w.randrange(400_000), 160_000_000 + w.randrange(2_000_000),
-                              1_900_000 + w.randrange(200_000), "R" if pct > 80 else "S", started + 90.0,
+                              1_900_000 + w.randrange(200_000), state, started + 90.0,
                               threads=9))
     return procs
 
@@ -195,12 +198,23 @@ def worker_pid(rank_pid: int, local_rank: int, workers: int, k: int) -> int:
     return rank_pid + 60 + local_rank * workers + k - local_rank * 7
 
 
+def io_stretch(cluster: Cluster) -> float:
+    """How many times longer an input read takes than on an idle parallel filesystem."""
+    return storage.read_latency_ms(cluster.storage) / storage.READ_SERVICE_MS
+
+
 def cpu_split(ctx: Context, node: Node, sample: int, procs: list[Proc]) -> tuple[float, float, float, float]:
+    """%user, %system, %iowait and %idle of the host: the processes' CPU, and the loader
+    workers' wait on the parallel filesystem when it is slow."""
     busy = sum(p.cpu_pct for p in procs) / node.cpu.count
     r = rng(ctx.cluster.seed, node.name, "cpu", sample, int(ctx.clock.elapsed))
     user = min(99.0, busy * 0.9 + r.uniform(0, 0.4))
     system = min(99.0 - user, busy * 0.1 + 0.3 + r.uniform(0, 0.1))
     iowait = 0.05 + r.uniform(0, 0.05)
+    workers = sum(1 for p in procs if p.comm == "pt_data_worker")
+    if workers:
+        iowait += min(25.0, 0.02 * workers * (io_stretch(ctx.cluster) - 1.0)) * r.uniform(0.9, 1.1)
+    iowait = min(iowait, 99.0 - user - system)
     return user, system, iowait, max(0.0, 100.0 - user - system - iowait)
 
 
@@ -343,11 +357,8 @@ class Top(Command):
         running = sum(1 for p in procs if p.state.startswith("R"))
         ctx.outln(f"Tasks: {tasks:>3} total, {running:>3} running, {tasks - running:>3} sleeping,   0 stopped,   "
                   "0 zombie")
-        busy = sum(p.cpu_pct for p in procs) / node.cpu.count
-        us = min(99.0, busy * 0.9)
-        sy = min(99.0 - us, busy * 0.1 + 0.3)
-        wa = 0.1
-        ctx.outln(f"%Cpu(s): {us:4.1f} us, {sy:4.1f} sy,  0.0 ni, {max(0.0, 100 - us - sy - wa - 0.2):4.1f} id, "
+        us, sy, wa, idle = cpu_split(ctx, node, 0, procs)
+        ctx.outln(f"%Cpu(s): {us:4.1f} us, {sy:4.1f} sy,  0.0 ni, {max(0.0, idle - 0.2):4.1f} id, "
                   f"{wa:4.1f} wa,  0.0 hi,  0.2 si,  0.0 st")
         mib = 1024.0
         ctx.outln(f"MiB Mem : {mem.total / mib:8.1f} total, {mem.free / mib:8.1f} free, {mem.used / mib:8.1f} used, "

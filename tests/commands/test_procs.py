@@ -78,3 +78,17 @@ def test_a_rank_stuck_in_io_sleeps_in_the_kernel():
     assert out.splitlines()[1].split() == [truth["pid"], "Dl", "pt_main_thread"]
     others = run(s, "top -b -n 1").splitlines()[7]
     assert others.split()[7] == "R" and others.endswith("pt_main_thread")
+
+
+def test_a_saturated_filesystem_shows_as_iowait_and_blocked_loaders():
+    from emulator.cluster.faults import apply_fault
+
+    s = Session(seed=0)
+    apply_fault(s.cluster, "storage-contention", {})
+    s.shell.push_host(s.cluster.nodes["node01"])
+    cpu = run(s, "top -b -n 1").splitlines()[2]
+    assert float(cpu.split(",")[4].split()[0]) > 10.0          # %wa
+    states = run(s, "ps -o stat,comm -u alice").splitlines()[1:]
+    assert any(line.split() == ["D", "pt_data_worker"] for line in states)
+    healthy = on("node01")
+    assert float(run(healthy, "top -b -n 1").splitlines()[2].split(",")[4].split()[0]) < 1.0
