@@ -14,8 +14,9 @@ SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 setup: $(VENV)/.installed node_modules/.installed
 
+# Debian ships venv support separately (python3-venv): install it when missing.
 $(VENV)/.installed: requirements-dev.txt
-	$(PYTHON) -m venv $(VENV)
+	$(PYTHON) -m venv $(VENV) || { $(SUDO) apt-get update && $(SUDO) apt-get install -y python3-venv && $(PYTHON) -m venv $(VENV); }
 	$(BIN)/pip install --disable-pip-version-check -q -r requirements-dev.txt
 	touch $@
 
@@ -33,8 +34,10 @@ serve: site
 	$(BIN)/python tools/serve_site.py site --port $(PORT)
 
 # The browser tests build their own copy of the site once, for the port they serve it on.
+# Tests marked slow run only when asked for: make test PYTEST_ARGS="-m slow".
+PYTEST_ARGS ?= -m "not slow"
 test: setup chromium
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q $(PYTEST_ARGS)
 
 lint: setup
 	$(BIN)/ruff check emulator tests hooks tools
