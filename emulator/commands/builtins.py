@@ -64,7 +64,7 @@ class Help(Command):
             return 0
         commands = registry.commands()
         width = max((len(c.name) for c in commands), default=8) + 2
-        ctx.outln("Commands of this simulated cluster (`man CMD` or `CMD --help` for details):")
+        ctx.outln("Commands of this simulated cluster ('man CMD' or 'CMD --help' for details):")
         section = None
         for command in sorted(commands, key=lambda c: (_section_rank(c.section), c.section, c.name)):
             if command.section != section:
@@ -73,7 +73,7 @@ class Help(Command):
                 ctx.outln(f"{section}:")
             ctx.outln(f"  {command.name:<{width}}{command.summary}")
         ctx.outln()
-        ctx.outln("Type `lab` for this page's lab task, and `solutions` for reference procedures.")
+        ctx.outln("Type 'lab' for this page's lab task, and 'solutions' for reference procedures.")
         return 0
 
 

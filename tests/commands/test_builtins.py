@@ -16,7 +16,7 @@ def test_help_lists_every_command_once_with_the_lab_line(s):
     assert status == 0
     for command in registry.commands():
         assert f"  {command.name} " in out
-    assert out.rstrip().endswith("`solutions` for reference procedures.")
+    assert out.rstrip().endswith("'solutions' for reference procedures.")
 
 
 def test_man_and_help_flag_come_from_the_same_spec(s):
