@@ -209,12 +209,18 @@ def _cpu_list(node: Node, numa: int) -> list[int]:
 
 class Numactl(Command):
     name = "numactl"
-    summary = "show the NUMA policy and hardware (numactl -H)"
+    summary = "show the NUMA hardware (-H), or run a command under a NUMA policy"
     section = SECTION
 
     def configure(self, parser: ArgumentParser) -> None:
         parser.add_argument("-H", "--hardware", action="store_true", help="show inventory of available nodes")
         parser.add_argument("-s", "--show", action="store_true", help="show NUMA policy settings of this process")
+        parser.add_argument("-N", "--cpunodebind", metavar="NODES", help="run on the CPUs of these nodes")
+        parser.add_argument("-m", "--membind", metavar="NODES", help="allocate memory only from these nodes")
+        parser.add_argument("-C", "--physcpubind", metavar="CPUS", help="run on these CPUs")
+        parser.add_argument("-i", "--interleave", metavar="NODES", help="interleave memory over these nodes")
+        parser.add_argument("-p", "--preferred", metavar="NODE", help="prefer memory from this node")
+        parser.add_argument("-l", "--localalloc", action="store_true", help="allocate on the local node")
         parser.add_argument("command", nargs=argparse.REMAINDER, help="command to run with the policy")
 
     def usage_error(self, message: str) -> str:
@@ -231,6 +237,8 @@ class Numactl(Command):
             ctx.out("policy: default\npreferred node: current\n"
                     f"physcpubind: {cpus} \ncpubind: 0 1 \nnodebind: 0 1 \nmembind: 0 1 \n")
             return 0
+        if args.command:
+            return self._run(ctx, args)
         if not args.hardware:
             raise ctx.fail(self.usage_error(""), 1)
         mem = memory(ctx, node)
@@ -247,6 +255,31 @@ class Numactl(Command):
         for a in range(numa):
             ctx.outln(f"{a:>3}: " + "".join(f"{10 if a == b else 21:>3} " for b in range(numa)))
         return 0
+
+    def _run(self, ctx: Context, args: argparse.Namespace) -> int:
+        """Run the command under the policy: the node lists must name existing nodes."""
+        numa = ctx.host.numa_nodes
+        for value in (args.cpunodebind, args.membind, args.interleave, args.preferred):
+            if value is None or value == "all":
+                continue
+            nodes: set[int] = set()
+            for part in value.split(","):
+                lo, _, hi = part.partition("-")
+                if not lo.isdigit() or (hi and not hi.isdigit()):
+                    raise ctx.fail(f"numactl: Invalid nodes argument: {value}", 1)
+                nodes.update(range(int(lo), int(hi or lo) + 1))
+            if max(nodes) >= numa:
+                raise ctx.fail(f"numactl: Invalid nodes argument: {value}", 1)
+        command = [w for w in args.command if w != "--"]
+        if not command:
+            raise ctx.fail(self.usage_error(""), 1)
+        result = ctx.run(command)
+        if result.status == 127 and "command not found" in result.stderr:
+            raise ctx.fail(f"numactl: execution of `{command[0]}': No such file or directory", 1)
+        ctx.out(result.stdout)
+        if result.stderr:
+            ctx.err(result.stderr)
+        return result.status
 
 
 def _round1(value: float) -> str:

@@ -105,3 +105,10 @@ def test_a_gpu_that_fell_off_the_bus_reads_all_ones():
     s.shell.push_host(s.cluster.nodes["node02"])
     assert "61:00.0 3D controller: NVIDIA Corporation GH100 [H100 SXM5 80GB] (rev ff) (prog-if ff)\n" in run(s, "lspci")
     assert "\t!!! Unknown header type 7f\n" in run(s, "lspci -vv -s 61:00.0")
+
+
+def test_numactl_runs_a_command_under_a_valid_policy():
+    s = on("node01")
+    assert s.execute("numactl --cpunodebind=1 --membind=1 hostname") == ("node01\n", 0)
+    assert s.execute("numactl -N 2 hostname") == ("numactl: Invalid nodes argument: 2\n", 1)
+    assert s.execute("numactl -N 0 nosuch") == ("numactl: execution of `nosuch': No such file or directory\n", 1)
