@@ -1,4 +1,4 @@
-"""Processes and memory of a host: ``ps``, ``top`` and ``free``.
+"""Processes and memory of a host: ``ps``, ``top``, ``free`` and ``taskset``.
 
 :func:`processes` is the one process table: system daemons, the services of
 the model, and on a node running the training job its torchrun agent, the
@@ -575,5 +575,86 @@ def _ps_etime(seconds: int) -> str:
     return f"{minutes:02d}:{secs:02d}"
 
 
+# -- taskset ---------------------------------------------------------------------------------------
+
+
+def affinity(ctx: Context, node: Node, pid: int) -> str | None:
+    """The CPU list a process may run on: a rank and its loader workers are bound to one
+    socket (their GPU's, unless the run binds them elsewhere); others may use every CPU."""
+    run = ctx.cluster.training
+    if run is not None and any(j.is_training for j in running_jobs(ctx.cluster, node)):
+        for rank in run.ranks:
+            if rank.node != node.name:
+                continue
+            workers = {worker_pid(rank.pid, rank.local_rank, run.loader_workers, k) for k in range(run.loader_workers)}
+            if pid == rank.pid or pid in workers:
+                gpu_numa = node.gpus[rank.gpu].numa_node if rank.gpu < len(node.gpus) else 0
+                return node.cpu.cpus_of_numa(run.rank_numa.get(rank.rank, gpu_numa))
+    if any(p.pid == pid for p in processes(ctx, node)):
+        return f"0-{node.cpu.count - 1}"
+    return None
+
+
+def _cpu_mask(cpus: str) -> str:
+    mask = 0
+    for part in cpus.split(","):
+        lo, _, hi = part.partition("-")
+        for cpu in range(int(lo), int(hi or lo) + 1):
+            mask |= 1 << cpu
+    return f"{mask:x}"
+
+
+class Taskset(Command):
+    name = "taskset"
+    summary = "show a process's CPU affinity, or run a command on given CPUs"
+    section = SECTION
+    parses_args = False
+    add_help_flag = False
+    description = ("taskset -p PID shows the affinity mask, taskset -cp PID the CPU list; taskset -c LIST CMD\n"
+                   "runs CMD on those CPUs.")
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        words = ctx.argv[1:]
+        usage = ("Usage: taskset [options] [mask | cpu-list] [pid|cmd [args...]]\n\n"
+                 "Show or change the CPU affinity of a process.")
+        if not words or words[0] in ("-h", "--help"):
+            if words:
+                ctx.outln(usage)
+                return 0
+            raise ctx.fail(usage, 1)
+        flags = ""
+        while words and words[0].startswith("-"):
+            flag = words.pop(0)
+            if flag in ("--cpu-list",):
+                flags += "c"
+            elif flag in ("--pid",):
+                flags += "p"
+            elif flag in ("--all-tasks",):
+                continue
+            elif all(c in "cpa" for c in flag[1:]) and len(flag) > 1:
+                flags += flag[1:]
+            else:
+                raise ctx.fail(f"taskset: invalid option -- '{flag.lstrip('-')[:1]}'\n{usage}", 1)
+        if "p" in flags:
+            if len(words) != 1 or not words[0].isdigit():
+                raise ctx.fail(usage, 1)
+            pid = int(words[0])
+            cpus = affinity(ctx, ctx.host, pid)
+            if cpus is None:
+                raise ctx.fail(f"taskset: failed to get pid {pid}'s affinity: No such process", 1)
+            if "c" in flags:
+                ctx.outln(f"pid {pid}'s current affinity list: {cpus}")
+            else:
+                ctx.outln(f"pid {pid}'s current affinity mask: {_cpu_mask(cpus)}")
+            return 0
+        if len(words) < 2:
+            raise ctx.fail(usage, 1)
+        result = ctx.run(words[1:])
+        ctx.out(result.stdout)
+        if result.stderr:
+            ctx.err(result.stderr)
+        return result.status
+
+
 def commands() -> list[Command]:
-    return [Free(), Top(), Ps()]
+    return [Free(), Top(), Ps(), Taskset()]

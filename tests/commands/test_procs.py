@@ -92,3 +92,16 @@ def test_a_saturated_filesystem_shows_as_iowait_and_blocked_loaders():
     assert any(line.split() == ["D", "pt_data_worker"] for line in states)
     healthy = on("node01")
     assert float(run(healthy, "top -b -n 1").splitlines()[2].split(",")[4].split()[0]) < 1.0
+
+
+def test_taskset_shows_a_misbound_rank_on_the_other_socket():
+    from emulator.cluster.faults import apply_fault
+
+    s = Session(seed=0)
+    truth = apply_fault(s.cluster, "numa-misbinding", {"rank": 5}).truth
+    s.shell.push_host(s.cluster.nodes[truth["node"]])
+    bound = run(s, f"taskset -cp {truth['pid']}")
+    assert bound == f"pid {truth['pid']}'s current affinity list: 0-55,112-167\n"   # GPU 5 sits on NUMA 1
+    rank0 = s.cluster.training.ranks[0].pid
+    assert run(s, f"taskset -p {rank0}") == f"pid {rank0}'s current affinity mask: ffffffffffffff00000000000000ffffffffffffff\n"
+    assert s.execute("taskset -cp 999999") == ("taskset: failed to get pid 999999's affinity: No such process\n", 1)
