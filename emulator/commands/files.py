@@ -11,7 +11,7 @@ import errno
 import fnmatch
 import math
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import timedelta
 
 from ..vfs import Dir, File, FsError
@@ -546,5 +546,77 @@ def _find_test(flag: str, value: str, path: str, node: File | Dir) -> bool:
     return isinstance(node, Dir) == (value == "d")
 
 
+class Du(Intermixed):
+    name = "du"
+    summary = "estimate file space usage (-s -h -a -c -d N)"
+    section = SECTION
+    add_help_flag = False  # -h means --human-readable
+
+    def configure(self, parser: ArgumentParser) -> None:
+        parser.add_argument("--help", action="help", help="display this help and exit")
+        parser.add_argument("-s", "--summarize", action="store_true", help="display only a total for each argument")
+        parser.add_argument("-h", "--human-readable", action="store_true", help="print sizes like 1K 234M 2G")
+        parser.add_argument("-a", "--all", action="store_true", help="write counts for all files, not just directories")
+        parser.add_argument("-c", "--total", action="store_true", help="produce a grand total")
+        parser.add_argument("-d", "--max-depth", type=int, metavar="N", help="print totals only N levels deep")
+        parser.add_argument("paths", nargs="*", metavar="FILE", help="files or directories (default: .)")
+
+    def usage_error(self, message: str) -> str:
+        return _coreutils_error(self.name, message)
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        assert args is not None
+        fs = ctx.fs
+        depth_limit = 0 if args.summarize else args.max_depth
+        status = 0
+        grand = 0
+        lines: list[str] = []
+
+        def show(kib: int, path: str) -> None:
+            size = human_size(kib * 1024) if args.human_readable else str(kib)
+            lines.append(f"{size}\t{path}")
+
+        for root in args.paths or ["."]:
+            try:
+                node = fs.lookup(root)
+            except FsError as exc:
+                ctx.err(f"du: cannot access '{root}': {exc.strerror}\n")
+                status = 1
+                continue
+            grand += self._walk(node, root.rstrip("/") or "/", 0, depth_limit, args.all, show)
+        if args.total:
+            show(grand, "total")
+        ctx.out(join_lines(lines))
+        return status
+
+    def _walk(self, node: File | Dir, path: str, depth: int, limit: int | None, every: bool,
+              show: Callable[[int, str], None]) -> int:
+        """KiB used under ``node`` (4 KiB blocks), printing directories (and files with -a) within the depth."""
+        within = limit is None or depth <= limit
+        if isinstance(node, File):
+            kib = math.ceil(node.size() / 4096) * 4
+            if (every or depth == 0) and within:
+                show(kib, path)
+            return kib
+        total = 4
+        for name, child in sorted(node.entries().items()):
+            total += self._walk(child, f"{path}/{name}" if path != "/" else f"/{name}", depth + 1, limit, every, show)
+        if within:
+            show(total, path)
+        return total
+
+
+class Editor(Command):
+    name = "vim"
+    summary = "(not available) interactive editors cannot run in this terminal"
+    section = SECTION
+    aliases = ("vi", "nano", "emacs")
+    parses_args = False
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        raise ctx.fail(f"{ctx.argv[0]}: interactive editors are not available in this terminal; "
+                       "read files with cat or less, and write them with echo, printf, tee or sed -i", 1)
+
+
 def commands() -> list[Command]:
-    return [Ls(), Cat(), Less(), Tee(), Touch(), Mkdir(), Rm(), Cp(), Mv(), Find()]
+    return [Ls(), Cat(), Less(), Tee(), Touch(), Mkdir(), Rm(), Cp(), Mv(), Find(), Du(), Editor()]

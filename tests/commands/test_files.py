@@ -60,3 +60,16 @@ def test_find_by_name_type_and_depth(s):
     assert s.execute("find /lustre -name '*.log'") == ("/lustre/jobs/llm-pretrain/train.log\n", 0)
     assert s.execute("find ~ -maxdepth 1 -type f") == ("/home/alice/.bashrc\n/home/alice/.profile\n", 0)
     assert s.execute("find /nope") == ("find: ‘/nope’: No such file or directory\n", 1)
+
+
+def test_du_sums_the_checkpoint_shards(s):
+    out, status = s.execute("du -sh /lustre/ckpt/llama-8b")
+    size = s.execute("du -s /lustre/ckpt/llama-8b")[0].split()[0]
+    assert status == 0 and out.endswith("\t/lustre/ckpt/llama-8b\n") and out[-1] != "K"
+    assert int(size) > 200 * 1024 ** 2  # three full checkpoints of an 8B model: hundreds of GiB
+    assert s.execute("du /nope") == ("du: cannot access '/nope': No such file or directory\n", 1)
+
+
+def test_editors_explain_themselves(s):
+    out, status = s.execute("vim ~/jobs/pretrain.sbatch")
+    assert status == 1 and out.startswith("vim: interactive editors are not available in this terminal")
