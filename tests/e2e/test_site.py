@@ -74,3 +74,19 @@ def test_a_page_opened_from_a_file_explains_why_the_terminal_cannot_start(page, 
     page.wait_for_selector(f'{TERMINAL}[data-mdx-state="failed"]')
     assert "opened as a file" in page.text_content(STATUS)
     assert page.is_visible("article h1")
+
+
+def test_leaving_a_page_mid_command_and_coming_back_keeps_the_session_usable(page, site):
+    open_lab_page(page, site.url)
+    run(page, "cd /tmp")
+    page.fill(INPUT, "watch -n 1 hostname")
+    page.press(INPUT, "Enter")
+    page.wait_for_function(f"() => document.querySelector('{OUTPUT}').textContent.includes('Every 1.0s')")
+    page.click("a.md-footer__link--next")
+    page.wait_for_function("() => !location.pathname.endsWith('/guides/training-step/')")
+    wait_ready(page)
+    page.go_back()
+    page.wait_for_function("() => location.pathname.endsWith('/guides/training-step/')")
+    wait_ready(page)
+    assert page.text_content(PROMPT) == "alice@login01:/tmp$ "
+    assert run(page, "echo still-here").endswith("$ echo still-here\nstill-here\n")

@@ -223,6 +223,8 @@ export class Terminal {
     delete this.el.dataset.mdxBusy;
     this.el.dataset.mdxRuns = String(Number(this.el.dataset.mdxRuns || 0) + 1);
     if (prompt) this.setPrompt(prompt);
+    const known = sessions.get(this.key);
+    if (known) known.prompt = this.prompt;
     this.announce(collected.join(""));
     this.save();
     this.drain();

@@ -135,14 +135,20 @@ function callObject(name, ...args) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The request id of the line each session is running; a newer line takes over the session. */
+const running = new Map();
+
 async function run(id, sid, line) {
+  running.set(sid, id);
   call("start", sid, line);
   for (;;) {
+    if (running.get(sid) !== id) return; // superseded by a newer line (the page moved on)
     const step = callObject("step", sid);
     if (step.out && step.out.length) {
       post({ type: Msg.OUTPUT, id, chunks: step.out });
     }
     if (step.done) {
+      running.delete(sid);
       post({ type: Msg.DONE, id, status: step.status, prompt: step.prompt, state: null });
       return;
     }
