@@ -15,7 +15,7 @@ from typing import Any
 from ..cluster import telemetry
 from ..cluster.catalog import H100, VERSIONS
 from ..cluster.hardware import GPU
-from . import nvsmi_monitor, nvsmi_query, nvsmi_report, nvsmi_topo
+from . import nvsmi_fields, nvsmi_monitor, nvsmi_query, nvsmi_report, nvsmi_topo
 from .base import Command, Context, Outcome
 
 NO_DRIVER = ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. "
@@ -304,7 +304,7 @@ def summary_table(ctx: Context, gpus: list[GPU]) -> str:
     procs: list[tuple[int, telemetry.GpuProcess]] = []
     for gpu in gpus:
         r = telemetry.sample(ctx.cluster, ctx.host, gpu)
-        ecc = nvsmi_query._ecc_total(gpu.ecc_volatile, corrected=False)
+        ecc = nvsmi_query.ecc_total(gpu.ecc_volatile, corrected=False)
         pers = "On" if gpu.persistence_mode else "Off"
         lines.append(f"|{gpu.index:>4}  {H100.name:<29}{pers:>4}  |{gpu.pci_bus_id:>19} {'Off':>3} |{ecc:>21} |")
         lines.append(f"| N/A{r.temp_c:>5}C{r.pstate:>6}{round(r.power_w):>15}W / {round(gpu.power_limit_w):>4}W |"
@@ -339,9 +339,10 @@ class NvidiaSmi(Command):
     description = "Driver 550.90.07, CUDA 12.4. Every value is read from the node's GPUs now."
     notes = ("Sub-commands: topo -m, nvlink -s|-e|-c, dmon, pmon. Changing state (-pm, -pl, -r, -lgc...) "
              "needs root, which the learner does not have.")
-    _FLAGS = ("-h", "--help", "-L", "--list-gpus", "-i", "--id", "-q", "--query", "-x", "--xml-format", "-d", "--display",
-              "-l", "--loop", "-lms", "--loop-ms", "--query-gpu", "--query-compute-apps", "--format",
-              "--help-query-gpu", "-pm", "-pl", "-r", "--gpu-reset", "-lgc", "-rgc")
+    _FLAGS = ("-h", "--help", "-L", "--list-gpus", "-i", "--id", "-q", "--query", "-x", "--xml-format",
+              "-d", "--display", "-l", "--loop", "-lms", "--loop-ms", "--query-gpu", "--query-compute-apps",
+              "--query-remapped-rows", "--format", "--help-query-gpu", "--help-query-remapped-rows",
+              "-pm", "-pl", "-r", "--gpu-reset", "-lgc", "-rgc")
     _SUBCOMMANDS = ("topo", "nvlink", "dmon", "pmon")
 
     def option_strings(self) -> list[str]:
@@ -390,6 +391,8 @@ class NvidiaSmi(Command):
                 opts["loop"] = (float(val) if val else 5000.0) / 1000.0
             elif word == "--query-gpu":
                 opts["fields"] = cur.value(inline)
+            elif word == "--query-remapped-rows":
+                opts["remapped"] = cur.value(inline)
             elif word == "--format":
                 opts["format"] = cur.value(inline)
             elif word == "--query-compute-apps":
@@ -399,14 +402,16 @@ class NvidiaSmi(Command):
                 if SETTERS[word][1]:
                     opts["set_value"] = cur.value(inline)
             elif word == "--help-query-gpu":
-                ctx.out("List of valid properties to query for the switch \"--query-gpu\":\n\n"
-                        + "".join(f"\"{name}\"\n" for name in sorted(nvsmi_query._FIELDS)))
+                ctx.out(nvsmi_fields.GPU_QUERY.help())
+                return 0
+            elif word == "--help-query-remapped-rows":
+                ctx.out(nvsmi_fields.REMAPPED_ROWS_QUERY.help())
                 return 0
             else:
                 raise _unknown(word)
         if opts.get("list") and (opts.get("query") or "fields" in opts):
             raise BadArgs(BAD_COMBINATION)
-        selective = sum(k in opts for k in ("fields", "apps"))
+        selective = sum(k in opts for k in ("fields", "apps", "remapped"))
         if selective > 1 or ("format" in opts) != bool(selective) or (opts.get("query") and selective):
             raise BadArgs(BAD_COMBINATION)
         if "display" in opts and (not opts.get("query") or opts.get("xml")):
@@ -422,7 +427,11 @@ class NvidiaSmi(Command):
         if "set" in opts:
             return self._setter(ctx, gpus, opts["set"])
         if "fields" in opts:
-            return self._loop(ctx, opts.get("loop"), lambda first: self._csv(ctx, gpus, opts, first))
+            table, typed = nvsmi_fields.GPU_QUERY, opts["fields"]
+            return self._loop(ctx, opts.get("loop"), lambda first: self._csv(ctx, gpus, table, typed, opts, first))
+        if "remapped" in opts:
+            table, typed = nvsmi_fields.REMAPPED_ROWS_QUERY, opts["remapped"]
+            return self._loop(ctx, opts.get("loop"), lambda first: self._csv(ctx, gpus, table, typed, opts, first))
         if "apps" in opts:
             return self._loop(ctx, opts.get("loop"), lambda first: self._apps(ctx, gpus, opts, first))
         if opts.get("xml"):
@@ -541,13 +550,15 @@ class NvidiaSmi(Command):
                 ctx.outln(", ".join(values[f] for f in fields))
         return 0
 
-    def _csv(self, ctx: Context, gpus: list[GPU], opts: dict[str, Any], first: bool) -> int:
+    def _csv(self, ctx: Context, gpus: list[GPU], table: nvsmi_fields.FieldTable, typed_fields: str,
+             opts: dict[str, Any], first: bool) -> int:
+        """One CSV line per GPU for ``--query-gpu`` or ``--query-remapped-rows``."""
         fmt = self._format(opts)
         fields = []
-        for typed in opts["fields"].split(","):
+        for typed in typed_fields.split(","):
             if not typed.strip():
                 continue
-            field = nvsmi_query.resolve_field(typed)
+            field = table.resolve(typed)
             if field is None:
                 raise BadArgs(f'Field "{typed.strip()}" is not a valid field to query.\n\n')
             fields.append(field)
@@ -555,13 +566,13 @@ class NvidiaSmi(Command):
             raise BadArgs(BAD_COMBINATION)
         nounits = "nounits" in fmt
         if first and "noheader" not in fmt:
-            ctx.outln(", ".join(nvsmi_query.field_header(f) for f in fields))
+            ctx.outln(", ".join(f.header for f in fields))
         for gpu in gpus:
             if not gpu.present:
                 ctx.out(lost_gpu_message(gpu))
                 continue
             view = nvsmi_query.GpuView.of(ctx.cluster, ctx.host, gpu)
-            ctx.outln(", ".join(nvsmi_query.field_value(view, f, nounits) for f in fields))
+            ctx.outln(", ".join(table.value(view, f, nounits) for f in fields))
         return 0
 
     # -- sub-commands ---------------------------------------------------------------------

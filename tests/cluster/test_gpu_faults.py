@@ -97,8 +97,9 @@ def test_dbe_counts_the_error_and_marks_the_remap_pending_in_smi_and_dcgm():
     g = t["gpu"]
     q = run(s, f"nvidia-smi -q -d ECC,ROW_REMAPPER -i {g}")
     assert "DRAM Uncorrectable            : 1" in q and "Pending                           : Yes" in q
-    assert run(s, f"nvidia-smi --query-gpu=remapped_rows.pending,ecc.errors.uncorrected.volatile.total "
-                  f"--format=csv,noheader -i {g}") == "Yes, 1\n"
+    assert run(s, f"nvidia-smi --query-gpu=ecc.errors.uncorrected.volatile.total --format=csv,noheader -i {g}") == "1\n"
+    assert run(s, f"nvidia-smi --query-remapped-rows=gpu_bus_id,remapped_rows.pending,remapped_rows.failure "
+                  f"--format=csv,noheader -i {g}") == f"{t['bus_id']}, 1, 0\n"
     assert f"GPU {g} has uncorrectable memory errors and row" in run(s, "dcgmi diag -r 1")
 
 

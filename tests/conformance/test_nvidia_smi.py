@@ -32,10 +32,6 @@ XML_TO_QUERY = {
     "ecc_errors/volatile/dram_uncorrectable": "ecc.errors.uncorrected.volatile.dram",
     "ecc_errors/aggregate/dram_uncorrectable": "ecc.errors.uncorrected.aggregate.dram",
     "ecc_errors/volatile/dram_correctable": "ecc.errors.corrected.volatile.dram",
-    "remapped_rows/remapped_row_corr": "remapped_rows.correctable",
-    "remapped_rows/remapped_row_unc": "remapped_rows.uncorrectable",
-    "remapped_rows/remapped_row_pending": "remapped_rows.pending",
-    "remapped_rows/remapped_row_failure": "remapped_rows.failure",
     "temperature/gpu_temp": "temperature.gpu", "temperature/gpu_temp_tlimit": "temperature.gpu.tlimit",
     "temperature/memory_temp": "temperature.memory",
     "gpu_power_readings/power_draw": "power.draw", "gpu_power_readings/current_power_limit": "power.limit",
@@ -94,14 +90,22 @@ def query_value_matches(xml_text: str, csv_cell: str) -> bool:
     return unit in ("MiB", "%", "W", "MHz", "C") and number == csv_cell or xml_text == csv_cell + "x"
 
 
-def test_every_query_gpu_field_parses_with_its_header_unit() -> None:
+#: nvidia_gpu_exporter's AUTO mode: a property is a quoted name at the start of a line after a blank line.
+HELP_FIELD = re.compile(r'\n\s*\n^"([^"]+)"', re.M)
+
+
+def test_exporter_discovers_every_field_from_the_help_and_queries_them_all() -> None:
     s = on("node01")
     listing, _ = s.execute("nvidia-smi --help-query-gpu")
-    fields = re.findall(r'^"([^"]+)"$', listing, re.M)
-    assert len(fields) > 50
+    assert listing.startswith('List of valid properties to query for the switch "--query-gpu":\n\n"timestamp"\n')
+    fields = HELP_FIELD.findall(listing)
+    assert len(fields) > 100 and len(set(fields)) == len(fields)
+    assert {"name", "uuid", "pci.bus_id", "memory.used", "utilization.gpu", "power.draw", "temperature.gpu",
+            "clocks_event_reasons.active", "ecc.errors.uncorrected.volatile.total", "compute_cap"} <= set(fields)
     out, status = s.execute(f"nvidia-smi --query-gpu={','.join(fields)} --format=csv")
     assert status == 0, out
     units = parsers.header_units(out)
+    assert list(units) == fields  # the returned header names the fields in the order asked
     rows = parsers.query_gpu_csv(out)
     assert len(rows) == 8
     for row in rows:
@@ -185,3 +189,36 @@ def test_xml_refuses_a_display_filter_like_the_real_tool() -> None:
 def test_x_without_q_is_an_invalid_combination() -> None:
     out, status = on("node01").execute("nvidia-smi -x")
     assert status == 2 and "Invalid combination" in out
+
+
+def test_aliases_answer_with_the_canonical_header() -> None:
+    out, _ = on("node01").execute("nvidia-smi --query-gpu=gpu_name,clocks.sm,clocks_throttle_reasons.active "
+                                  "--format=csv -i 0")
+    assert out.splitlines()[0] == "name, clocks.current.sm [MHz], clocks_event_reasons.active"
+
+
+def test_row_remap_fields_belong_to_their_own_query() -> None:
+    s = on("node01")
+    out, status = s.execute("nvidia-smi --query-gpu=remapped_rows.pending --format=csv")
+    assert status == 2 and out == 'Field "remapped_rows.pending" is not a valid field to query.\n\n'
+    out, status = s.execute("nvidia-smi --query-remapped-rows=remapped_rows.failure,gpu_bus_id --format=csv,noheader")
+    assert status == 0
+    # NVIDIA's compatibility check for this query: failure is 0 or 1, then the bus id.
+    assert all(re.fullmatch(r"[01], [0-9a-fA-F]{8}:.*", line) for line in out.splitlines()) and out.count("\n") == 8
+
+
+def test_remapped_rows_query_agrees_with_the_xml_after_a_double_bit_error() -> None:
+    s = on(None, "diagnostic-snapshot", 0)
+    t = truth(s, "xid")
+    s.execute(f"ssh {t['node']}")
+    xml_text, csv_text = together(s, f"nvidia-smi -q -x -i {t['gpu']}", f"nvidia-smi -i {t['gpu']} "
+                                  "--query-remapped-rows=gpu_uuid,remapped_rows.correctable,remapped_rows.uncorrectable,"
+                                  "remapped_rows.pending,remapped_rows.failure --format=csv")
+    gpu = parsers.smi_xml(xml_text).find("gpu")
+    (row,) = parsers.query_gpu_csv(csv_text)
+    assert gpu is not None and row["gpu_uuid"] == gpu.findtext("uuid") == t["uuid"]
+    assert row["remapped_rows.uncorrectable"] == gpu.findtext("remapped_rows/remapped_row_unc")
+    assert row["remapped_rows.correctable"] == gpu.findtext("remapped_rows/remapped_row_corr")
+    yes_no = {"1": "Yes", "0": "No"}
+    assert yes_no[row["remapped_rows.pending"]] == gpu.findtext("remapped_rows/remapped_row_pending") == "Yes"
+    assert yes_no[row["remapped_rows.failure"]] == gpu.findtext("remapped_rows/remapped_row_failure")
