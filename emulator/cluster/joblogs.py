@@ -24,6 +24,8 @@ from .steps import (
     Schedule,
     StepProfile,
     hang_fired_s,
+    hung_node,
+    job_end_s,
     previous_run,
     profile,
     profile_of,
@@ -36,8 +38,17 @@ from .training import TrainingRun
 
 #: Step lines kept in the log file; older ones were rotated away.
 MAX_STEP_LINES = 5000
-#: Attempts the batch script makes before giving up.
-MAX_ATTEMPTS = 3
+#: slurm.conf KillWait: seconds between SIGTERM and SIGKILL when a step is killed.
+KILL_WAIT_S = 30
+
+
+def attempts(run: TrainingRun) -> int:
+    """Launches the batch script makes: one, or a retry loop when earlier attempts hung.
+
+    The attempt running now is always the script's last, so when it fails the
+    script exits non-zero and Slurm records the job FAILED.
+    """
+    return len(run.past_hangs) + 1
 
 
 def files(cluster: Cluster) -> dict[str, Callable[[], str]]:
@@ -80,13 +91,19 @@ def job_script(cluster: Cluster) -> str:
     lines += [f"#SBATCH --gpus-per-node={gpus}", "#SBATCH --exclusive", f"#SBATCH --output={out}",
               "#SBATCH --time=2-00:00:00", ""]
     lines += [f"export {k}={v}" for k, v in run.env.items()]
-    lines += ["", "set -x", f"for attempt in {' '.join(str(a) for a in range(1, MAX_ATTEMPTS + 1))}; do",
-              "    srun --ntasks-per-node=1 --kill-on-bad-exit=1 torchrun --nnodes=$SLURM_NNODES --nproc-per-node=8 \\",
-              "        --rdzv-id=$SLURM_JOB_ID --rdzv-backend=c10d \\",
-              "        --rdzv-endpoint=$(scontrol show hostnames $SLURM_JOB_NODELIST | head -n 1):29500 \\",
-              f"        train.py --config {config_path(run)} && break",
-              "    echo \"attempt $attempt failed, restarting from the latest checkpoint\"",
-              "done"]
+    launch = ["srun --ntasks-per-node=1 --kill-on-bad-exit=1 torchrun --nnodes=$SLURM_NNODES --nproc-per-node=8 \\",
+              "    --rdzv-id=$SLURM_JOB_ID --rdzv-backend=c10d \\",
+              "    --rdzv-endpoint=$(scontrol show hostnames $SLURM_JOB_NODELIST | head -n 1):29500 \\",
+              f"    train.py --config {config_path(run)}"]
+    lines += ["", "set -x"]
+    n = attempts(run)
+    if n == 1:
+        lines += launch
+    else:
+        lines += [f"for attempt in {' '.join(str(a) for a in range(1, n + 1))}; do"]
+        lines += ["    " + text for text in launch[:-1]] + ["    " + launch[-1] + " && exit 0",
+                                                              f'    echo "attempt $attempt of {n} failed"',
+                                                              "done", "exit 1"]
     return "\n".join(lines) + "\n"
 
 
@@ -219,7 +236,7 @@ def train_log(cluster: Cluster) -> str:
     run = cluster.training
     if run is None:
         return ""
-    now = cluster.clock.elapsed
+    now = written_until(cluster)
     prof = profile(cluster)
     sched = schedule(cluster, prof)
     entries: list[tuple[float, str]] = []
@@ -263,14 +280,14 @@ def _procs(run: TrainingRun) -> list[Proc]:
     return [Proc(rank=r.rank, node=r.node, gpu=r.gpu, pid=r.pid) for r in run.ranks]
 
 
-def _launch(cluster: Cluster, run: TrainingRun, start_s: float, agents: dict[str, int]) -> list[str]:
+def _launch(cluster: Cluster, run: TrainingRun, start_s: float, agents: dict[str, int], total: int) -> list[str]:
     """The batch script's trace for one attempt (``set -x``) and torchrun's banner on each node."""
     master = run.nodes[0] if run.nodes else "node01"
-    out = [f"+ for attempt in {' '.join(str(a) for a in range(1, MAX_ATTEMPTS + 1))}",
-           f"++ scontrol show hostnames '{compress_hostlist(run.nodes)}'", "++ head -n 1",
-           f"+ srun --ntasks-per-node=1 --kill-on-bad-exit=1 torchrun --nnodes={len(run.nodes)} --nproc-per-node=8 "
-           f"--rdzv-id={run.job_id} --rdzv-backend=c10d --rdzv-endpoint={master}:29500 train.py "
-           f"--config {config_path(run)}"]
+    loop = [f"+ for attempt in {' '.join(str(a) for a in range(1, total + 1))}"] if total > 1 else []
+    out = loop + [f"++ scontrol show hostnames '{compress_hostlist(run.nodes)}'", "++ head -n 1",
+                  f"+ srun --ntasks-per-node=1 --kill-on-bad-exit=1 torchrun --nnodes={len(run.nodes)} "
+                  f"--nproc-per-node=8 --rdzv-id={run.job_id} --rdzv-backend=c10d --rdzv-endpoint={master}:29500 "
+                  f"train.py --config {config_path(run)}"]
     for n_i, node in enumerate(run.nodes):
         prefix = f"{_glog(cluster, start_s + 6.0 + 0.13 * n_i)} {agents[node]} torch/distributed/run.py:793]"
         out += [f"{prefix} ", f"{prefix} *****************************************",
@@ -289,15 +306,33 @@ def agent_pids(run: TrainingRun, attempt_pids: dict[str, int] | None = None) -> 
     return agents
 
 
+def written_until(cluster: Cluster) -> float:
+    """The last instant the job's output was written: now, or when the job (or its batch host) died."""
+    run = cluster.training
+    now = cluster.clock.elapsed
+    end = job_end_s(cluster)
+    if end is not None:
+        now = min(now, end)
+    if run is not None and run.hang_in == "node" and run.hang_s is not None and run.nodes \
+            and hung_node(cluster) == run.nodes[0]:
+        now = min(now, run.hang_s)  # the batch script and srun ran there
+    return now
+
+
 def slurm_out(cluster: Cluster) -> str:
-    """``slurm-<jobid>.out``: each attempt's launch, NCCL_DEBUG lines, and the watchdog when a rank hangs."""
+    """``slurm-<jobid>.out``: each attempt's launch, NCCL_DEBUG lines, and how the job ended.
+
+    A stopped rank's watchdog report and teardown, or slurmstepd's notice
+    that a node failed; nothing is written after the job ended.
+    """
     run = cluster.training
     if run is None:
         return ""
-    now = cluster.clock.elapsed
+    now = written_until(cluster)
     prof = profile(cluster)
     sched = schedule(cluster, prof)
     past = sorted(h for h in run.past_hangs if h[0] + NCCL_TIMEOUT_MS / 1000.0 + TEARDOWN_S <= sched.started_s)
+    total = attempts(run)
     out: list[str] = []
     start = (past[0][0] - PAST_ATTEMPT_S) if past else sched.started_s
     if now < start:
@@ -307,14 +342,13 @@ def slurm_out(cluster: Cluster) -> str:
         pids = {node: r.randint(60_000, 170_000) for node in run.nodes}
         agents = agent_pids(run, pids)
         fired = hang_s + NCCL_TIMEOUT_MS / 1000.0 + 0.06
-        out += _launch(cluster, run, start, agents)
+        out += _launch(cluster, run, start, agents, total)
         seq = 4 + r.randint(200, 1400) * max(1, math.ceil(_grad_bytes(run) / BUCKET_BYTES))
         out += _watchdog(cluster, run, rank, seq, fired, fired + TEARDOWN_S, agents, pids)
-        out += [f"+ echo 'attempt {attempt} failed, restarting from the latest checkpoint'",
-                f"attempt {attempt} failed, restarting from the latest checkpoint"]
+        out += _gave_up(attempt, total)
         start = fired + TEARDOWN_S + 8.0
     agents = agent_pids(run)
-    out += _launch(cluster, run, sched.started_s, agents)
+    out += _launch(cluster, run, sched.started_s, agents, total)
     if now >= sched.init_s + 20.0:
         out += init_lines(cluster, _procs(run), run.env)
     fired = hang_fired_s(cluster)
@@ -323,7 +357,32 @@ def slurm_out(cluster: Cluster) -> str:
         seq = 3 + steps_done * max(1, math.ceil(_grad_bytes(run) / BUCKET_BYTES)) + 1
         first = {node: min(r.pid for r in run.ranks if r.node == node) for node in run.nodes}
         out += _watchdog(cluster, run, run.hang_rank, seq, fired, now, agents, first)
+        if now >= fired + TEARDOWN_S:
+            out += _gave_up(total, total)
+    job = cluster.slurm.job(run.job_id)
+    if job is not None and job.state in ("NODE_FAIL", "CANCELLED") and job.end_s is not None and now >= job.end_s:
+        out += _killed(cluster, run.job_id, run.nodes, job.failed_node, job.end_s)
     return "\n".join(out) + "\n"
+
+
+def _gave_up(attempt: int, total: int) -> list[str]:
+    """The batch script's trace after a failed attempt (``set -x``): retry, or exit non-zero."""
+    if total == 1:
+        return []
+    text = f"attempt {attempt} of {total} failed"
+    return [f"+ echo '{text}'", text] + (["+ exit 1"] if attempt == total else [])
+
+
+def _killed(cluster: Cluster, job_id: int, nodes: list[str], failed: str, at: float) -> list[str]:
+    """What srun and the surviving slurmstepds write when slurmctld kills the job (a node failed, scancel)."""
+    when = cluster.clock.at(at).strftime("%Y-%m-%dT%H:%M:%S")
+    tail = f"CANCELLED AT {when} DUE TO NODE FAILURE, SEE SLURMCTLD LOG FOR DETAILS ***" if failed \
+        else f"CANCELLED AT {when} ***"
+    lines = [f"srun: error: Node failure on {failed}"] if failed else []
+    lines += [f"slurmstepd: error: *** JOB {job_id} ON {nodes[0]} {tail}",
+              f"srun: Job step aborted: Waiting up to {KILL_WAIT_S + 2} seconds for job step to finish."]
+    lines += [f"slurmstepd: error: *** STEP {job_id}.0 ON {node} {tail}" for node in nodes if node != failed]
+    return lines
 
 
 def _grad_bytes(run: TrainingRun) -> float:
@@ -380,7 +439,7 @@ def latest_checkpoint(cluster: Cluster) -> int:
         return 0
     prof = profile(cluster)
     sched = schedule(cluster, prof)
-    now = cluster.clock.elapsed
+    now = cluster.clock.elapsed if (gone := failed_at(cluster)) is None else min(cluster.clock.elapsed, gone)
     latest = sched.resume_step
     for step, begin, _finish in sched.saves_between(sched.steady_s, now):
         if begin + prof.checkpoint_write_s <= now:
@@ -401,7 +460,7 @@ def checkpoint_files(cluster: Cluster, keep: int = 3) -> dict[str, tuple[int, fl
         return {}
     prof = profile(cluster)
     sched = schedule(cluster, prof)
-    now = cluster.clock.elapsed
+    now = cluster.clock.elapsed if (gone := failed_at(cluster)) is None else min(cluster.clock.elapsed, gone)
     shard = int(prof.checkpoint_bytes / max(1, run.world_size))
     # (step, fraction written, when the writing stopped)
     saves: list[tuple[int, float, float]] = [(sched.resume_step, 1.0, sched.started_s - 600.0)]

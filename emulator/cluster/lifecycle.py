@@ -12,7 +12,8 @@ from __future__ import annotations
 from . import catalog
 from .hardware import BootRecord, KernelEvent, SelEntry
 from .model import Cluster, Node
-from .scheduler import job_ended
+from .scheduler import Job, job_ended
+from .steps import teardown_s
 
 #: Seconds from power-on to the login prompt on an HGX node (POST, kernel, services).
 BOOT_S = 240.0
@@ -31,22 +32,59 @@ def sel(node: Node, offset_s: float, sensor: str, name: str, event: str, directi
     node.bmc.sel.append(SelEntry(offset_s, sensor, event, direction, name))
 
 
+def end_job(cluster: Cluster, job: Job, state: str, at_s: float, exit_code: str, reason: str) -> None:
+    """A running job reaches a final state at ``at_s``; its nodes leave the allocation."""
+    slurm = cluster.slurm
+    job.state, job.end_s, job.reason, job.exit_code = state, at_s, reason, exit_code
+    job_ended(slurm, job)
+    for other in job.nodes:
+        if any(o.state == "RUNNING" and other in o.nodes for o in slurm.jobs):
+            continue
+        state_now = slurm.node_state.get(other, "idle")
+        slurm.node_state[other] = _RELEASED.get(state_now, state_now)
+
+
 def end_jobs_on(cluster: Cluster, name: str, at_s: float) -> None:
     """Kill the running jobs holding ``name`` as Slurm does on a node failure.
 
     The cluster runs with ``JobRequeue=0``: a batch job on a failed node ends
     in NODE_FAIL rather than being requeued.
     """
-    slurm = cluster.slurm
-    for job in slurm.jobs:
-        if job.state != "RUNNING" or name not in job.nodes:
-            continue
-        job.state, job.end_s, job.reason, job.exit_code = "NODE_FAIL", at_s, "NodeDown", "0:0"
-        job.failed_node = name
-        job_ended(slurm, job)
-        for other in job.nodes:
-            state = slurm.node_state.get(other, "idle")
-            slurm.node_state[other] = _RELEASED.get(state, state)
+    for job in cluster.slurm.jobs:
+        if job.state == "RUNNING" and name in job.nodes:
+            job.failed_node = name
+            end_job(cluster, job, "NODE_FAIL", at_s, "0:0", "NodeDown")
+
+
+def stop_ranks_on(cluster: Cluster, name: str, at_s: float) -> None:
+    """The training ranks on a host that stopped answering die with it; the others wait for them."""
+    run = cluster.training
+    job = cluster.slurm.job(run.job_id) if run is not None else None
+    if run is None or run.hang_s is not None or job is None or job.state != "RUNNING":
+        return
+    lost = [r for r in run.ranks if r.node == name]
+    if lost:
+        run.hang_rank, run.hang_s, run.hang_in = lost[0].rank, at_s, "node"
+
+
+def watch_training(cluster: Cluster) -> None:
+    """Once a stopped rank's watchdog timeout has torn the run down, its job has FAILED.
+
+    The batch script exits with srun's status 1 after its last attempt (see
+    :func:`emulator.cluster.joblogs.job_script`); slurmctld records FAILED,
+    ``NonZeroExitCode``, exit code ``1:0``.
+    """
+    down = teardown_s(cluster)
+    if down is None:
+        return
+
+    def fail() -> None:
+        run = cluster.training
+        job = cluster.slurm.job(run.job_id) if run is not None else None
+        if job is not None and job.state == "RUNNING" and teardown_s(cluster) == down:
+            end_job(cluster, job, "FAILED", down, "1:0", "NonZeroExitCode")
+
+    cluster.clock.schedule(down, fail)
 
 
 def slurm_lost_contact(cluster: Cluster, node: Node, at_s: float) -> None:
@@ -71,6 +109,7 @@ def os_lost(cluster: Cluster, node: Node, at_s: float, cause: str, console: list
     health.down_cause = cause
     health.console = list(console)
     health.boot_done_s = None
+    stop_ranks_on(cluster, node.name, at_s)
     timeout = cluster.slurm.slurmd_timeout_s
     cluster.clock.schedule(at_s + timeout, lambda: slurm_lost_contact(cluster, node, at_s + timeout))
 

@@ -373,10 +373,39 @@ def hang_fired_s(cluster: Cluster) -> float | None:
     return run.hang_s + NCCL_TIMEOUT_MS / 1000.0 + 0.06
 
 
-def failed_at(cluster: Cluster) -> float | None:
-    """When the launcher has torn the job down after a watchdog timeout (offset s), or None."""
+def teardown_s(cluster: Cluster) -> float | None:
+    """When the launcher has torn the run down after a watchdog timeout (offset s), or None."""
     fired = hang_fired_s(cluster)
     return None if fired is None else fired + TEARDOWN_S
+
+
+def job_end_s(cluster: Cluster) -> float | None:
+    """When the run's Slurm job ended (offset s), or None while it is pending or running."""
+    run = cluster.training
+    job = cluster.slurm.job(run.job_id) if run is not None else None
+    if job is None or job.state in ("PENDING", "RUNNING") or job.end_s is None:
+        return None
+    return job.end_s
+
+
+def failed_at(cluster: Cluster) -> float | None:
+    """When the run's processes were gone (offset s), or None while they run.
+
+    The launcher tears the run down once the NCCL watchdog fires for a
+    stopped rank; Slurm ends the job sooner when a node fails (after
+    SlurmdTimeout) or someone cancels it. Every tool that shows the ranks
+    (logs, nvidia-smi, ps, py-spy) stops showing them at this instant.
+    """
+    ends = [t for t in (teardown_s(cluster), job_end_s(cluster)) if t is not None]
+    return min(ends) if ends else None
+
+
+def hung_node(cluster: Cluster) -> str:
+    """The node of the rank that stopped ("" when none did)."""
+    run = cluster.training
+    if run is None or run.hang_rank is None or run.hang_rank >= len(run.ranks):
+        return ""
+    return run.ranks[run.hang_rank].node
 
 
 @dataclass(frozen=True)
@@ -434,8 +463,9 @@ def phases(cluster: Cluster, until: float | None = None) -> list[Phase]:
     if sched.hang_s is not None and now > sched.hang_s:
         fired, down = hang_fired_s(cluster), failed_at(cluster)
         assert fired is not None and down is not None
-        out.append(Phase("hang", sched.hang_s, min(now, fired), f"rank {run.hang_rank} stopped"))
-        if now > fired:
+        stopped = f"{hung_node(cluster)} down" if run.hang_in == "node" else f"rank {run.hang_rank} stopped"
+        out.append(Phase("hang", sched.hang_s, min(now, fired, down), stopped))
+        if now > fired and fired < down:
             out.append(Phase("failure", fired, min(now, down), "NCCL watchdog timeout, job torn down"))
     return [p for p in out if p.end_s > p.start_s or p.name == "allocation"]
 
@@ -447,18 +477,19 @@ def where(cluster: Cluster, rank: Rank, offset: float | None = None, prof: StepP
     One of ``data`` (waiting for the loader), ``compute``, ``collective``
     (in the all-reduce, including waiting for a late rank), ``checkpoint``
     (writing its shard), ``init``, ``hung-gpu``/``hung-io`` (the stuck rank)
-    or ``done``.
+    or ``done`` (not started, or gone: its node died, the job ended).
     """
     run = cluster.training
     assert run is not None
     now = cluster.clock.elapsed if offset is None else offset
     prof = prof or profile(cluster)
     sched = sched or schedule(cluster, prof)
-    if now < sched.steady_s:
-        return "init" if now >= sched.init_s else "done"
+    gone = failed_at(cluster)
+    if now < sched.steady_s or (gone is not None and now >= gone):
+        return "init" if sched.init_s <= now < sched.steady_s else "done"
     if sched.hang_s is not None and now >= sched.hang_s:
         if rank.rank == run.hang_rank:
-            return "hung-io" if run.hang_in == "io" else "hung-gpu"
+            return {"io": "hung-io", "node": "done"}.get(run.hang_in, "hung-gpu")
         return "collective"
     if sched.saving_at(now) is not None and not run.async_checkpoint:
         return "checkpoint"

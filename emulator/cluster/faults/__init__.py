@@ -11,8 +11,8 @@ lab's check compares a learner's finding against.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from ..ids import rng
 from ..model import Cluster, FaultRecord
@@ -57,4 +57,7 @@ def apply_fault(cluster: Cluster, name: str, params: dict[str, object] | None = 
     truth = fault.apply(cluster, rng(cluster.seed, "fault", name, len(cluster.faults)), merged)
     record = FaultRecord(name=name, params=merged, truth=truth)
     cluster.faults.append(record)
+    from ..lifecycle import watch_training  # imported here: lifecycle needs the step model
+
+    watch_training(cluster)
     return record
