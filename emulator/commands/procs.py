@@ -413,13 +413,13 @@ PS_FIELDS = {
     "args": ("COMMAND", "<"), "cmd": ("CMD", "<"), "%cpu": ("%CPU", ">"), "pcpu": ("%CPU", ">"),
     "%mem": ("%MEM", ">"), "pmem": ("%MEM", ">"), "rss": ("RSS", ">"), "vsz": ("VSZ", ">"), "stat": ("STAT", "<"),
     "etime": ("ELAPSED", ">"), "time": ("TIME", ">"), "nlwp": ("NLWP", ">"), "tty": ("TT", "<"),
-    "lstart": ("STARTED", "<"), "start": ("STARTED", ">"),
+    "lstart": ("STARTED", "<"), "start": ("STARTED", ">"), "psr": ("PSR", ">"),
 }
 
 
 #: procps' default column widths for -o fields.
 PS_WIDTHS = {"pid": 7, "ppid": 7, "user": 8, "comm": 15, "%cpu": 4, "pcpu": 4, "%mem": 4, "pmem": 4, "rss": 5,
-             "vsz": 6, "stat": 4, "etime": 11, "time": 8, "nlwp": 4, "tty": 8}
+             "vsz": 6, "stat": 4, "etime": 11, "time": 8, "nlwp": 4, "tty": 8, "psr": 3}
 
 
 class Ps(Command):
@@ -430,60 +430,89 @@ class Ps(Command):
     add_help_flag = False
     description = ("ps takes BSD (aux), UNIX (-ef) and GNU (--sort) options, as procps does. Without options it\n"
                    "shows this shell's processes. -o fields: pid, ppid, user, comm, args, cmd, %cpu, %mem, rss,\n"
-                   "vsz, stat, etime, time, nlwp, tty, lstart, start.")
+                   "vsz, stat, etime, time, nlwp, tty, lstart, start, psr.")
     notes = "Supported: ps aux, ps -ef, ps -u USER, ps -p PID[,PID] -o FIELD[,FIELD], --sort=[-]FIELD, --no-headers."
 
     def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
         words = ctx.argv[1:]
         bsd, full, headers = False, False, True
         fields: list[str] = []
+        titles: dict[str, str] = {}
         pids: set[int] | None = None
         users: set[str] | None = None
         sort = ""
         all_procs = False
-        i = 0
-        while i < len(words):
-            w = words[i]
-            nxt = words[i + 1] if i + 1 < len(words) else None
-            if w in ("--help", "-h"):
+        error = ("error: {}\n\nUsage:\n ps [options]\n\n Try 'ps --help <simple|list|output|threads|misc|all>'\n"
+                 "  or 'ps --help <s|l|o|t|m|a>'\n for additional help text.")
+
+        def format_list(spec: str) -> list[str]:
+            """``pid,comm=NAME``: field names, with any header given after ``=`` remembered."""
+            if not spec.strip():
+                raise ctx.fail("error: improper format list\n\nUsage:\n ps [options]", 1)
+            names = []
+            for item in spec.split(","):
+                name, eq, head = item.strip().partition("=")
+                names.append(name.lower())
+                if eq:
+                    titles[name.lower()] = head
+            return names
+
+        def parse_pids(spec: str) -> set[int]:
+            try:
+                return {int(x) for x in spec.replace(" ", ",").split(",") if x}
+            except ValueError:
+                raise ctx.fail("error: process ID list syntax error\n\nUsage:\n ps [options]", 1) from None
+
+        queue = list(words)
+        while queue:
+            w = queue.pop(0)
+            if w == "--help":
                 ctx.out("\nUsage:\n ps [options]\n\n Try 'ps --help <simple|list|output|threads|misc|all>'\n"
                         "  or 'ps --help <s|l|o|t|m|a>'\n for additional help text.\n")
                 return 0
-            if w.startswith("--sort"):
-                sort = w.split("=", 1)[1] if "=" in w else (nxt or "")
-                i += 1 if "=" in w else 2
+            if w.startswith("--"):
+                name, eq, val = w.partition("=")
+                if name in ("--no-headers", "--no-heading"):
+                    headers = False
+                    continue
+                if name not in ("--sort", "--pid", "--user", "--format"):
+                    raise ctx.fail(error.format("unknown gnu long option"), 1)
+                val = val if eq else (queue.pop(0) if queue else "")
+                if name == "--sort":
+                    sort = val
+                elif name == "--pid":
+                    pids = parse_pids(val)
+                elif name == "--user":
+                    users = set(val.split(","))
+                else:
+                    fields += format_list(val)
                 continue
-            if w == "--no-headers":
-                headers = False
-            elif w in ("-o", "o", "-O") or w.startswith("-o"):
-                spec = w[2:] if w.startswith("-o") and len(w) > 2 else (nxt or "")
-                if not (w.startswith("-o") and len(w) > 2):
-                    i += 1
-                fields += [f.strip().split("=")[0].lower() for f in spec.split(",") if f.strip()]
-            elif w in ("-p", "p", "--pid") or (w.startswith("-p") and w[2:].replace(",", "").isdigit()):
-                spec = w[2:] if len(w) > 2 and w.startswith("-p") else (nxt or "")
-                if not (len(w) > 2 and w.startswith("-p")):
-                    i += 1
-                try:
-                    pids = {int(x) for x in spec.replace(" ", ",").split(",") if x}
-                except ValueError:
-                    raise ctx.fail("error: process ID list syntax error\n\nUsage:\n ps [options]", 1) from None
-            elif w in ("-u", "-U", "-C", "--user"):
-                users = set((nxt or "").split(","))
-                i += 1
-            elif w in ("aux", "auxf", "auxww", "axu", "-aux", "aux"):
-                bsd, all_procs = True, True
-            elif w in ("-ef", "-e", "-A", "-eF", "-efww", "ax", "-e"):
-                all_procs = True
-                full = w in ("-ef", "-eF", "-efww")
-            elif w in ("-f",):
-                full = True
-            else:
-                what = "unknown gnu long option" if w.startswith("--") else "unsupported option (BSD syntax)"
-                raise ctx.fail(f"error: {what}\n\nUsage:\n ps [options]\n\n"
-                               " Try 'ps --help <simple|list|output|threads|misc|all>'\n"
-                               "  or 'ps --help <s|l|o|t|m|a>'\n for additional help text.", 1)
-            i += 1
+            unix = w.startswith("-")
+            chars = w[1:] if unix else w
+            if not chars:
+                raise ctx.fail(error.format("unsupported option (BSD syntax)"), 1)
+            for k, c in enumerate(chars):
+                rest = chars[k + 1:]
+                if c in "oOpuUC" and (unix or c in "op"):
+                    val = rest or (queue.pop(0) if queue else "")
+                    if c in "oO":
+                        fields += format_list(val)
+                    elif c == "p":
+                        pids = parse_pids(val)
+                    else:
+                        users = set(val.split(","))
+                    break
+                if c in "eA" or (not unix and c in "ax"):
+                    all_procs = True
+                elif c in "fF" and unix:
+                    full = True
+                elif c == "u" and not unix:
+                    bsd = True
+                elif c in "wf":
+                    continue
+                else:
+                    raise ctx.fail(error.format("unsupported option (BSD syntax)" if not unix else
+                                                "unsupported SysV option"), 1)
         node = ctx.host
         procs = processes(ctx, node)
         mem = memory(ctx, node, procs)
@@ -508,7 +537,8 @@ class Ps(Command):
         missing = pids is not None and not procs
         pct_mem = lambda p: 100.0 * p.rss_kib / mem.total  # noqa: E731
         if fields:
-            self._custom(ctx, procs, fields, headers, pct_mem, now)
+            heads = [titles.get(f, PS_FIELDS.get(f, ("", ""))[0]) for f in fields]
+            self._custom(ctx, procs, fields, heads if headers and any(heads) else None, pct_mem, now)
         elif bsd:
             if headers:
                 ctx.outln("USER         PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND")
@@ -529,13 +559,20 @@ class Ps(Command):
                 ctx.outln(f"{p.pid:>7} {p.tty:<8} {_ps_time(p.cpu_time_s(now), True):>8} {p.comm}")
         return 1 if missing else 0
 
-    def _custom(self, ctx: Context, procs: list[Proc], fields: list[str], headers: bool,
+    def _custom(self, ctx: Context, procs: list[Proc], fields: list[str], headers: list[str] | None,
                 pct_mem: Callable[[Proc], float], now: float) -> None:
         for f in fields:
             if f not in PS_FIELDS:
                 raise ctx.fail(f"error: unknown user-defined format specifier \"{f}\"\n\nUsage:\n ps [options]", 1)
 
+        def psr(p: Proc) -> str:
+            """The CPU the process last ran on: one of its allowed CPUs."""
+            allowed = _cpu_list(affinity(ctx, ctx.host, p.pid, procs) or "0")
+            return str(allowed[(p.pid * 7 + int(now)) % len(allowed)])
+
         def value(p: Proc, f: str) -> str:
+            if f == "psr":
+                return psr(p)
             etime = max(0, int(now - p.start_s))
             return {
                 "pid": str(p.pid), "ppid": str(p.ppid), "user": p.user, "comm": p.comm, "args": p.args,
@@ -549,9 +586,9 @@ class Ps(Command):
         table = [[value(p, f) for f in fields] for p in procs]
         widths = []
         for k, f in enumerate(fields):
-            head = PS_FIELDS[f][0]
+            head = headers[k] if headers else ""
             widths.append(max([len(head), PS_WIDTHS.get(f, 0)] + [len(row[k]) for row in table]))
-        rows = ([[PS_FIELDS[f][0] for f in fields]] if headers else []) + table
+        rows = ([headers] if headers else []) + table
         for row in rows:
             cells = []
             for k, f in enumerate(fields):
@@ -578,7 +615,7 @@ def _ps_etime(seconds: int) -> str:
 # -- taskset ---------------------------------------------------------------------------------------
 
 
-def affinity(ctx: Context, node: Node, pid: int) -> str | None:
+def affinity(ctx: Context, node: Node, pid: int, procs: list[Proc] | None = None) -> str | None:
     """The CPU list a process may run on: a rank and its loader workers are bound to one
     socket (their GPU's, unless the run binds them elsewhere); others may use every CPU."""
     run = ctx.cluster.training
@@ -590,18 +627,22 @@ def affinity(ctx: Context, node: Node, pid: int) -> str | None:
             if pid == rank.pid or pid in workers:
                 gpu_numa = node.gpus[rank.gpu].numa_node if rank.gpu < len(node.gpus) else 0
                 return node.cpu.cpus_of_numa(run.rank_numa.get(rank.rank, gpu_numa))
-    if any(p.pid == pid for p in processes(ctx, node)):
+    if any(p.pid == pid for p in (processes(ctx, node) if procs is None else procs)):
         return f"0-{node.cpu.count - 1}"
     return None
 
 
-def _cpu_mask(cpus: str) -> str:
-    mask = 0
+def _cpu_list(cpus: str) -> list[int]:
+    """``0-3,8`` -> [0, 1, 2, 3, 8]."""
+    found: list[int] = []
     for part in cpus.split(","):
         lo, _, hi = part.partition("-")
-        for cpu in range(int(lo), int(hi or lo) + 1):
-            mask |= 1 << cpu
-    return f"{mask:x}"
+        found += range(int(lo), int(hi or lo) + 1)
+    return found
+
+
+def _cpu_mask(cpus: str) -> str:
+    return f"{sum(1 << cpu for cpu in _cpu_list(cpus)):x}"
 
 
 class Taskset(Command):

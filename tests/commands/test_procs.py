@@ -105,3 +105,14 @@ def test_taskset_shows_a_misbound_rank_on_the_other_socket():
     rank0 = s.cluster.training.ranks[0].pid
     assert run(s, f"taskset -p {rank0}") == f"pid {rank0}'s current affinity mask: ffffffffffffff00000000000000ffffffffffffff\n"
     assert s.execute("taskset -cp 999999") == ("taskset: failed to get pid 999999's affinity: No such process\n", 1)
+
+
+def test_ps_takes_combined_unix_flags_and_header_overrides():
+    s = on("node01")
+    rank = s.cluster.training.ranks[0]
+    out = run(s, "ps -eo pid,psr,comm")
+    assert out.splitlines()[0] == "    PID PSR COMMAND"
+    assert re.search(rf"^ {rank.pid} +\d+ pt_main_thread$", out, re.M)
+    assert run(s, f"ps -p {rank.pid} -o pid=").strip() == str(rank.pid)
+    assert run(s, "ps -p 1 -o pid,comm=NAME").splitlines()[0] == "    PID NAME"
+    assert s.execute("ps -o")[1] == 1
