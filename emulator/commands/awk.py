@@ -62,6 +62,8 @@ class _Uninit:
 
 
 UNINIT = _Uninit()
+#: What x86 computes for 0/0 and sqrt(-1): a NaN with the sign bit set, which awk prints as ``-nan``.
+NEG_NAN = math.copysign(math.nan, -1.0)
 _NUMERIC = re.compile(r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$")
 _PREFIX = re.compile(r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
 
@@ -81,12 +83,12 @@ def to_num(value: Any) -> float:
 
 
 def num_str(value: float, fmt: str = "%.6g") -> str:
-    if value == int(value) and abs(value) < 1e16:
-        return str(int(value))
     if math.isnan(value):
         return "nan" if math.copysign(1, value) > 0 else "-nan"
     if math.isinf(value):
         return "inf" if value > 0 else "-inf"
+    if value == int(value) and abs(value) < 1e16:
+        return str(int(value))
     return fmt % value
 
 
@@ -294,7 +296,7 @@ class Parser:
         self.terminators()
         while not self.at("}"):
             if self.peek().kind == "eof":
-                raise self.error()
+                raise AwkError(f"line {self.peek().line + 1}: missing }} near end of file")
             stmts.append(self.statement())
             self.terminators()
         self.take("}")
@@ -815,15 +817,18 @@ class Interpreter:
             if op == "*":
                 return a * b
             if op == "/":
-                if b == 0:
-                    raise AwkError("run time error: division by zero")
+                if b == 0:  # mawk divides as IEEE 754 does: inf, -inf, or -nan for 0/0
+                    return NEG_NAN if a == 0 or math.isnan(a) else math.copysign(math.inf, a)
                 return a / b
             if op == "%":
-                if b == 0:
-                    raise AwkError("run time error: division by zero in %")
+                if b == 0 or math.isinf(a):
+                    return NEG_NAN
                 return math.fmod(a, b)
             if op == "^":
-                return float(a ** b) if not (a == 0 and b < 0) else math.inf
+                if a == 0 and b < 0:
+                    return math.inf
+                result = a ** b
+                return NEG_NAN if isinstance(result, complex) else float(result)
         except OverflowError:
             return math.inf
         raise AwkError(f"run time error: bad operator {op}")
@@ -903,7 +908,9 @@ class Interpreter:
                         i += 1
                 return "".join(out)
 
-            result = self.regex(pattern).sub(replace, s, count=0 if name == "gsub" else 1)
+            from .text import substitute_all
+
+            result = substitute_all(self.regex(pattern), replace, s, count=0 if name == "gsub" else 1)
             if count:
                 self.lvalue_set(target, result)
             return float(count)
@@ -918,7 +925,7 @@ class Interpreter:
         if name == "sprintf":
             if not args:
                 raise AwkError("run time error: sprintf: no format")
-            return awk_format(to_str(self.eval(args[0])), [self.eval(a) for a in args[1:]])
+            return awk_format(to_str(self.eval(args[0])), [self.eval(a) for a in args[1:]], "sprintf")
         if name in ("tolower", "toupper"):
             self._arity(name, n, 1, 1)
             s = to_str(self.eval(args[0]))
@@ -930,10 +937,14 @@ class Interpreter:
         if name in ("sqrt", "exp", "log", "sin", "cos"):
             self._arity(name, n, 1, 1)
             v = to_num(self.eval(args[0]))
+            if name == "log" and v == 0:
+                return -math.inf
             try:
                 return float(getattr(math, name)(v))
-            except (ValueError, OverflowError):
-                return math.nan if name != "exp" else math.inf
+            except OverflowError:
+                return math.inf
+            except ValueError:
+                return NEG_NAN
         if name == "atan2":
             self._arity(name, n, 2, 2)
             return math.atan2(to_num(self.eval(args[0])), to_num(self.eval(args[1])))
@@ -1076,7 +1087,7 @@ class Interpreter:
         return False
 
 
-def awk_format(fmt: str, values: list[Any]) -> str:
+def awk_format(fmt: str, values: list[Any], function: str = "printf") -> str:
     """printf/sprintf formatting with awk's conversions (%c takes a number or a string)."""
     out: list[str] = []
     index = 0
@@ -1091,7 +1102,9 @@ def awk_format(fmt: str, values: list[Any]) -> str:
 
         def take() -> Any:
             nonlocal index
-            value = values[index] if index < len(values) else UNINIT
+            if index >= len(values):
+                raise AwkError(f'run time error: not enough arguments passed to {function}("{fmt}")')
+            value = values[index]
             index += 1
             return value
 
@@ -1163,7 +1176,7 @@ class Awk(Command):
                 try:
                     program_text = ctx.fs.read(path)
                 except FsError as exc:
-                    raise ctx.fail(f"awk: couldn't open file {path} ({exc.strerror})", 2) from None
+                    raise ctx.fail(f"awk: cannot open {path} ({exc.strerror})", 2) from None
             else:
                 raise ctx.fail(f"awk: not an option: {flag}", 2)
         if program_text is None:
@@ -1203,7 +1216,7 @@ class Awk(Command):
                             ctx.err(f"awk: cannot open {word} ({exc.strerror})\n")
                             status = 2
                             continue
-                        interp.vars["FILENAME"] = "" if word == "-" else word
+                        interp.vars["FILENAME"] = word
                         interp.vars["FNR"] = 0.0
                         self._records(interp, text)
             except _Exit as stop:
@@ -1215,7 +1228,7 @@ class Awk(Command):
             except _Exit as stop:
                 status = stop.status
         except AwkError as exc:
-            ctx.err(f"awk: {exc}\n\tFILENAME=\"{to_str(interp.vars['FILENAME']) or '-'}\" "
+            ctx.err(f"awk: {exc}\n\tFILENAME=\"{to_str(interp.vars['FILENAME'])}\" "
                     f"FNR={num_str(to_num(interp.vars['FNR']))} NR={num_str(to_num(interp.vars['NR']))}\n")
             return 2
         except (_Next, _Break, _Continue):

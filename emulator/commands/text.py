@@ -26,8 +26,35 @@ FOLLOW_INTERVAL_S = 10.0
 
 
 def _count_shorthand(argv: list[str]) -> list[str]:
-    """``head -5`` means ``head -n 5``."""
-    return [f"-n{a[1:]}" if len(a) > 1 and a[0] == "-" and a[1:].isdecimal() else a for a in argv]
+    """``head -5`` means ``head -n 5`` (but ``head -n -5`` keeps its value)."""
+    out: list[str] = []
+    for i, a in enumerate(argv):
+        is_value = i > 0 and argv[i - 1] in ("-n", "-c", "--lines", "--bytes")
+        if not is_value and len(a) > 1 and a[0] == "-" and a[1:].isdecimal():
+            out.append(f"-n{a[1:]}")
+        else:
+            out.append(a)
+    return out
+
+
+def substitute_all(pattern: re.Pattern[str], replace: Callable[[re.Match[str]], str], text: str,
+                   count: int = 0) -> str:
+    """``re.sub`` with POSIX's rule that an empty match right after a match is skipped (``s/x*/-/g``)."""
+    out: list[str] = []
+    pos = 0
+    previous_end = -1
+    done = 0
+    for m in pattern.finditer(text):
+        if m.start() == m.end() == previous_end:
+            continue
+        out.append(text[pos:m.start()])
+        out.append(replace(m))
+        pos = previous_end = m.end()
+        done += 1
+        if count and done >= count:
+            break
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def _parse_count(text: str, prog: str, what: str = "lines") -> tuple[int, bool]:
@@ -928,8 +955,8 @@ class Column(Intermixed):
         widths = [max((len(r[i]) for r in rows if i < len(r)), default=0) for i in range(count)]
         out = []
         for row in rows:
-            cells = [cell.ljust(widths[i]) if i < len(row) - 1 else cell for i, cell in enumerate(row)]
-            out.append(args.output_separator.join(cells).rstrip())
+            out.append("".join(cell.ljust(widths[i]) + args.output_separator if i < count - 1 else cell
+                               for i, cell in enumerate(row)))
         ctx.out(join_lines(out))
         return 0
 
@@ -1173,7 +1200,7 @@ def run_sed(commands: list[_SedCommand], lines: list[str], quiet: bool) -> list[
                         return _sed_replace(m, c.replacement)
                     return m.group(0)
 
-                line = cmd.regex.sub(substitute, line)
+                line = substitute_all(cmd.regex, substitute, line)
                 if replaced and cmd.print_:
                     out.append(line)
             elif cmd.cmd == "p":

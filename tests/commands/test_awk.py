@@ -41,11 +41,17 @@ def test_field_separator_flag(s):
     assert s.execute("awk -F= '/^NAME=/ {print $2}' /etc/os-release") == ('"Ubuntu"\n', 0)
 
 
-def test_syntax_and_runtime_errors(s):
-    assert s.execute("awk '{print $1' /tmp/t") == ("awk: line 1: syntax error at or near end of file\n", 2)
-    out, status = s.execute("awk '{print 1/0}' /tmp/t")
-    assert status == 2 and out.startswith("awk: run time error: division by zero")
+def test_syntax_and_runtime_errors_follow_mawk(s):
+    assert s.execute("awk '{print $1' /tmp/t") == ("awk: line 2: missing } near end of file\n", 2)
+    assert s.execute("awk '{print $1 +}' /tmp/t") == ("awk: line 1: syntax error at or near }\n", 2)
+    assert s.execute("awk 'BEGIN {printf \"%s %s\\n\", \"a\"}'") == (
+        'awk: run time error: not enough arguments passed to printf("%s %s\n")\n\tFILENAME="" FNR=0 NR=0\n', 2)
     assert s.execute("awk 'BEGIN {while (1) x++}'")[1] == 2
+
+
+def test_division_by_zero_is_ieee_as_in_mawk(s):
+    assert s.execute("awk 'BEGIN {print 1/0, -1/0, 0/0, 5%0, log(0), sqrt(-1)}'") == (
+        "inf -inf -nan -nan -inf -nan\n", 0)
 
 
 def test_missing_file(s):
