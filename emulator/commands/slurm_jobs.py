@@ -176,6 +176,10 @@ def task_env(cluster: Cluster, job: Job, nodes: list[str], ntasks: int, rank: in
     }
 
 
+#: Variables each host's shell sets for itself rather than inheriting from srun.
+HOST_OWN = frozenset({"HOSTNAME", "PWD", "OLDPWD", "SHLVL"})
+
+
 def _layout(nodes: list[str], ntasks: int) -> list[tuple[int, int, int]]:
     """Block distribution: (rank, node index, local id) for each task."""
     per, extra = divmod(ntasks, len(nodes))
@@ -302,7 +306,9 @@ def _run_tasks(ctx: Context, job: Job, nodes: list[str], ntasks: int, args: argp
     worst = 0
     for rank, node_index, local in layout:
         host = cluster.nodes[nodes[node_index]]
-        env = task_env(cluster, job, nodes, ntasks, rank, node_index, local)
+        # --export=ALL: the task gets srun's environment, including ``VAR=value srun ...`` assignments.
+        env = {k: v for k, v in ctx.env.items() if k not in HOST_OWN} | task_env(cluster, job, nodes, ntasks, rank,
+                                                                                  node_index, local)
         result = ctx.run(list(args.command), host=host, env=env)
         missing = re.fullmatch(r"bash: (\S+): command not found\n", result.stderr)
         if result.status == 127 and missing:  # slurmstepd cannot exec the program
