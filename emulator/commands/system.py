@@ -10,14 +10,17 @@ the same instant in every tool. Layouts follow systemd 249 and util-linux
 from __future__ import annotations
 
 import getopt
+import json
 from collections.abc import Generator
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from ..cluster.hardware import KernelEvent, Service
 from ..cluster.ids import rng
 from ..cluster.model import Node
 from .base import Command, Context, Outcome
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 #: Daemon binary and command line of each unit (what CGroup and the journal show).
 EXEC = {
@@ -361,7 +364,7 @@ class Journalctl(Command):
     summary = "Query the systemd journal"
     section = "System"
     parses_args = False
-    notes = "Supports -u UNIT, -k, -b, -n N, --since/--until, -p err, --no-pager, -r, -o short-iso."
+    notes = "Supports -u UNIT, -k, -b, -n N, --since/--until, -p err, --no-pager, -r, -o short-iso|cat|json."
 
     def option_strings(self) -> list[str]:
         return ["-u", "--unit", "-k", "--dmesg", "-b", "--boot", "-n", "--lines", "--since", "-S", "--until",
@@ -371,9 +374,9 @@ class Journalctl(Command):
         argv = list(ctx.argv[1:])
         for i, word in enumerate(argv[:-1]):
             if word in ("-b", "--boot") and argv[i + 1].lstrip("-").isdigit():
-                boot = argv[i + 1]
-                if int(boot) not in (0, 1):
-                    raise ctx.fail(f"Data from the specified boot ({boot}) is not available: No such boot ID in "
+                boot_arg = argv[i + 1]
+                if int(boot_arg) not in (0, 1):
+                    raise ctx.fail(f"Data from the specified boot ({boot_arg}) is not available: No such boot ID in "
                                    "journal\n", 1)
                 del argv[i + 1]
                 break
@@ -415,7 +418,7 @@ class Journalctl(Command):
                     raise ctx.fail(f"Failed to parse priority value: {value}\n", 1)
                 priority = levels.get(value, int(value) if value.isdigit() else 7)
             elif key in ("-o", "--output"):
-                if value not in ("short", "short-iso", "short-precise", "cat"):
+                if value not in ("short", "short-iso", "short-precise", "cat", "json"):
                     raise ctx.fail(f"Unknown output format '{value}'.\n", 1)
                 output = value
         if rest:
@@ -447,8 +450,11 @@ class Journalctl(Command):
         if not entries and not follow:
             ctx.outln("-- No entries --")
             return 0
-        for offset, source, _, message in entries:
+        for offset, source, level, message in entries:
             when = ctx.clock.at(offset)
+            if output == "json":
+                ctx.outln(_journal_json(ctx, node, offset, source, level, message))
+                continue
             if output == "cat":
                 ctx.outln(message)
                 continue
@@ -462,6 +468,24 @@ class Journalctl(Command):
         return follow_forever() if follow else 0
 
 
+def _journal_json(ctx: Context, node: Node, offset: float, source: str, level: int, message: str) -> str:
+    """One entry as ``journalctl -o json`` prints it: one object per line, every value a string."""
+    usec = int(round((ctx.clock.at(offset) - EPOCH).total_seconds() * 1e6))
+    boot = max((b.offset_s for b in node.health.boots if b.offset_s <= offset), default=boot_offset(node))
+    boot_id = rng(ctx.cluster.seed, node.name, "boot-id", boot).getrandbits(128)
+    identifier, _, pid = source.partition("[")
+    entry = {"__REALTIME_TIMESTAMP": str(usec), "__MONOTONIC_TIMESTAMP": str(int(max(0.0, offset - boot) * 1e6)),
+             "_BOOT_ID": f"{boot_id:032x}", "PRIORITY": str(level), "_HOSTNAME": node.name,
+             "SYSLOG_IDENTIFIER": identifier}
+    if identifier == "kernel":
+        entry.update({"_TRANSPORT": "kernel", "SYSLOG_FACILITY": "0"})
+    else:
+        entry.update({"_TRANSPORT": "stdout" if identifier != "systemd" else "journal", "SYSLOG_FACILITY": "3",
+                      "_PID": pid.rstrip("]")})
+    entry["MESSAGE"] = message
+    return json.dumps(entry, separators=(",", ":"))
+
+
 # -- dmesg -------------------------------------------------------------------------------------
 
 
@@ -470,16 +494,16 @@ class Dmesg(Command):
     summary = "Print the kernel ring buffer"
     section = "System"
     parses_args = False
-    notes = "Supports -T, --time-format ctime|iso|reltime|notime, -l LEVELS, -H, -k, -x."
+    notes = "Supports -T, --time-format ctime|iso|reltime|notime, -l LEVELS, -H, -k, -x, -s SIZE, -P."
 
     def option_strings(self) -> list[str]:
         return ["-T", "--ctime", "--time-format", "-l", "--level", "-H", "--human", "-k", "--kernel", "-x",
-                "--decode", "-t", "--notime", "-L", "--color"]
+                "--decode", "-t", "--notime", "-L", "--color", "-P", "--nopager", "-s", "--buffer-size"]
 
     def execute(self, ctx: Context, args: Any) -> Outcome:
-        opts, rest = gnu_getopt(ctx, ctx.argv[1:], "hTl:HktxLwcC", [
+        opts, rest = gnu_getopt(ctx, ctx.argv[1:], "hTl:HktxLwcCPs:", [
             "help", "ctime", "time-format=", "level=", "human", "kernel", "notime", "decode", "color=", "nopager",
-            "follow", "clear", "read-clear"])
+            "follow", "clear", "read-clear", "buffer-size="])
         if any(k in ("-c", "-C", "--clear", "--read-clear") for k, _ in opts):
             raise ctx.fail("dmesg: klogctl failed: Operation not permitted\n", 1)
         if rest:
@@ -508,6 +532,8 @@ class Dmesg(Command):
                     levels.add(level)
             elif key in ("-x", "--decode"):
                 decode = True
+            elif key in ("-s", "--buffer-size") and not (value.isdigit() and int(value) > 0):
+                raise ctx.fail(f"dmesg: invalid buffer size argument: '{value}'\n", 1)
         node = ctx.host
         boot = boot_offset(node)
         previous: datetime | None = None

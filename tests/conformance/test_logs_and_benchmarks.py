@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+import json
+import re
+from datetime import UTC, datetime
 
 import pytest
 
@@ -72,3 +74,56 @@ def test_sel_elist_parses_into_six_fields_with_hex_ids(seed: int) -> None:
     assert stamps == sorted(stamps)
     assert records[-1].sensor.startswith("System Event") or any(
         r.sensor.split()[0] in ("Watchdog2", "Processor", "Power", "OS", "Critical") for r in records[3:])
+
+
+#: Telegraf ipmi_sensor (metric_version 2) reading ``ipmitool sdr elist``, then the reading inside the description.
+SDR_ELIST = re.compile(r"^(?P<name>[^|]*)\|[^|]+\|(?P<status_code>[^|]*)\|(?P<entity_id>[^|]*)\|(?:(?P<description>[^|]+))?")
+SDR_READING = re.compile(r"^(?P<value>[0-9.]+)\s(?P<unit>.*)|(?P<status>.+)|^$")
+
+
+def test_sdr_elist_parses_like_telegraf_with_numeric_readings() -> None:
+    out, status = on("node01").execute("ipmitool sdr elist")
+    assert status == 0
+    readings = {}
+    for line in out.splitlines():
+        m = SDR_ELIST.match(line)
+        assert m, line
+        assert m["status_code"].strip() in ("ok", "ns", "nc", "cr", "nr", "lnc", "lcr", "lnr", "unc", "ucr", "unr")
+        assert re.fullmatch(r"\d+\.\d+", m["entity_id"].strip()), line
+        desc = SDR_READING.match((m["description"] or "").strip())
+        assert desc is not None
+        if desc["value"]:
+            readings[m["name"].strip()] = (float(desc["value"]), desc["unit"])
+    assert readings["Inlet Temp"][1] == "degrees C" and any(u == "Watts" for _, u in readings.values())
+
+
+def test_sensor_table_has_ten_pipe_separated_columns() -> None:
+    out, status = on("node01").execute("ipmitool sensor")
+    assert status == 0
+    for line in out.splitlines():
+        cells = [c.strip() for c in line.split("|")]
+        assert len(cells) == 10, line
+        assert cells[1] == "na" or re.fullmatch(r"-?\d+\.\d{3}|0x[0-9a-f]+", cells[1]), line
+
+
+def test_gpud_dmesg_invocation_runs_and_finds_the_xid() -> None:
+    s = on(None, "diagnostic-snapshot", 0)
+    t = truth(s, "xid")
+    out, status = s.execute(f"ssh {t['node']} dmesg --ctime --nopager --buffer-size 163920")
+    assert status == 0
+    assert int(t["xid"]) in {code for code, _, line in parsers.xids(out) if parsers.DMESG_CTIME.match(line)}
+
+
+def test_journal_json_lines_carry_the_kernel_xid_at_the_same_instant_as_dmesg() -> None:
+    s = on(None, "diagnostic-snapshot", 0)
+    t = truth(s, "xid")
+    s.execute(f"ssh {t['node']}")
+    journal, iso = together(s, "journalctl -k -o json --no-pager", "dmesg --time-format iso")
+    entries = [json.loads(line) for line in journal.splitlines()]
+    assert all(isinstance(v, str) for e in entries for v in e.values())
+    xid_entries = [e for e in entries if parsers.XID.search(e["MESSAGE"])]
+    assert xid_entries and {e["_TRANSPORT"] for e in xid_entries} == {"kernel"}
+    first = datetime.fromtimestamp(int(xid_entries[0]["__REALTIME_TIMESTAMP"]) / 1e6, UTC)
+    iso_first = next(line for line in iso.splitlines() if parsers.XID.search(line))
+    assert first.strftime("%Y-%m-%dT%H:%M:%S,%f") == iso_first.split("+")[0]
+    assert int(xid_entries[0]["PRIORITY"]) <= 3 and xid_entries[0]["_HOSTNAME"] == t["node"]
