@@ -42,11 +42,14 @@ def golden(name: str, text: str) -> None:
     ("nvidia-smi_idle.txt", "node08", "nvidia-smi"),
     ("nvidia-smi_L.txt", "node01", "nvidia-smi -L"),
     ("nvidia-smi_q_i0.txt", "node01", "nvidia-smi -q -i 0"),
+    ("nvidia-smi_q_x_i0.xml", "node01", "nvidia-smi -q -x -i 0"),
     ("nvidia-smi_topo_m.txt", "node01", "nvidia-smi topo -m"),
     ("nvidia-smi_query_csv.txt", "node01",
      "nvidia-smi --query-gpu=index,name,pci.bus_id,temperature.gpu,power.draw,power.limit,utilization.gpu,"
      "memory.used,memory.total,clocks.sm,clocks.max.sm,pstate,clocks_event_reasons.active --format=csv"),
     ("nvidia-smi_dmon.txt", "node01", "nvidia-smi dmon -c 2 -s pucvmet -i 0,7"),
+    ("nvidia-smi_query_remapped_rows.txt", "node01", "nvidia-smi --query-remapped-rows=gpu_bus_id,gpu_uuid,"
+     "remapped_rows.correctable,remapped_rows.uncorrectable,remapped_rows.pending,remapped_rows.failure --format=csv"),
 ])
 def test_healthy_output_matches_golden(name, host, line):
     out, status = on(host).execute(line)
