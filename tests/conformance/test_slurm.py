@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -118,7 +119,5 @@ def test_scontrol_oneliner_after_the_command_gives_one_line_per_node() -> None:
 
 @pytest.mark.xfail(reason="sinfo/squeue/sacct do not support --json, which current Slurm exporters read", strict=True)
 def test_squeue_json_parses() -> None:
-    import json
-
     out, status = on(None).execute("squeue --json")
     assert status == 0 and json.loads(out)["jobs"]
