@@ -77,6 +77,12 @@ def rate_text(nic: NIC) -> str:
     return f"{shown} Gb/sec ({nic.width.upper()} {speed_name(nic)})"
 
 
+def port_active(node: Node, nic: NIC) -> bool:
+    """Whether the fabric reaches the port: trained Active on a powered host. The HCA's
+    firmware answers management queries even while the host's OS is down."""
+    return nic.state == "Active" and (node.bmc is None or node.bmc.power_on)
+
+
 def port_lid(nic: NIC) -> int:
     """The LID a port reports: its SM-assigned LID on InfiniBand, 0 on an Ethernet (RoCE) port."""
     return nic.lid if nic.link_layer == "InfiniBand" else 0
@@ -301,7 +307,7 @@ def raw_switch_counters(cluster: Cluster, name: str, port: int, rail_gbps: float
     cables = cabling(cluster) if cables is None else cables
     if kind == "leaf" and port <= DOWNLINKS:
         for node, nic in cables.ports.get(name, []):
-            if nic.peer_port == port and nic.state == "Active":
+            if nic.peer_port == port and port_active(node, nic):
                 mine = raw_counters(cluster, node, nic, rail_gbps)
                 mirrored = dict(mine)
                 for a, b in (("PortXmitData", "PortRcvData"), ("PortXmitPkts", "PortRcvPkts"),

@@ -119,7 +119,7 @@ def nic_by_lid(cluster: Cluster, lid: int) -> tuple[Node, NIC] | None:
     for node in cluster.compute_nodes:
         if node.index == index + 1:
             for nic in node.nics:
-                if nic.role == "compute" and nic.lid == lid and is_up(nic):
+                if nic.role == "compute" and nic.lid == lid and links.port_active(node, nic):
                     return node, nic
     return None
 
@@ -128,7 +128,7 @@ def nic_by_guid(cluster: Cluster, guid: str) -> tuple[Node, NIC] | None:
     want = int(guid, 16)
     for node in cluster.compute_nodes:
         for nic in node.nics:
-            if nic.link_layer == "InfiniBand" and int(nic.port_guid, 16) == want and is_up(nic):
+            if nic.link_layer == "InfiniBand" and int(nic.port_guid, 16) == want and links.port_active(node, nic):
                 return node, nic
     return None
 

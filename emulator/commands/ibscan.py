@@ -69,9 +69,9 @@ class Ibdiagnet(Command):
         ports: list[tuple[Node, NIC]] = []
         for node in cl.compute_nodes:
             for nic in node.nics:
-                if nic.role == "compute" and nic.rail == rail and node.health.os_up:
+                if nic.role == "compute" and nic.rail == rail:
                     ports.append((node, nic))
-        active = [(n, p) for n, p in ports if is_up(p)]
+        active = [(n, p) for n, p in ports if links.port_active(n, p)]
         switches = [name for name, (kind, r) in cl.switches.items() if r in (rail, -1)]
         total = len(active) + len(switches)
         log: list[str] = []
@@ -237,8 +237,8 @@ def _link(lid: int, port: int, trained: tuple[str, str] | None, peer_lid: int, p
             f"\"{peer}\" ( {note})")
 
 
-def _trained(nic: NIC) -> tuple[str, str] | None:
-    return (nic.width.upper(), links.speed_name(nic)) if is_up(nic) else None
+def _trained(node: Node, nic: NIC) -> tuple[str, str] | None:
+    return (nic.width.upper(), links.speed_name(nic)) if links.port_active(node, nic) else None
 
 
 def _could_be(nic: NIC) -> str:
@@ -284,18 +284,18 @@ class Iblinkinfo(DiagCommand):
         if args.cas_only:
             for leaf in leaves:
                 for node, nic in ports[leaf]:
-                    if is_up(nic) and not args.downports:  # a CA behind a down link is not discovered
+                    if links.port_active(node, nic) and not args.downports:  # a CA behind a down link is not discovered
                         ctx.outln(f"CA: {node.name} {nic.name}:")
-                        ctx.outln(_link(nic.lid, 1, _trained(nic), links.switch_lid(cl, leaf), nic.peer_port, leaf,
+                        ctx.outln(_link(nic.lid, 1, _trained(node, nic), links.switch_lid(cl, leaf), nic.peer_port, leaf,
                                         _could_be(nic)))
             return 0
         for leaf in leaves:
             lid = links.switch_lid(cl, leaf)
             ctx.outln(f"Switch: {links.switch_guid(cl, leaf)} {leaf}:")
             for node, nic in sorted(ports[leaf], key=lambda item: item[1].peer_port):
-                if args.downports and is_up(nic):
+                if args.downports and links.port_active(node, nic):
                     continue
-                ctx.outln(_link(lid, nic.peer_port, _trained(nic), nic.lid, 1, f"{node.name} {nic.name}",
+                ctx.outln(_link(lid, nic.peer_port, _trained(node, nic), nic.lid, 1, f"{node.name} {nic.name}",
                                 _could_be(nic)))
             if not args.downports:
                 for k, spine in enumerate(spines):
@@ -315,7 +315,7 @@ def _fabric_cas(ctx: Context) -> tuple[NIC, list[tuple[Node, NIC]]] | None:
     if local is None:
         return None
     found = [(node, nic) for node in ctx.cluster.compute_nodes for nic in node.nics
-             if nic.role == "compute" and nic.rail == local.rail and is_up(nic)]
+             if nic.role == "compute" and nic.rail == local.rail and links.port_active(node, nic)]
     return local, found
 
 

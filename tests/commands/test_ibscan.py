@@ -112,3 +112,11 @@ def test_ibclearcounters_then_ibqueryerrors_shows_only_what_grew():
     count = int(re.search(r'"node02 mlx5_0"\n   GUID 0x[0-9a-f]{16} port 1: \[SymbolErrorCounter == (\d+)\]',
                           grown).group(1))
     assert 60 <= count <= 80   # 2 per second over the sleep and the commands' own time
+
+
+def test_a_powered_off_node_drops_out_of_the_fabric_but_a_panicked_one_does_not():
+    off = on("node01", ("host-down", {"node": "node03", "cause": "psu-failure"}))
+    assert '           2    3[  ] ==(                Down/ Polling)==>             [  ] "" ( )' in run(off, "iblinkinfo")
+    assert "node03" not in run(off, "ibhosts")
+    panicked = on("node01", ("host-down", {"node": "node03", "cause": "kernel-panic"}))
+    assert '"node03 mlx5_0"' in run(panicked, "ibhosts")   # the HCA's firmware still answers
