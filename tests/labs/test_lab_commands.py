@@ -154,3 +154,18 @@ def test_tool_runs_follow_ssh_exit_and_srun_to_the_host_each_tool_ran_on():
 def test_tool_runs_see_through_loops_and_take_a_variable_host_as_any_host():
     lines = ["for n in node01 node02; do ssh $n ibstatus; done", "if true; then sinfo -R; fi"]
     assert labs.tool_runs(lines) == [(None, "ibstatus"), ("login01", "sinfo")]
+
+
+def test_solutions_prints_every_labs_steps_and_commands_in_order():
+    session = Session()
+    for lab_id in labs.known_labs():
+        lab = labs.get(lab_id)
+        if lab.is_sandbox:
+            continue
+        out, status = session.execute(f"solutions {lab_id}")
+        assert status == 0
+        positions = [out.index(f"{n}. {step.title}\n") for n, step in enumerate(lab.solution, start=1)]
+        assert positions == sorted(positions)
+        for step in lab.solution:
+            for line in step.run:
+                assert f"   $ {line}\n" in out
