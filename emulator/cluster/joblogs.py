@@ -351,13 +351,13 @@ def slurm_out(cluster: Cluster) -> str:
     out += _launch(cluster, run, sched.started_s, agents, total)
     if now >= sched.init_s + 20.0:
         out += init_lines(cluster, _procs(run), run.env)
-    fired = hang_fired_s(cluster)
-    if fired is not None and now >= fired and run.hang_s is not None and run.hang_rank is not None:
+    watchdog = hang_fired_s(cluster)
+    if watchdog is not None and now >= watchdog and run.hang_s is not None and run.hang_rank is not None:
         steps_done = sched.completed_at(run.hang_s) - sched.resume_step
         seq = 3 + steps_done * max(1, math.ceil(_grad_bytes(run) / BUCKET_BYTES)) + 1
         first = {node: min(r.pid for r in run.ranks if r.node == node) for node in run.nodes}
-        out += _watchdog(cluster, run, run.hang_rank, seq, fired, now, agents, first)
-        if now >= fired + TEARDOWN_S:
+        out += _watchdog(cluster, run, run.hang_rank, seq, watchdog, now, agents, first)
+        if now >= watchdog + TEARDOWN_S:
             out += _gave_up(total, total)
     job = cluster.slurm.job(run.job_id)
     if job is not None and job.state in ("NODE_FAIL", "CANCELLED") and job.end_s is not None and now >= job.end_s:

@@ -461,12 +461,12 @@ def phases(cluster: Cluster, until: float | None = None) -> list[Phase]:
         out.append(Phase("steady state", cursor, end, f"{sched.rate_at(sched.completed_at(end)):.2f} s/step"))
     out.sort(key=lambda p: p.start_s)
     if sched.hang_s is not None and now > sched.hang_s:
-        fired, down = hang_fired_s(cluster), failed_at(cluster)
-        assert fired is not None and down is not None
+        watchdog, down = hang_fired_s(cluster), failed_at(cluster)
+        assert watchdog is not None and down is not None
         stopped = f"{hung_node(cluster)} down" if run.hang_in == "node" else f"rank {run.hang_rank} stopped"
-        out.append(Phase("hang", sched.hang_s, min(now, fired, down), stopped))
-        if now > fired and fired < down:
-            out.append(Phase("failure", fired, min(now, down), "NCCL watchdog timeout, job torn down"))
+        out.append(Phase("hang", sched.hang_s, min(now, watchdog, down), stopped))
+        if now > watchdog and watchdog < down:
+            out.append(Phase("failure", watchdog, min(now, down), "NCCL watchdog timeout, job torn down"))
     return [p for p in out if p.end_s > p.start_s or p.name == "allocation"]
 
 
