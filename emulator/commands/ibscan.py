@@ -151,10 +151,11 @@ class Ibdiagnet(Command):
         for node, nic in active:
             if nic.rate_gbps < nic.max_rate_gbps or nic.width.upper() != "4X":
                 warnings["Speed / Width checks"] += 1
-                log.append(f"-W- Link: {nic.peer_switch}/P{nic.peer_port} <--> {node.name}/{nic.name}/P1 - "
-                           f"Unexpected actual link speed {links.speed_name(nic)} or width {nic.width.upper()} "
-                           f"(enabled speed: NDR, enabled width: 4X), rate {nic.rate_gbps} Gb/s instead of "
-                           f"{nic.max_rate_gbps} Gb/s")
+                what = (f"Unexpected actual link width {nic.width.upper()} (enabled width: 4X)"
+                        if nic.width.upper() != "4X" else
+                        f"Unexpected actual link speed {links.speed_name(nic)} (enabled speed: NDR)")
+                log.append(f"-W- Link: {nic.peer_switch}/P{nic.peer_port} <--> {node.name}/{nic.name}/P1 - {what}, "
+                           f"rate {nic.rate_gbps} Gb/s instead of {nic.max_rate_gbps} Gb/s")
         if warnings["Speed / Width checks"]:
             o("-I- Link Speed Check (Compare to supported link speed)")
             o(f"-W- Speed / Width checks finished with {warnings['Speed / Width checks']} warnings")
@@ -187,7 +188,7 @@ class Ibdiagnet(Command):
         stamp = ctx.clock.now().strftime("%Y-%m-%d %H:%M:%S")
         lst = [f'{{ CA Ports:1 SystemGUID:{n.node_guid[2:]} NodeGUID:{n.node_guid[2:]} PortGUID:{n.port_guid[2:]} '
                f'VenID:000002C9 DevID:1021 Rev:00000000 {{{node.name} {n.name}}} LID:{n.lid:04X} PN:01 }} '
-               f'{{ SW Ports:40 {{{n.peer_switch}}} PN:{n.peer_port:02X} }} '
+               f'{{ SW Ports:64 {{{n.peer_switch}}} PN:{n.peer_port:02X} }} '
                f'PHY={n.width.upper()} LOG=ACT SPD={links.speed_name(n)}' for node, n in active]
         pm = []
         for node, nic in active:
