@@ -713,5 +713,39 @@ class Ibdev2netdev(Command):
         return 0
 
 
+# -- show_gids -------------------------------------------------------------------------------------
+
+
+class ShowGids(Command):
+    name = "show_gids"
+    summary = "list the GID table of each RDMA port (MLNX_OFED), with RoCE versions and IPv4"
+    section = "Fabric"
+
+    def configure(self, parser: ArgumentParser) -> None:
+        parser.add_argument("device", nargs="?", help="only this device")
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        assert args is not None
+        chosen = [n for n in devices(ctx) if not args.device or n.name == args.device]
+        ctx.outln("DEV\tPORT\tINDEX\tGID\t\t\t\t\tIPv4  \t\tVER\tDEV")
+        ctx.outln("---\t----\t-----\t---\t\t\t\t\t------------  \t---\t---")
+        found = 0
+        for nic in chosen:
+            gid = default_gid(nic)
+            rows = [(gid, "", "v1")]
+            if nic.link_layer == "Ethernet":
+                rows.append((gid, "", "v2"))
+                if nic.ipv4 and is_up(nic):
+                    a, b, c, d = (int(x) for x in nic.ipv4.split("."))
+                    mapped = f"0000:0000:0000:0000:0000:ffff:{a:02x}{b:02x}:{c:02x}{d:02x}"
+                    rows += [(mapped, nic.ipv4, "v1"), (mapped, nic.ipv4, "v2")]
+            for index, (g, ip, ver) in enumerate(rows):
+                ctx.outln(f"{nic.name}\t1\t{index}\t{g}\t{ip:<12}\t{ver}\t{nic.netdev}")
+                found += 1
+        ctx.outln(f"n_gids_found={found}")
+        return 0
+
+
 def commands() -> list[Command]:
-    return [Ibstat(), Ibstatus(), IbvDevices(), IbvDevinfo(), Perfquery(), Mlxlink(), Rdma(), Ibdev2netdev()]
+    return [Ibstat(), Ibstatus(), IbvDevices(), IbvDevinfo(), Perfquery(), Mlxlink(), Rdma(), Ibdev2netdev(),
+            ShowGids()]

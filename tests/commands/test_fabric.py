@@ -308,3 +308,10 @@ def test_fabric_and_host_tools_are_deterministic_for_a_seed():
 
     assert transcript(4) == transcript(4)
     assert transcript(4) != transcript(5)
+
+
+def test_show_gids_lists_roce_v2_gids_with_the_storage_address():
+    out = run(on("node01"), "show_gids mlx5_8")
+    assert out.splitlines()[0] == "DEV\tPORT\tINDEX\tGID\t\t\t\t\tIPv4  \t\tVER\tDEV"
+    assert "mlx5_8\t1\t3\t0000:0000:0000:0000:0000:ffff:0a1e:000b\t10.30.0.11  \tv2\tenp41s0f0np0\n" in out
+    assert out.endswith("n_gids_found=4\n")
