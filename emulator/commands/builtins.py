@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 
 from ..errors import CommandError
 from ..shell import hostfs
+from ..shell.interpreter import ExitShell
+from ..shell.lexer import ShellSyntaxError
 from . import registry
 from .base import ArgumentParser, Command, Context, Outcome
 
@@ -22,7 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover
 SECTION = "Shell"
 #: Names bash implements itself (``type`` says "shell builtin", ``which`` finds nothing).
 SHELL_BUILTINS = {"cd", "pwd", "echo", "printf", "export", "unset", "history", "exit", "logout", "type", "help",
-                  "true", "false", "alias", "unalias", "test", "[", ":", "read"}
+                  "true", "false", "alias", "unalias", "test", "[", ":", "read", "source", ".", "set"}
 #: Where ``which`` finds the commands that live outside /usr/bin.
 _PATHS = {
     "ibstat": "/usr/sbin/ibstat", "ibstatus": "/usr/sbin/ibstatus", "iblinkinfo": "/usr/sbin/iblinkinfo",
@@ -272,12 +274,23 @@ def _printf_once(fmt: str, values: list[str]) -> tuple[str, int, bool, list[str]
             if stop:
                 return "".join(out), used, True, bad
         elif conv == "q":
-            out.append((spec + "s") % shlex.quote(arg))
+            out.append((spec + "s") % _bash_quote(arg))
         else:
             out.append((spec + "s") % arg)
     literal, stop = unescape(fmt[pos:])
     out.append(literal)
     return "".join(out), used, stop, bad
+
+
+def _bash_quote(text: str) -> str:
+    """``printf %q``: bash's backslash quoting (``$'...'`` for control characters)."""
+    if not text:
+        return "''"
+    if any(ord(c) < 32 or ord(c) == 127 for c in text):
+        escaped = text.encode("unicode_escape").decode("ascii").replace("'", "\\'")
+        return f"$'{escaped}'"
+    return "".join("\\" + c if c in " \t\n'\"\\$`!*?[](){}<>|&;#~^," and not (c == "~" and i) else c
+                   for i, c in enumerate(text))
 
 
 class Hostname(Command):
@@ -954,13 +967,74 @@ class Exit(Command):
                 status = 2
             else:
                 status = int(words[0]) & 0xFF
-        if ctx.shell.frames[-1].remote:
-            return status
+        if ctx.shell.subshells or ctx.shell.frames[-1].remote:
+            raise ExitShell(status)
         host = ctx.host.name
         ctx.outln("logout")
         if ctx.shell.pop_host():
             ctx.outln(f"Connection to {host} closed.")
         return status
+
+
+class Source(Command):
+    name = "source"
+    summary = "run the commands of a file in this shell (also: . FILE)"
+    section = SECTION
+    aliases = (".",)
+    parses_args = False
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        if len(ctx.argv) < 2:
+            raise ctx.fail(f"bash: {ctx.argv[0]}: filename argument required\n"
+                           f"{ctx.argv[0]}: usage: {ctx.argv[0]} filename [arguments]", 2)
+        path = ctx.argv[1]
+        try:
+            text = ctx.fs.read(path)
+        except Exception as exc:  # noqa: BLE001 - FsError: missing, a directory
+            raise ctx.fail(f"bash: {path}: {getattr(exc, 'strerror', exc)}", 1) from None
+        try:
+            return (yield from ctx.shell.run_source(text, ctx))
+        except ShellSyntaxError as exc:
+            raise ctx.fail(f"bash: {path}: {exc.message}", 2) from None
+
+
+class Set(Command):
+    name = "set"
+    summary = "list shell variables; options such as -e, -u, -x, -o pipefail are accepted and ignored"
+    section = SECTION
+    parses_args = False
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        words = ctx.argv[1:]
+        if not words:
+            variables = {**ctx.shell.env, **ctx.shell.vars}
+            for name in sorted(variables):
+                ctx.outln(f"{name}={shlex.quote(variables[name])}")
+            return 0
+        i = 0
+        while i < len(words):
+            word = words[i]
+            if word in ("-o", "+o"):
+                i += 1
+                if i < len(words) and words[i] not in _SET_OPTIONS:
+                    raise ctx.fail(f"bash: set: {words[i]}: invalid option name", 1)
+            elif word[:1] in "-+" and len(word) > 1 and word != "--":
+                for letter in word[1:]:
+                    if letter == "o":
+                        i += 1
+                        if i < len(words) and words[i] not in _SET_OPTIONS:
+                            raise ctx.fail(f"bash: set: {words[i]}: invalid option name", 1)
+                    elif letter not in "abefhkmnptuvxBCHP":
+                        raise ctx.fail(f"bash: set: {word[0]}{letter}: invalid option\n"
+                                       "set: usage: set [-abefhkmnptuvxBCHP] [-o option-name] [--] [arg ...]", 2)
+            i += 1
+        return 0
+
+
+_SET_OPTIONS = {"allexport", "braceexpand", "emacs", "errexit", "errtrace", "functrace", "hashall", "histexpand",
+                "history", "ignoreeof", "interactive-comments", "keyword", "monitor", "noclobber", "noexec",
+                "noglob", "nolog", "notify", "nounset", "onecmd", "physical", "pipefail", "posix", "privileged",
+                "verbose", "vi", "xtrace"}
 
 
 class Alias(Command):
@@ -1173,4 +1247,4 @@ class Watch(Command):
 def commands() -> list[Command]:
     return [Help(), Man(), Echo(), Printf(), Hostname(), Whoami(), Nproc(), Id(), Uname(), Uptime(), Date(), Cd(), Pwd(),
             Export(), Unset(), Env(), History(), Clear(), TrueCommand(), FalseCommand(), Test(), Read(), Which(), Type(), Ssh(),
-            Exit(), Sleep(), Watch(), Alias(), Unalias(), Printenv(), Sudo(), Timeout()]
+            Exit(), Sleep(), Watch(), Source(), Set(), Alias(), Unalias(), Printenv(), Sudo(), Timeout()]

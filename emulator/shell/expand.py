@@ -112,21 +112,37 @@ def _braces(word: Word) -> list[Word]:
 
 
 # -- arithmetic ---------------------------------------------------------------------
-_ARITH_TOKEN = re.compile(r"\s*(?:(\d+)|([A-Za-z_][A-Za-z_0-9]*)|(\*\*|<=|>=|==|!=|&&|\|\||[-+*/%()<>!]))")
+_ARITH_TOKEN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|\d+)|([A-Za-z_][A-Za-z_0-9]*)|"
+                          r"(\*\*|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%()<>!~&|^?:]))")
+_INTEGER = re.compile(r"^\s*-?(0[xX][0-9a-fA-F]+|\d+)\s*$")
+
+
+def _integer(text: str) -> int:
+    """A bash integer constant: decimal, 0x hex, or 0-prefixed octal."""
+    text = text.strip()
+    sign = -1 if text.startswith("-") else 1
+    body = text.lstrip("-")
+    if body[:2].lower() == "0x":
+        return sign * int(body, 16)
+    if len(body) > 1 and body.startswith("0"):
+        if any(c in "89" for c in body):
+            raise ValueError(body)
+        return sign * int(body, 8)
+    return sign * int(body)
 
 
 def arithmetic(source: str, env: Env) -> int:
-    """Evaluate ``$(( ))``: integers, variables, + - * / % ** comparisons, && ||, parentheses."""
+    """Evaluate ``$(( ))``: integers (hex, octal), variables, C operators, ``?:``, parentheses."""
     tokens: list[str] = []
     pos = 0
     src = source.strip()
     while pos < len(src):
         m = _ARITH_TOKEN.match(src, pos)
         if not m or m.end() == pos:
-            raise ExpansionError(f"{source.strip()}: syntax error: invalid arithmetic operator (error token is \"{src[pos:]}\")")
+            raise ExpansionError(f"{src}: syntax error: invalid arithmetic operator (error token is \"{src[pos:]}\")")
         if m.group(2):
             value = env.lookup_var(m.group(2)) or "0"
-            tokens.append(value.strip() if value.strip().lstrip("-").isdecimal() else "0")
+            tokens.append(value.strip() if _INTEGER.match(value) else "0")
         else:
             tokens.append(m.group(1) or m.group(3))
         pos = m.end()
@@ -134,27 +150,60 @@ def arithmetic(source: str, env: Env) -> int:
             pos += 1
     if not tokens:
         return 0
-    p = _ArithParser(tokens, source.strip())
-    result = p.expr(0)
+    p = _ArithParser(tokens, src)
+    result = p.ternary()
     if p.i != len(tokens):
-        raise ExpansionError(f"{source.strip()}: syntax error in expression (error token is \"{tokens[p.i]}\")")
+        raise ExpansionError(f"{src}: syntax error in expression (error token is \"{' '.join(tokens[p.i:])}\")")
     return result
 
 
+def _wrap64(value: int) -> int:
+    return (value + 2 ** 63) % 2 ** 64 - 2 ** 63
+
+
+def _div(x: int, y: int) -> int:
+    """C division: truncates toward zero."""
+    q = abs(x) // abs(y)
+    return q if (x >= 0) == (y >= 0) else -q
+
+
 class _ArithParser:
-    _PREC = {"||": 1, "&&": 2, "==": 3, "!=": 3, "<": 4, ">": 4, "<=": 4, ">=": 4, "+": 5, "-": 5,
-             "*": 6, "/": 6, "%": 6, "**": 7}
+    _PREC = {"||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "==": 6, "!=": 6, "<": 7, ">": 7, "<=": 7, ">=": 7,
+             "<<": 8, ">>": 8, "+": 9, "-": 9, "*": 10, "/": 10, "%": 10, "**": 11}
+    _OPS: dict[str, Callable[[int, int], int]] = {
+        "+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y,
+        "/": _div, "%": lambda x, y: x - y * _div(x, y), "**": lambda x, y: x ** y,
+        "<": lambda x, y: int(x < y), ">": lambda x, y: int(x > y), "<=": lambda x, y: int(x <= y),
+        ">=": lambda x, y: int(x >= y), "==": lambda x, y: int(x == y), "!=": lambda x, y: int(x != y),
+        "&&": lambda x, y: int(bool(x and y)), "||": lambda x, y: int(bool(x or y)),
+        "&": lambda x, y: x & y, "|": lambda x, y: x | y, "^": lambda x, y: x ^ y,
+        "<<": lambda x, y: _wrap64(x << min(y, 64)), ">>": lambda x, y: x >> min(y, 64),
+    }
 
     def __init__(self, tokens: list[str], source: str) -> None:
         self.tokens, self.i, self.source = tokens, 0, source
 
+    def ternary(self) -> int:
+        cond = self.expr(0)
+        if self.i < len(self.tokens) and self.tokens[self.i] == "?":
+            self.i += 1
+            yes = self.ternary()
+            if self.i >= len(self.tokens) or self.tokens[self.i] != ":":
+                raise ExpansionError(f"{self.source}: `:' expected for conditional expression "
+                                     f"(error token is \"{' '.join(self.tokens[self.i:])}\")")
+            self.i += 1
+            no = self.ternary()
+            return yes if cond else no
+        return cond
+
     def atom(self) -> int:
         if self.i >= len(self.tokens):
-            raise ExpansionError(f"{self.source}: syntax error: operand expected (error token is \"\")")
+            last = self.tokens[-1] if self.tokens else ""
+            raise ExpansionError(f"{self.source}: syntax error: operand expected (error token is \"{last}\")")
         tok = self.tokens[self.i]
         self.i += 1
         if tok == "(":
-            value = self.expr(0)
+            value = self.ternary()
             if self.i >= len(self.tokens) or self.tokens[self.i] != ")":
                 raise ExpansionError(f"{self.source}: syntax error: missing `)'")
             self.i += 1
@@ -165,8 +214,13 @@ class _ArithParser:
             return self.atom()
         if tok == "!":
             return int(not self.atom())
-        if tok.lstrip("-").isdecimal():
-            return int(tok)
+        if tok == "~":
+            return ~self.atom()
+        if _INTEGER.match(tok):
+            try:
+                return _integer(tok)
+            except ValueError:
+                raise ExpansionError(f"{tok}: value too great for base (error token is \"{tok}\")") from None
         raise ExpansionError(f"{self.source}: syntax error: operand expected (error token is \"{tok}\")")
 
     def expr(self, min_prec: int) -> int:
@@ -183,18 +237,10 @@ class _ArithParser:
         if op in ("/", "%") and b == 0:
             raise ExpansionError(f"{self.source}: division by 0 (error token is \"{self.source.split(op)[-1].strip()}\")")
         if op == "**" and (b < 0 or b > 64):
-            raise ExpansionError(f"{self.source}: exponent out of range")
-        ops: dict[str, Callable[[int, int], int]] = {
-            "+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y,
-            "/": lambda x, y: int(x / y), "%": lambda x, y: x - y * int(x / y), "**": lambda x, y: x ** y,
-            "<": lambda x, y: int(x < y), ">": lambda x, y: int(x > y), "<=": lambda x, y: int(x <= y),
-            ">=": lambda x, y: int(x >= y), "==": lambda x, y: int(x == y), "!=": lambda x, y: int(x != y),
-            "&&": lambda x, y: int(bool(x and y)), "||": lambda x, y: int(bool(x or y)),
-        }
-        result = ops[op](a, b)
-        if abs(result) > 2 ** 63:
-            result = (result + 2 ** 63) % 2 ** 64 - 2 ** 63
-        return result
+            raise ExpansionError(f"{self.source}: exponent less than 0" if b < 0 else f"{self.source}: exponent out of range")
+        if op in ("<<", ">>") and b < 0:
+            return 0
+        return _wrap64(self._OPS[op](a, b))
 
 
 # -- words --------------------------------------------------------------------------

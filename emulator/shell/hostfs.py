@@ -125,10 +125,6 @@ def _home(cluster: Cluster) -> Dir:
 
 
 _BASHRC = """# ~/.bashrc: executed by bash(1) for non-login shells.
-case $- in
-    *i*) ;;
-      *) return;;
-esac
 HISTCONTROL=ignoreboth
 HISTSIZE=1000
 export PATH=/usr/local/cuda/bin:$PATH

@@ -10,6 +10,7 @@ becomes the next stage's stdin, and the last stage streams.
 
 from __future__ import annotations
 
+import fnmatch
 import posixpath
 import shlex
 from collections.abc import Generator
@@ -19,11 +20,11 @@ from typing import TYPE_CHECKING, Any
 from ..commands import registry
 from ..commands.base import OUTPUT_LIMIT, Context, Result
 from ..errors import CommandError, EmulatorError, OutputLimitExceeded
-from ..vfs import FileSystem, FsError
+from ..vfs import FileSystem, FsError, glob_escape
 from . import hostfs
 from .expand import expand_word, glob_relative
-from .lexer import ShellSyntaxError, Word
-from .parser import AndOr, For, Group, If, Pipeline, Redirect, Script, Simple, While, parse
+from .lexer import Lit, ShellSyntaxError, Word
+from .parser import AndOr, Case, For, Group, If, Pipeline, Redirect, Script, Simple, While, parse
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..cluster.model import Cluster, Node
@@ -41,6 +42,14 @@ COMMAND_LIMIT = 50_000
 DEPTH_LIMIT = 16
 #: The process id ``$$`` reports.
 SHELL_PID = 24817
+
+
+class ExitShell(Exception):  # noqa: N818 - a control-flow signal, like StopIteration
+    """``exit`` inside a subshell or a remote line: ends that shell with ``status``."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
 
 
 class WorkLimitExceeded(OutputLimitExceeded):
@@ -150,6 +159,8 @@ class Shell:
         self.pending: list[tuple[str, str]] = []
         self._pending_size = 0
         self._commands = 0
+        #: Subshells ``( ... )`` running now (``exit`` ends the innermost).
+        self.subshells = 0
         #: Inputs of the loops running now, innermost last (for ``read``).
         self.inputs: list[Input] = []
         self._depth = 0
@@ -272,6 +283,8 @@ class Shell:
                 ctx.err(f"bash: {exc.message}\n")
                 return 2
             return (yield from self.run_script(script, ctx.stdin, ContextSink(ctx, "out"), ContextSink(ctx, "err")))
+        except ExitShell as stop:
+            return stop.status
         finally:
             del self.frames[depth:]
             self._sync_env()
@@ -332,6 +345,8 @@ class Shell:
             return 2
         try:
             status = yield from self.run_script(script, "", Terminal(self, "out"), err)
+        except ExitShell as stop:
+            status = stop.status
         except OutputLimitExceeded as exc:
             self.pending.append(("err", f"bash: {exc}\n"))
             status = 1
@@ -382,9 +397,8 @@ class Shell:
         if pipe.timed:
             started = self.cluster.clock.elapsed
             status = yield from self._pipeline(pipe, stdin, out, err)
-            real = self.cluster.clock.elapsed - started + 0.004
-            minutes, seconds = divmod(real, 60)
-            err.write(f"\nreal\t{int(minutes)}m{seconds:.3f}s\nuser\t0m0.002s\nsys\t0m0.001s\n")
+            minutes, seconds = divmod(self.cluster.clock.elapsed - started, 60)
+            err.write(f"\nreal\t{int(minutes)}m{seconds:.3f}s\nuser\t0m0.000s\nsys\t0m0.000s\n")
             return status
         return (yield from self._pipeline(pipe, stdin, out, err))
 
@@ -418,9 +432,13 @@ class Shell:
                 return (yield from self.run_script(command.body, stdin, out, err))
             frames = [Frame(f.host, f.cwd, f.oldpwd, f.remote) for f in self.frames]
             env, variables, aliases = dict(self.env), dict(self.vars), dict(self.aliases)
+            self.subshells += 1
             try:
                 return (yield from self.run_script(command.body, stdin, out, err))
+            except ExitShell as stop:
+                return stop.status
             finally:
+                self.subshells -= 1
                 self.frames, self.env, self.vars, self.aliases = frames, env, variables, aliases
         if isinstance(command, For):
             if command.words is None:
@@ -446,6 +464,17 @@ class Shell:
                 self.inputs.pop()
             err.write(f"bash: loop stopped after {LOOP_LIMIT} iterations\n")
             return 1
+        if isinstance(command, Case):
+            try:
+                subject = "".join(expand_word(command.word, self, split=False, glob=False))
+                for patterns, body in command.items:
+                    for pattern in patterns:
+                        if fnmatch.fnmatchcase(subject, self._pattern(pattern)):
+                            return (yield from self.run_script(body, stdin, out, err))
+            except ShellSyntaxError as exc:
+                err.write(f"bash: {exc.message}\n")
+                return 1
+            return 0
         if isinstance(command, If):
             for test, body in command.branches:
                 if (yield from self.run_script(test, stdin, out, err)) == 0:
@@ -455,6 +484,12 @@ class Shell:
             return 0
         raise TypeError(f"unknown command node {command!r}")
 
+    def _pattern(self, word: Word) -> str:
+        """A ``case`` pattern: expanded, with quoted parts matching literally."""
+        return "".join(glob_escape(t) if isinstance(part, Lit) and part.quoted else t
+                       for part in word.parts
+                       for t in ["".join(expand_word(Word([part], word.raw), self, split=False, glob=False))])
+
     def expand(self, word: Word) -> list[str]:
         return expand_word(word, self)
 
@@ -463,6 +498,13 @@ class Shell:
         """Apply redirections left to right; None (after an error message) if one fails."""
         fds: dict[int, Sink] = {1: out, 2: err}
         for r in redirects:
+            if r.op == "<<<":
+                try:
+                    stdin = "".join(expand_word(r.target, self, split=False, glob=False)) + "\n"
+                except ShellSyntaxError as exc:
+                    err.write(f"bash: {exc.message}\n")
+                    return None
+                continue
             try:
                 targets = self.expand(r.target)
             except ShellSyntaxError as exc:
@@ -516,7 +558,13 @@ class Shell:
     def run_simple(self, cmd: Simple, stdin: str, out: Sink, err: Sink) -> Run:
         try:
             argv = [v for w in cmd.words for v in self.expand(w)]
-            assigns = [(name, "".join(expand_word(w, self, split=False, glob=False))) for name, w in cmd.assigns]
+            assigns = []
+            for name, word in cmd.assigns:
+                value = "".join(expand_word(word, self, split=False, glob=False))
+                if name.endswith("+"):
+                    name = name[:-1]
+                    value = (self.lookup_var(name) or "") + value
+                assigns.append((name, value))
         except ShellSyntaxError as exc:
             err.write(f"bash: {exc.message}\n")
             return 1
@@ -531,6 +579,10 @@ class Shell:
         env = dict(self.env)
         env.update(assigns)
         return (yield from self.run_command_argv(argv, stdin, out, err, env))
+
+    def run_source(self, text: str, ctx: Context) -> Run:
+        """``source FILE``: run a file's lines in this shell, streaming through ``ctx``."""
+        return (yield from self.run_script(parse(text), ctx.stdin, ContextSink(ctx, "out"), ContextSink(ctx, "err")))
 
     def run_streaming(self, argv: list[str], ctx: Context) -> Run:
         """Run a command inside another one (``sudo``, ``timeout``), streaming through its context."""
@@ -580,6 +632,9 @@ class Shell:
             self._route(ctx, out, err)
             err.write(f"bash: {name}: {exc}\n")
             status = 1
+        except ExitShell:
+            self._route(ctx, out, err)
+            raise
         except Exception as exc:  # noqa: BLE001 - a bug in a command must not end the session
             ctx.take_output()
             err.write(f"bash: internal error in {name}: {type(exc).__name__}: {exc}\n")

@@ -4,15 +4,15 @@ Supported: simple commands with ``NAME=value`` prefixes and redirections
 (``>``, ``>>``, ``<``, ``2>``, ``2>&1``, ``&>``, ``>&2``), pipelines (``|``,
 ``|&``, a leading ``!``), ``&&``, ``||``, ``;``, newlines, ``( list )``,
 ``{ list; }``, ``for NAME in WORDS; do LIST; done``, ``while``/``until``
-loops and ``if``/``elif``/``else``/``fi``.
+loops, ``if``/``elif``/``else``/``fi`` and ``case``/``esac``.
 
 Deviations from bash (also listed on the handbook page about the shell):
 
 - ``&`` runs the command in the foreground; there is no job control.
 - Pipeline stages run one after another (each stage's whole output is the
   next one's input); only the last stage streams.
-- Here-documents (``<<``, ``<<<``) and ``case`` are not supported and
-  report a clear error; shell functions cannot be defined.
+- Here-documents (``<<``) are not supported and report a clear error
+  (here-strings, ``<<<``, are); shell functions cannot be defined.
 - Loops stop after 10,000 iterations, a line runs at most 50,000 commands, and output is capped.
 - ``( list )`` runs in the same shell, but ``cd`` and variables inside it do
   not leak out (the state is restored afterwards), as with a real subshell.
@@ -35,7 +35,7 @@ from .lexer import Lit, Op, ShellSyntaxError, Tilde, Token, Word, tokenize
 
 RESERVED = {"if", "then", "elif", "else", "fi", "for", "in", "do", "done", "while", "until", "case", "esac",
             "function", "{", "}", "!", "select", "time"}
-_UNSUPPORTED = {"case": "case statements", "function": "shell functions", "select": "select loops"}
+_UNSUPPORTED = {"function": "shell functions", "select": "select loops"}
 _REDIRECTS = {">", ">>", ">|", ">&", "<&", "&>", "&>>", "<", "<<", "<<<", "<>"}
 
 
@@ -48,6 +48,7 @@ class Redirect:
 
 @dataclass
 class Simple:
+    #: ``NAME=value`` prefixes; ``NAME+`` for ``NAME+=value`` (append).
     assigns: list[tuple[str, Word]] = field(default_factory=list)
     words: list[Word] = field(default_factory=list)
     redirects: list[Redirect] = field(default_factory=list)
@@ -85,7 +86,16 @@ class If:
     redirects: list[Redirect] = field(default_factory=list)
 
 
-Command = Simple | Group | For | While | If
+@dataclass
+class Case:
+    """``case WORD in PATTERN|PATTERN) LIST ;; ... esac``."""
+
+    word: Word
+    items: list[tuple[list[Word], Script]]
+    redirects: list[Redirect] = field(default_factory=list)
+
+
+Command = Simple | Group | For | While | If | Case
 
 
 @dataclass
@@ -163,7 +173,7 @@ class _Parser:
             tok = self.peek()
             if tok is None:
                 break
-            if isinstance(tok, Op) and tok.kind == ")" and ")" in stop:
+            if isinstance(tok, Op) and (tok.kind == ")" and ")" in stop or tok.kind == ";;" and ";;" in stop):
                 break
             if self.peek_word() in stop:
                 break
@@ -171,7 +181,8 @@ class _Parser:
             tok = self.peek()
             if isinstance(tok, Op) and tok.kind in (";", "&", "\n"):
                 self.i += 1
-            elif tok is None or isinstance(tok, Op) and tok.kind == ")" and ")" in stop or self.peek_word() in stop:
+            elif tok is None or isinstance(tok, Op) and (tok.kind == ")" and ")" in stop or tok.kind == ";;"
+                                                     and ";;" in stop) or self.peek_word() in stop:
                 break
             else:
                 raise self.error()
@@ -229,6 +240,8 @@ class _Parser:
             return Group(body, False, self.redirects())
         if word == "for":
             return self.for_loop()
+        if word == "case":
+            return self.case_clause()
         if word in ("while", "until"):
             self.i += 1
             cond = self.script({"do"})
@@ -245,9 +258,10 @@ class _Parser:
     def for_loop(self) -> For:
         self.i += 1
         name_tok = self.next()
-        if not isinstance(name_tok, Word) or not name_tok.is_plain() or not _is_name(name_tok.literal() or ""):
-            bad = name_tok.raw if isinstance(name_tok, Word) else ""
-            raise ShellSyntaxError(f"`{bad}': not a valid identifier")
+        if not isinstance(name_tok, Word):
+            raise self.error(name_tok)
+        if not name_tok.is_plain() or not _is_name(name_tok.literal() or ""):
+            raise ShellSyntaxError(f"`{name_tok.raw}': not a valid identifier")
         words: list[Word] | None = None
         self.skip_newlines()
         if self.peek_word() == "in":
@@ -262,6 +276,45 @@ class _Parser:
         body = self.script({"done"})
         self.expect_word("done")
         return For(name_tok.literal() or "", words, body, self.redirects())
+
+    def case_clause(self) -> Case:
+        self.i += 1
+        subject = self.next()
+        if not isinstance(subject, Word):
+            raise self.error(subject)
+        self.skip_newlines()
+        self.expect_word("in")
+        items: list[tuple[list[Word], Script]] = []
+        while True:
+            self.skip_newlines()
+            if self.peek_word() == "esac":
+                self.i += 1
+                break
+            if isinstance(self.peek(), Op) and self.peek().kind == "(":  # type: ignore[union-attr]
+                self.i += 1
+            patterns: list[Word] = []
+            while True:
+                tok = self.next()
+                if not isinstance(tok, Word):
+                    raise self.error(tok)
+                patterns.append(tok)
+                sep = self.next()
+                if isinstance(sep, Op) and sep.kind == ")":
+                    break
+                if not (isinstance(sep, Op) and sep.kind == "|"):
+                    raise self.error(sep)
+            body = self.script({"esac", ";;"}) if not self._at_op(";;") else Script()
+            items.append((patterns, body))
+            self.skip_newlines()
+            if self._at_op(";;"):
+                self.i += 1
+            elif self.peek_word() != "esac":
+                raise self.error()
+        return Case(subject, items, self.redirects())
+
+    def _at_op(self, kind: str) -> bool:
+        tok = self.peek()
+        return isinstance(tok, Op) and tok.kind == kind
 
     def if_clause(self) -> If:
         self.i += 1
@@ -289,8 +342,8 @@ class _Parser:
     def redirect(self) -> Redirect:
         op = self.next()
         assert isinstance(op, Op)
-        if op.kind in ("<<", "<<<"):
-            raise ShellSyntaxError("here-documents are not supported by this shell")
+        if op.kind == "<<":
+            raise ShellSyntaxError("here-documents are not supported by this shell (a here-string, <<<, is)")
         target = self.peek()
         if not isinstance(target, Word):
             raise self.error()
@@ -316,8 +369,12 @@ class _Parser:
                 break
             if not cmd.words:
                 eq = tok.raw.find("=")
-                if eq > 0 and _is_name(tok.raw[:eq]) and tok.parts and _starts_plain(tok, eq + 1):
-                    cmd.assigns.append((tok.raw[:eq], _strip_prefix(tok, eq + 1)))
+                name = tok.raw[:eq]
+                append = name.endswith("+")
+                if append:
+                    name = name[:-1]
+                if eq > 0 and _is_name(name) and tok.parts and _starts_plain(tok, eq + 1):
+                    cmd.assigns.append((name + ("+" if append else ""), _strip_prefix(tok, eq + 1)))
                     self.i += 1
                     continue
             cmd.words.append(tok)

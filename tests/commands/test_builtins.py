@@ -134,7 +134,7 @@ def test_timeout_stops_a_streaming_command_with_124(s):
 
 
 def test_time_reports_simulated_duration(s):
-    assert s.execute("time sleep 3") == ("\nreal\t0m3.004s\nuser\t0m0.002s\nsys\t0m0.001s\n", 0)
+    assert s.execute("time sleep 3") == ("\nreal\t0m3.000s\nuser\t0m0.000s\nsys\t0m0.000s\n", 0)
 
 
 def test_test_and_brackets(s):
