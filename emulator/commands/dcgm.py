@@ -45,22 +45,26 @@ USAGE = """\
     -v  --version  Displays the version of DCGM.
 """
 
-#: Field id → (short name, long name, kind). Kinds: how the value is computed and printed.
-FIELDS: dict[int, tuple[str, str, str]] = {
-    100: ("SMCLK", "sm_clock", "sm_mhz"), 101: ("MMCLK", "memory_clock", "mem_mhz"),
-    140: ("MMTMP", "memory_temp", "mem_temp"), 150: ("TMPTR", "gpu_temp", "temp"),
-    155: ("POWER", "power_usage", "power"), 156: ("TOTEC", "total_energy_consumption", "energy"),
-    203: ("GPUTL", "gpu_utilization", "util"), 204: ("MCUTL", "mem_copy_utilization", "mem_util"),
-    230: ("XIDER", "xid_errors", "xid"), 240: ("PVIOL", "power_violation", "pviol"),
-    241: ("TVIOL", "thermal_violation", "tviol"), 250: ("FBTTL", "fb_total", "fb_total"),
-    251: ("FBFRE", "fb_free", "fb_free"), 252: ("FBUSD", "fb_used", "fb_used"),
-    310: ("ESVTL", "ecc_sbe_volatile_total", "sbe"), 311: ("EDVTL", "ecc_dbe_volatile_total", "dbe"),
-    1001: ("GRACT", "gr_engine_active", "gract"), 1002: ("SMACT", "sm_active", "smact"),
-    1003: ("SMOCC", "sm_occupancy", "smocc"), 1004: ("TENSO", "tensor_active", "tensor"),
-    1005: ("DRAMA", "dram_active", "dram"), 1009: ("PCITX", "pcie_tx_bytes", "pcitx"),
-    1010: ("PCIRX", "pcie_rx_bytes", "pcirx"), 1011: ("NVLTX", "nvlink_tx_bytes", "nvltx"),
-    1012: ("NVLRX", "nvlink_rx_bytes", "nvlrx"),
+#: Field id → (short name, long name, kind, column width, unit) as DCGM's field table declares them.
+#: Kinds: how the value is computed and printed.
+FIELDS: dict[int, tuple[str, str, str, int, str]] = {
+    100: ("SMCLK", "sm_clock", "sm_mhz", 5, ""), 101: ("MMCLK", "memory_clock", "mem_mhz", 5, ""),
+    140: ("MMTMP", "memory_temp", "mem_temp", 10, " C"), 150: ("TMPTR", "gpu_temp", "temp", 5, " C"),
+    155: ("POWER", "power_usage", "power", 10, " W"),
+    156: ("TOTEC", "total_energy_consumption", "energy", 16, " mJ"),
+    203: ("GPUTL", "gpu_utilization", "util", 10, ""), 204: ("MCUTL", "mem_copy_utilization", "mem_util", 10, ""),
+    230: ("XIDER", "xid_errors", "xid", 5, ""), 240: ("PVIOL", "power_violation", "pviol", 10, ""),
+    241: ("TVIOL", "thermal_violation", "tviol", 10, ""), 250: ("FBTTL", "fb_total", "fb_total", 10, ""),
+    251: ("FBFRE", "fb_free", "fb_free", 10, ""), 252: ("FBUSD", "fb_used", "fb_used", 10, ""),
+    310: ("ESVTL", "ecc_sbe_volatile_total", "sbe", 5, ""), 311: ("EDVTL", "ecc_dbe_volatile_total", "dbe", 5, ""),
+    1001: ("GRACT", "gr_engine_active", "gract", 5, ""), 1002: ("SMACT", "sm_active", "smact", 5, ""),
+    1003: ("SMOCC", "sm_occupancy", "smocc", 5, ""), 1004: ("TENSO", "tensor_active", "tensor", 5, ""),
+    1005: ("DRAMA", "dram_active", "dram", 5, ""), 1009: ("PCITX", "pcie_tx_bytes", "pcitx", 20, ""),
+    1010: ("PCIRX", "pcie_rx_bytes", "pcirx", 20, ""), 1011: ("NVLTX", "nvlink_tx_bytes", "nvltx", 20, ""),
+    1012: ("NVLRX", "nvlink_rx_bytes", "nvlrx", 20, ""),
 }
+#: dmon prints its header again after this many samples (then every 14).
+DMON_HEADER_EVERY = 14
 RULE = "_" * 83
 
 
@@ -513,7 +517,7 @@ class Dcgmi(Command):
             return 0
         if "l" in opts or "list" in opts:
             ctx.out(f"{RULE}\n{'Long Name':>40}{'Short Name':>20}{'Field Id':>15}\n{RULE}\n")
-            for fid, (short, long_name, _) in FIELDS.items():
+            for fid, (short, long_name, *_) in FIELDS.items():
                 ctx.outln(f"{long_name:<55}{short:<5}{fid:>15}")
             return 0
         spec = opts.get("e", opts.get("field-id"))
@@ -542,14 +546,26 @@ class Dcgmi(Command):
 
     def _dmon_run(self, ctx: Context, gpus: list[GPU], fields: list[int], count: int,
                   delay: float) -> Generator[float, None, int]:
-        ctx.outln(f"{'#Entity':<16}" + "".join(f"{FIELDS[f][0]:<18}" for f in fields).rstrip())
-        ctx.outln("ID")
+        """Rows as DCGM's DeviceMonitor prints them: a 10-wide entity column, then each field left-aligned in
+        its width + 6, two spaces apart; the header and unit rows come back every 14 samples."""
+        widths = [FIELDS[f][3] + 6 for f in fields]
+        header = "#Entity   " + "".join(f"{FIELDS[f][0][:w]:<{w + 2}}" for f, w in zip(fields, widths, strict=True))
+        units = f"{'ID':<10}" + "".join(f"{FIELDS[f][4][:w]:<{w + 2}}" for f, w in zip(fields, widths, strict=True))
+        ctx.outln(header)
+        ctx.outln(units)
+        since_header = 0
         for n in range(count):
             for gpu in gpus:
                 values = [_dmon_value(ctx, ctx.host, gpu, FIELDS[f][2]) for f in fields]
-                ctx.outln(f"{'GPU ' + str(gpu.index):<16}" + "".join(f"{v:<18}" for v in values).rstrip())
+                ctx.outln(f"{'GPU ' + str(gpu.index):<10}"
+                          + "".join(f"{v[:w]:<{w + 2}}" for v, w in zip(values, widths, strict=True)))
             if n + 1 < count:
                 yield delay
+                if since_header == DMON_HEADER_EVERY:
+                    ctx.outln(header)
+                    ctx.outln(units)
+                    since_header = 0
+                since_header += 1
         return 0
 
     def _health(self, ctx: Context, argv: list[str]) -> int:

@@ -64,10 +64,18 @@ def test_dmon_rows_split_into_entity_and_one_value_per_field() -> None:
     out, status = on("node01").execute("dcgmi dmon -e 150,155,203,204 -c 2")
     assert status == 0
     lines = out.splitlines()
-    assert lines[0].split() == ["#Entity", "TMPTR", "POWER", "GPUTL", "MCUTL"] and lines[1] == "ID"
+    assert lines[0].split() == ["#Entity", "TMPTR", "POWER", "GPUTL", "MCUTL"]
+    # DCGM's layout: a 10-wide entity column, each field in its width + 8, the units row under the header.
+    assert lines[1].split() == ["ID", "C", "W"] and lines[1].index("C") == 11 and lines[1].index("W") == 24
     rows = [line.split() for line in lines[2:]]
     assert len(rows) == 16
     for cells in rows:
         assert cells[0] == "GPU" and cells[1].isdigit() and len(cells) == 6
         for cell in cells[2:]:
             float(cell)
+
+
+def test_dmon_repeats_its_header_after_fifteen_samples() -> None:
+    out, _ = on("node01").execute("dcgmi dmon -e 203 -i 0 -c 31 -d 100")
+    headers = [n for n, line in enumerate(out.splitlines()) if line.startswith("#Entity")]
+    assert headers == [0, 17, 33]
