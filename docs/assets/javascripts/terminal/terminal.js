@@ -350,7 +350,10 @@ export class Terminal {
 
   announce(text) {
     const trimmed = text.length > MAX_ANNOUNCE ? `${text.slice(0, MAX_ANNOUNCE)}… (more in the terminal output)` : text;
-    this.live.textContent = trimmed.trim() || "Done, no output.";
+    // A new node each time, so the same output twice in a row is announced twice.
+    const said = document.createElement("p");
+    said.textContent = trimmed.trim() || "Done, no output.";
+    this.live.replaceChildren(said);
   }
 
   /** Terminal width in characters, for laying out completion lists. */
