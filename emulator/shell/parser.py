@@ -23,6 +23,8 @@ Deviations from bash (also listed on the handbook page about the shell):
   as typed (bash's default).
 - ``exit`` on the login node prints ``logout`` and keeps the session open;
   after ``ssh`` it returns to the previous host.
+- ``set`` options (``-e``, ``-u``, ``-x``, ``-o pipefail``) are accepted and
+  change nothing.
 - ``time`` reports simulated time; aliases expand in the first word of a
   simple command only (``ll``, ``la``, ``l`` and those defined with ``alias``).
 """
