@@ -307,7 +307,9 @@ class Top(Command):
     name = "top"
     summary = "display Linux processes (batch mode)"
     section = SECTION
-    notes = "Batch mode only: prints -n iterations (default 1), -d seconds apart on the simulated clock."
+    notes = ("Batch mode only: prints -n iterations (default 1), -d seconds apart on the simulated clock.\n"
+             "Each frame lists the 40 busiest processes (all of them with -u or -p); kernel threads are counted\n"
+             "in Tasks but not listed.")
 
     def configure(self, parser: ArgumentParser) -> None:
         parser.add_argument("-b", action="store_true", help="batch mode")
