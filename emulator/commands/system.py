@@ -424,7 +424,7 @@ class Journalctl(Command):
         if rest:
             raise ctx.fail(f"Failed to add match '{rest[0]}': Invalid argument\n", 1)
         node = ctx.host
-        entries: list[tuple[float, str, int, str]] = []   # offset, source, priority, message
+        entries: list[tuple[float, str, int, str, str]] = []   # offset, source, priority, message, unit
         chosen = [(u, find_unit(node, u)) for u in units] if units or kernel else \
             [(key, service) for key, service in node.hw.services.items()]
         for unit, service in chosen:
@@ -432,13 +432,14 @@ class Journalctl(Command):
                 continue
             for offset, message in unit_journal(ctx, node, service):
                 level = 3 if "fail" in message.lower() else 6
-                entries.append((offset, _journal_source(unit, service, message), level, message))
+                entries.append((offset, _journal_source(unit, service, message), level, message,
+                                f"{service.name}.service"))
         if kernel or not units:
             boot = boot_offset(node)
             for event in kernel_events(ctx, node):
                 if kernel or event.offset_s >= boot:
                     level = {"err": 3, "warn": 4}.get(event.level, 6)
-                    entries.append((event.offset_s, "kernel", level, event.text))
+                    entries.append((event.offset_s, "kernel", level, event.text, ""))
         now = ctx.clock.elapsed
         entries = [e for e in entries if e[0] <= now and (since is None or e[0] >= since)
                    and (until is None or e[0] <= until) and (priority is None or e[2] <= priority)]
@@ -450,10 +451,10 @@ class Journalctl(Command):
         if not entries and not follow:
             ctx.outln("-- No entries --")
             return 0
-        for offset, source, level, message in entries:
+        for offset, source, level, message, unit_name in entries:
             when = ctx.clock.at(offset)
             if output == "json":
-                ctx.outln(_journal_json(ctx, node, offset, source, level, message))
+                ctx.outln(_journal_json(ctx, node, offset, source, level, message, unit_name))
                 continue
             if output == "cat":
                 ctx.outln(message)
@@ -468,7 +469,8 @@ class Journalctl(Command):
         return follow_forever() if follow else 0
 
 
-def _journal_json(ctx: Context, node: Node, offset: float, source: str, level: int, message: str) -> str:
+def _journal_json(ctx: Context, node: Node, offset: float, source: str, level: int, message: str,
+                  unit: str) -> str:
     """One entry as ``journalctl -o json`` prints it: one object per line, every value a string."""
     usec = int(round((ctx.clock.at(offset) - EPOCH).total_seconds() * 1e6))
     boot = max((b.offset_s for b in node.health.boots if b.offset_s <= offset), default=boot_offset(node))
@@ -482,6 +484,7 @@ def _journal_json(ctx: Context, node: Node, offset: float, source: str, level: i
     else:
         entry.update({"_TRANSPORT": "stdout" if identifier != "systemd" else "journal", "SYSLOG_FACILITY": "3",
                       "_PID": pid.rstrip("]")})
+        entry["_SYSTEMD_UNIT" if identifier != "systemd" else "UNIT"] = unit
     entry["MESSAGE"] = message
     return json.dumps(entry, separators=(",", ":"))
 
