@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from urllib.parse import urlparse
 
@@ -90,3 +91,15 @@ def test_leaving_a_page_mid_command_and_coming_back_keeps_the_session_usable(pag
     wait_ready(page)
     assert page.text_content(PROMPT) == "alice@login01:/tmp$ "
     assert run(page, "echo still-here").endswith("$ echo still-here\nstill-here\n")
+
+
+def test_loading_shows_its_stages_and_the_bytes_downloaded(page, site):
+    page.add_init_script("""window.__statuses = [];
+        document.addEventListener('DOMContentLoaded', () => setInterval(() => {
+            const el = document.querySelector('[data-mdx-status]');
+            if (el && !window.__statuses.includes(el.textContent)) window.__statuses.push(el.textContent);
+        }, 10));""")
+    open_lab_page(page, site.url)
+    statuses = page.evaluate("window.__statuses")
+    assert any(re.fullmatch(r"Downloading the Python runtime… \d+\.\d of \d+\.\d MB", s) for s in statuses), statuses
+    assert any(s.startswith("Opening the session…") for s in statuses), statuses
