@@ -415,3 +415,29 @@ def test_a_streaming_command_advances_the_clock_by_what_it_waits() -> None:
     before = int(sh(s, "date -u +%s"))
     sh(s, "ssh node01 all_reduce_perf -b 8 -e 8G -f 2 -g 8")
     assert int(sh(s, "date -u +%s")) - before >= 2
+
+
+@pytest.mark.parametrize(("lab", "seed"), [("diagnostic-snapshot", 0), ("out-of-band", 2), ("late-rank", 1),
+                                           ("sandbox", 0)])
+def test_a_job_file_was_last_modified_when_its_last_line_was_written(lab: str, seed: int) -> None:
+    from emulator.cluster.steps import log_mtimes
+
+    s = Session(lab=lab, seed=seed)
+    sh(s, "sleep 300")
+
+    def mtime(path: str) -> datetime:
+        return s.cluster.clock.at(log_mtimes(s.cluster)[path]())
+
+    last = re.findall(r"^(\S+ \S+),(\d+) ", sh(s, f"cat {JOBDIR}/train.log"), re.M)[-1]
+    assert mtime(f"{JOBDIR}/train.log").strftime("%Y-%m-%d %H:%M:%S,%f")[:-3] == ",".join(last)
+    out = sh(s, f"cat {JOBDIR}/slurm-{JOB}.out").splitlines()
+    stamped = [line for line in out if re.match(r"\[?(rank\d+\]:\[)?[EW]\d{4} ", line)]
+    killed = re.search(r"CANCELLED AT (\S+)", out[-1])
+    written = mtime(f"{JOBDIR}/slurm-{JOB}.out")
+    if killed:
+        assert written.strftime("%Y-%m-%dT%H:%M:%S") == killed.group(1)
+    elif out[-1].startswith(("srun: error", "+ exit")):
+        assert written.strftime("%H:%M:%S") == (datetime.strptime(stamped[-1].split()[1][:8], "%H:%M:%S")
+                                              + timedelta(seconds=1)).strftime("%H:%M:%S")
+    else:
+        assert written.strftime("%H:%M:%S") == stamped[-1].split()[1][:8]

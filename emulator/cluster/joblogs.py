@@ -71,6 +71,35 @@ def files(cluster: Cluster) -> dict[str, Callable[[], str]]:
     return table
 
 
+def mtimes(cluster: Cluster) -> dict[str, Callable[[], float]]:
+    """Absolute path -> when the file was last written (offset s), for ``ls -l``.
+
+    A log that stopped growing keeps the instant of its last line, so a stale
+    ``train.log`` shows as stale; see :func:`files` for the paths.
+    """
+    run = cluster.training
+    paths = files(cluster)
+    if run is None:
+        return {}
+    job = cluster.slurm.job(run.job_id)
+    submitted = job.submit_s if job is not None else run.started_s
+    table: dict[str, Callable[[], float]] = {}
+    for path in paths:
+        if path.endswith("/train.log"):
+            table[path] = lambda: max((t for t, _ in _train_entries(cluster)), default=run.started_s)
+        elif path.endswith(".out"):
+            table[path] = lambda: _slurm_out_mtime(cluster)
+        elif path.endswith("latest_checkpointed_iteration.txt"):
+            table[path] = lambda: _checkpoint_mtime(cluster)
+        elif path.endswith(".yaml"):
+            table[path] = lambda: submitted - 410.0
+        elif path == script_path(cluster):
+            table[path] = lambda: submitted - 95.0
+        elif path.endswith("/train.log.1"):
+            table[path] = lambda: run.started_s - 420.0
+    return table
+
+
 def script_path(cluster: Cluster) -> str:
     run = cluster.training
     job = cluster.slurm.job(run.job_id) if run else None
@@ -231,11 +260,11 @@ def _step_lines(cluster: Cluster, run: TrainingRun, sched: Schedule, prof: StepP
     return lines
 
 
-def train_log(cluster: Cluster) -> str:
-    """Rank 0's log (``train.log``) up to the current simulated instant."""
+def _train_entries(cluster: Cluster) -> list[tuple[float, str]]:
+    """Rank 0's log lines written so far: (offset s, text), in order."""
     run = cluster.training
     if run is None:
-        return ""
+        return []
     now = written_until(cluster)
     prof = profile(cluster)
     sched = schedule(cluster, prof)
@@ -246,7 +275,12 @@ def train_log(cluster: Cluster) -> str:
     entries += [e for e in _header(cluster, run, sched, prof) if e[0] <= now]
     entries += _step_lines(cluster, run, sched, prof, now)
     entries.sort(key=lambda e: e[0])
-    return "".join(f"{_ts(cluster, t)} {text}\n" for t, text in entries)
+    return entries
+
+
+def train_log(cluster: Cluster) -> str:
+    """Rank 0's log (``train.log``) up to the current simulated instant."""
+    return "".join(f"{_ts(cluster, t)} {text}\n" for t, text in _train_entries(cluster))
 
 
 def previous_log(cluster: Cluster) -> str:
@@ -365,6 +399,24 @@ def slurm_out(cluster: Cluster) -> str:
     return "\n".join(out) + "\n"
 
 
+def _slurm_out_mtime(cluster: Cluster) -> float:
+    """The instant of the Slurm output's last line (see :func:`slurm_out`)."""
+    run = cluster.training
+    assert run is not None
+    now = written_until(cluster)
+    sched = schedule(cluster)
+    marks = [sched.started_s + 6.0 + 0.13 * (len(run.nodes) - 1)]
+    if init_lines(cluster, _procs(run), run.env):
+        marks.append(sched.init_s + 20.0)
+    watchdog = hang_fired_s(cluster)
+    if watchdog is not None and run.hang_rank is not None:
+        marks += [watchdog + 0.15, watchdog + TEARDOWN_S]
+    job = cluster.slurm.job(run.job_id)
+    if job is not None and job.state in ("NODE_FAIL", "CANCELLED") and job.end_s is not None:
+        marks.append(job.end_s)
+    return max((m for m in marks if m <= now), default=sched.started_s)
+
+
 def _gave_up(attempt: int, total: int) -> list[str]:
     """The batch script's trace after a failed attempt (``set -x``): retry, or exit non-zero."""
     if total == 1:
@@ -445,6 +497,17 @@ def latest_checkpoint(cluster: Cluster) -> int:
         if begin + prof.checkpoint_write_s <= now:
             latest = step
     return latest
+
+
+def _checkpoint_mtime(cluster: Cluster) -> float:
+    """When the latest-checkpoint pointer was last written: the end of the last save that finished."""
+    run = cluster.training
+    assert run is not None
+    prof = profile(cluster)
+    sched = schedule(cluster, prof)
+    now = cluster.clock.elapsed if (gone := failed_at(cluster)) is None else min(cluster.clock.elapsed, gone)
+    done = [begin + prof.checkpoint_write_s for _step, begin, _finish in sched.saves_between(sched.steady_s, now)]
+    return max((d for d in done if d <= now), default=sched.started_s - 600.0)
 
 
 def checkpoint_files(cluster: Cluster, keep: int = 3) -> dict[str, tuple[int, float]]:

@@ -538,6 +538,13 @@ def log_files(cluster: Cluster) -> dict[str, Callable[[], str]]:
     return files(cluster)
 
 
+def log_mtimes(cluster: Cluster) -> dict[str, Callable[[], float]]:
+    """Absolute path -> when that file of :func:`log_files` was last written (offset s)."""
+    from .joblogs import mtimes
+
+    return mtimes(cluster)
+
+
 def worker_pids(run: TrainingRun, rank: Rank) -> list[int]:
     """PIDs of a rank's data loader worker processes (on the rank's node).
 
