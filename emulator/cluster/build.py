@@ -7,14 +7,27 @@ identifiers, placements and readings. Faults are applied afterwards by
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from . import catalog
 from .clock import DEFAULT_START, SimClock
 from .hardware import (
-    BMC, GPU, NIC, BlockDevice, BootRecord, Cpu, HostHealth, KernelEvent, NVLink, Partition,
-    PCIeSwitch, Sensor, SelEntry, Service,
+    BMC,
+    GPU,
+    NIC,
+    BlockDevice,
+    BootRecord,
+    Cpu,
+    HostHealth,
+    KernelEvent,
+    NVLink,
+    Partition,
+    PCIeSwitch,
+    SelEntry,
+    Sensor,
+    Service,
 )
 from .ids import gpu_uuid, guid, mac, rng, serial
 from .model import Cluster, Hardware, Node
@@ -75,7 +88,7 @@ def build_cluster(spec: ClusterSpec) -> Cluster:
             cpu=cpu, memory_kib=2_113_407_116, bmc=bmc,
             health=HostHealth(boots=[BootRecord(boot, catalog.VERSIONS.kernel)]),
             local_disk=LocalDisk(),
-            _build=lambda node, s=spec.seed, n=spec.nodes: _compute_hardware(node, s, n),
+            _build=functools.partial(_compute_hardware, seed=spec.seed, cluster_nodes=spec.nodes),
         )
     compute = [n for n in nodes.values() if n.role == "compute"]
     switches = _fabric_switches(len(compute))
@@ -169,7 +182,7 @@ def _compute_services(node: Node, boot: float, seed: int) -> dict[str, Service]:
     fm = Service("nvidia-fabricmanager", "NVIDIA fabric manager service", since_s=started,
                  main_pid=r.randint(2000, 2600))
     fm.journal = [(started - 1.0, "Starting NVIDIA fabric manager service..."),
-                  (started, f"Connected to 1 node."),
+                  (started, "Connected to 1 node."),
                   (started + 0.5, "Successfully configured all the available NVSwitches to route GPU NVLink traffic. "
                                   "NVLink Peer-to-Peer support will be enabled once the GPUs are successfully registered "
                                   "with the NVLink fabric."),

@@ -8,10 +8,10 @@ simulated time, ``sleep`` and streaming commands advance it by what they wait.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 #: Where every cluster's clock starts unless its lab says otherwise.
-DEFAULT_START = datetime(2026, 3, 11, 9, 0, 0, tzinfo=timezone.utc)
+DEFAULT_START = datetime(2026, 3, 11, 9, 0, 0, tzinfo=UTC)
 
 #: Simulated seconds each command line costs (typing and running it).
 COMMAND_COST_S = 2.0

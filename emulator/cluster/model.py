@@ -8,8 +8,8 @@ answers ``sinfo`` without building 8,192 GPUs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from .catalog import VERSIONS, Versions
 from .clock import SimClock
@@ -46,7 +46,7 @@ class Node:
     health: HostHealth
     local_disk: LocalDisk | None = None
     #: Fills in the hardware on first access (set by the builder).
-    _build: Callable[["Node"], Hardware] | None = field(default=None, repr=False)
+    _build: Callable[[Node], Hardware] | None = field(default=None, repr=False)
     _hw: Hardware | None = field(default=None, repr=False)
 
     @property

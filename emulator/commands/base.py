@@ -58,10 +58,10 @@ class ArgumentParser(argparse.ArgumentParser):
         super().__init__(**kwargs)
         self.command = command
 
-    def error(self, message: str) -> Any:  # type: ignore[override]
+    def error(self, message: str) -> Any:
         raise UsageError(self.command.usage_error(message), self.command.usage_status)
 
-    def exit(self, status: int = 0, message: str | None = None) -> Any:  # type: ignore[override]
+    def exit(self, status: int = 0, message: str | None = None) -> Any:
         raise UsageError(message or "", status)
 
     def print_help(self, file: Any = None) -> None:

@@ -10,7 +10,29 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import bmc, builtins, dcgm, fabric, files, fsio, gpu, host, ibscan, labcmds, nccl, netif, perftest, procs, sacct, slurm, slurm_jobs, snapshot, system, text, training
+from . import (
+    bmc,
+    builtins,
+    dcgm,
+    fabric,
+    files,
+    fsio,
+    gpu,
+    host,
+    ibscan,
+    labcmds,
+    nccl,
+    netif,
+    perftest,
+    procs,
+    sacct,
+    slurm,
+    slurm_jobs,
+    snapshot,
+    system,
+    text,
+    training,
+)
 from .base import Command
 
 MODULES: tuple[ModuleType, ...] = (builtins, files, text, gpu, system, dcgm, labcmds, slurm, sacct, slurm_jobs, fabric, host, bmc, nccl, training, snapshot, ibscan, netif, procs, fsio, perftest)
