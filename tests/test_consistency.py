@@ -300,6 +300,54 @@ def test_a_node_failure_ends_the_jobs_files_at_the_kill_with_slurmstepds_notice(
             *[f"slurmstepd: error: *** STEP {JOB}.0 ON {n} {notice}" for n in survivors]]) + "\n")
 
 
+@pytest.mark.parametrize(("lab", "seed"), [("out-of-band", 2), ("diagnostic-snapshot", 0), ("late-rank", 1)])
+def test_once_the_job_has_ended_its_ranks_are_gone_from_every_tool_on_its_surviving_nodes(lab: str, seed: int) -> None:
+    s = Session(lab=lab, seed=seed)
+    sh(s, "sleep 300")
+    job = s.cluster.slurm.job(JOB)
+    assert job is not None and job.state in ("NODE_FAIL", "FAILED")
+    node = next(n for n in job.nodes if n != job.failed_node)
+    sh(s, f"ssh {node}")
+    util = sh(s, "nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv,noheader,nounits")
+    assert {line for line in util.splitlines()} == {"0, 1"}
+    assert sh(s, "nvidia-smi --query-compute-apps=pid --format=csv,noheader") == ""
+    assert "No running processes found" in sh(s, "nvidia-smi")
+    assert not re.search(r"train\.py|torchrun", sh(s, "ps aux"))
+    assert "pt_main_thread" not in sh(s, "top -b -n 1")
+    assert {row.split()[2] for row in sh(s, "dcgmi dmon -e 203 -c 1").splitlines()[2:]} == {"0"}
+
+
+def test_the_panic_on_the_serial_console_is_the_instant_the_sel_records() -> None:
+    s = Session(lab="out-of-band", seed=2)
+    t = truth(s)
+    assert t["cause"] == "kernel-panic"
+    node = s.cluster.nodes[t["node"]]
+    sel = sh(s, IPMI.format(node=t["node"]) + " sel elist")
+    stop = re.search(r"\| (\d\d/\d\d/\d{4}) \| (\S+) \| OS Critical Stop", sel)
+    assert stop
+    console = sh(s, IPMI.format(node=t["node"]) + " sol activate")
+    uptime = float(re.search(r"^\[\s*([\d.]+)\] Kernel panic", console, re.M).group(1))  # type: ignore[union-attr]
+    panic = s.cluster.clock.at(node.health.boots[-1].offset_s + uptime).replace(tzinfo=None)
+    recorded = datetime.strptime(" ".join(stop.groups()), "%m/%d/%Y %H:%M:%S")
+    assert timedelta(0) <= panic - recorded < timedelta(seconds=1)
+
+
+def test_every_rail_netdev_names_the_pci_slot_lspci_shows_and_topo_lists_the_same_nics() -> None:
+    s = Session(lab="fabric-triage", seed=0)
+    sh(s, "ssh node02")
+    pairs = re.findall(r"^(mlx5_\d+) port 1 ==> (\S+) \(Up\)$", sh(s, "ibdev2netdev"), re.M)
+    lspci = dict(re.findall(r"^([0-9a-f]{2}):00\.0 (Infiniband|Ethernet) controller: Mellanox", sh(s, "lspci"), re.M))
+    for dev, netdev in pairs:
+        m = re.fullmatch(r"(?:ibp|enp)(\d+)s0(?:f0np0)?", netdev)
+        assert m, netdev
+        kind = lspci[f"{int(m.group(1)):02x}"]
+        assert (kind == "Infiniband") == netdev.startswith("ib"), (dev, netdev, kind)
+    legend = re.findall(r"^  NIC(\d+): (mlx5_\d+)$", sh(s, "nvidia-smi topo -m"), re.M)
+    assert [d for _n, d in legend] == [d for d, _n in pairs]
+    cas = re.findall(r"^CA '(mlx5_\d+)'", sh(s, "ibstat"), re.M)
+    assert cas == [d for d, _n in pairs]
+
+
 # -- A rank that hangs: RUNNING until the watchdog tears it down, FAILED after ------------------------
 
 
