@@ -532,13 +532,13 @@ class Dcgmi(Command):
             raise ctx.fail(f"Error: Field ID {unknown[0]} is not a valid field ID.\n", 255)
         count_text = opts.get("c", opts.get("count", "0"))
         delay_text = opts.get("d", opts.get("delay", "1000"))
-        if not count_text.isdigit() or not delay_text.isdigit() or int(delay_text) < 1:
+        if not count_text.isdecimal() or not delay_text.isdecimal() or int(delay_text) < 1:
             raise ctx.fail("Error: count and delay must be positive integers.\n", 255)
         count = int(count_text) or 3600
         gpus = [g for g in ctx.host.gpus if g.present]
         if "i" in opts or "gpu-id" in opts:
             wanted = opts.get("i", opts.get("gpu-id", ""))
-            ids = {int(x) for x in wanted.split(",") if x.isdigit()}
+            ids = {int(x) for x in wanted.split(",") if x.isdecimal()}
             gpus = [g for g in gpus if g.index in ids]
             if not gpus:
                 raise ctx.fail(f"Error: Invalid GPU ID list '{wanted}'.\n", 255)

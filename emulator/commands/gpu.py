@@ -242,7 +242,7 @@ class _Args:
     def optional_value(self, inline: str | None) -> str | None:
         if inline is not None:
             return inline
-        if self.more() and self.argv[self.pos].isdigit():
+        if self.more() and self.argv[self.pos].isdecimal():
             return self.take()
         return None
 
@@ -263,7 +263,7 @@ def select_gpus(gpus: list[GPU], spec: str | None) -> list[GPU]:
         match = None
         for gpu in gpus:
             bus = gpu.pci_bus_id.lower()
-            if (item.isdigit() and int(item) == gpu.index) or item.lower() == gpu.uuid.lower() or (
+            if (item.isdecimal() and int(item) == gpu.index) or item.lower() == gpu.uuid.lower() or (
                     ":" in item and bus.endswith(item.lower().lstrip("0") or "-")):
                 match = gpu
         if match is None:
@@ -622,7 +622,7 @@ class NvidiaSmi(Command):
 
     def _number(self, value: Any, sub: str, minimum: int) -> int:
         text = str(value)
-        if not text.isdigit() or int(text) < minimum:
+        if not text.isdecimal() or int(text) < minimum:
             raise BadArgs(f"Invalid value: {text}. Please run 'nvidia-smi {sub} -h'.\n")
         return min(int(text), LOOP_CAP)
 

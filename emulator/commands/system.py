@@ -184,7 +184,7 @@ class Systemctl(Command):
         lines = 10
         for key, value in opts:
             if key in ("-n", "--lines"):
-                if not value.isdigit():
+                if not value.isdecimal():
                     raise ctx.fail(f"Failed to parse lines '{value}'\n", 1)
                 lines = int(value)
         verb = rest[0] if rest else "list-units"
@@ -343,7 +343,7 @@ def parse_since(ctx: Context, text: str) -> float:
     ago = word.endswith(" ago")
     if ago or (word[:1] in "-+" and word[1:]):
         body = word[:-4].strip() if ago else word[1:]
-        num = "".join(ch for ch in body if ch.isdigit())
+        num = "".join(ch for ch in body if ch.isdecimal())
         unit = body[len(num):].strip() or "s"
         if num and body.startswith(num) and unit in units:
             sign = -1 if ago or word[0] == "-" else 1
@@ -373,7 +373,7 @@ class Journalctl(Command):
     def execute(self, ctx: Context, args: Any) -> Outcome:
         argv = list(ctx.argv[1:])
         for i, word in enumerate(argv[:-1]):
-            if word in ("-b", "--boot") and argv[i + 1].lstrip("-").isdigit():
+            if word in ("-b", "--boot") and argv[i + 1].lstrip("-").isdecimal():
                 boot_arg = argv[i + 1]
                 if int(boot_arg) not in (0, 1):
                     raise ctx.fail(f"Data from the specified boot ({boot_arg}) is not available: No such boot ID in "
@@ -400,7 +400,7 @@ class Journalctl(Command):
             elif key in ("-k", "--dmesg"):
                 kernel = True
             elif key in ("-n", "--lines"):
-                if not value.isdigit():
+                if not value.isdecimal():
                     raise ctx.fail(f"Failed to parse lines '{value}'\n", 1)
                 limit = int(value)
             elif key in ("-e", "--pager-end") and limit is None:
@@ -414,9 +414,9 @@ class Journalctl(Command):
             elif key in ("-p", "--priority"):
                 levels = {"emerg": 0, "alert": 1, "crit": 2, "err": 3, "warning": 4, "notice": 5, "info": 6,
                           "debug": 7}
-                if value not in levels and not (value.isdigit() and int(value) <= 7):
+                if value not in levels and not (value.isdecimal() and int(value) <= 7):
                     raise ctx.fail(f"Failed to parse priority value: {value}\n", 1)
-                priority = levels.get(value, int(value) if value.isdigit() else 7)
+                priority = levels.get(value, int(value) if value.isdecimal() else 7)
             elif key in ("-o", "--output"):
                 if value not in ("short", "short-iso", "short-precise", "cat", "json"):
                     raise ctx.fail(f"Unknown output format '{value}'.\n", 1)
@@ -535,7 +535,7 @@ class Dmesg(Command):
                     levels.add(level)
             elif key in ("-x", "--decode"):
                 decode = True
-            elif key in ("-s", "--buffer-size") and not (value.isdigit() and int(value) > 0):
+            elif key in ("-s", "--buffer-size") and not (value.isdecimal() and int(value) > 0):
                 raise ctx.fail(f"dmesg: invalid buffer size argument: '{value}'\n", 1)
         node = ctx.host
         boot = boot_offset(node)
