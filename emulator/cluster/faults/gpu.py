@@ -63,7 +63,7 @@ def _target(cluster: Cluster, r: random.Random, params: dict[str, object],
     index = params.get("gpu")
     if index is None or index == "":
         return node, r.choice(node.gpus)
-    if not str(index).isdigit() or int(str(index)) >= len(node.gpus):
+    if not str(index).isdecimal() or int(str(index)) >= len(node.gpus):
         raise ValueError(f"{node.name} has no GPU {index}")
     return node, node.gpus[int(str(index))]
 
