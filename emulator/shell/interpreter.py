@@ -17,6 +17,7 @@ from collections.abc import Generator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..cluster.ids import rng
 from ..commands import registry
 from ..commands.base import OUTPUT_LIMIT, Context, Result
 from ..errors import CommandError, EmulatorError, OutputLimitExceeded
@@ -138,6 +139,12 @@ class Frame:
     remote: bool = False
 
 
+#: Variables bash sets without exporting them (Ubuntu 22.04's bash).
+_BASH_VARIABLES = {"UID": "1001", "EUID": "1001", "PPID": str(SHELL_PID - 1), "BASH": "/bin/bash",
+                   "BASH_VERSION": "5.1.16(1)-release", "HOSTTYPE": "x86_64", "OSTYPE": "linux-gnu",
+                   "MACHTYPE": "x86_64-pc-linux-gnu", "IFS": " \t\n", "PS1": "\\u@\\h:\\w\\$ "}
+
+
 def default_env() -> dict[str, str]:
     return {
         "HOME": HOME, "USER": USER, "LOGNAME": USER, "SHELL": "/bin/bash", "TERM": "xterm-256color",
@@ -159,6 +166,7 @@ class Shell:
         self.pending: list[tuple[str, str]] = []
         self._pending_size = 0
         self._commands = 0
+        self._random = 0
         #: Subshells ``( ... )`` running now (``exit`` ends the innermost).
         self.subshells = 0
         #: Inputs of the loops running now, innermost last (for ``read``).
@@ -236,9 +244,14 @@ class Shell:
                    "!": "", "-": "himBHs"}
         if name in special:
             return special[name]
+        if name == "RANDOM":
+            self._random += 1
+            return str(rng(self.cluster.seed, "RANDOM", self._random).randrange(32768))
         if name in self.vars:
             return self.vars[name]
-        return self.env.get(name)
+        if name in self.env:
+            return self.env[name]
+        return _BASH_VARIABLES.get(name)
 
     def set_var(self, name: str, value: str) -> None:
         if name in self.env:
