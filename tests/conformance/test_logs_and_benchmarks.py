@@ -127,3 +127,13 @@ def test_journal_json_lines_carry_the_kernel_xid_at_the_same_instant_as_dmesg() 
     iso_first = next(line for line in iso.splitlines() if parsers.XID.search(line))
     assert first.strftime("%Y-%m-%dT%H:%M:%S,%f") == iso_first.split("+")[0]
     assert int(xid_entries[0]["PRIORITY"]) <= 3 and xid_entries[0]["_HOSTNAME"] == t["node"]
+
+
+def test_nccl_tests_across_a_port_with_symbol_errors_parse_and_report_less_bandwidth() -> None:
+    line = "srun --jobid=48213 -N2 -w node01,node02 --gpus-per-node=8 all_reduce_perf -b 1G -e 4G -f 2 -g 1"
+    s = on(None, "multi-node-slowdown", 0)
+    assert truth(s, "symbol-errors")["node"] == "node01"
+    rows, avg = parsers.nccl_tests(s.execute(line)[0])
+    base_rows, base_avg = parsers.nccl_tests(on(None).execute(line)[0])
+    assert len(rows) == len(base_rows) == 3 and avg is not None and base_avg is not None
+    assert avg < base_avg
