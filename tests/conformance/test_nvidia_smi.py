@@ -222,3 +222,35 @@ def test_remapped_rows_query_agrees_with_the_xml_after_a_double_bit_error() -> N
     yes_no = {"1": "Yes", "0": "No"}
     assert yes_no[row["remapped_rows.pending"]] == gpu.findtext("remapped_rows/remapped_row_pending") == "Yes"
     assert yes_no[row["remapped_rows.failure"]] == gpu.findtext("remapped_rows/remapped_row_failure")
+
+
+#: The XML leaves a netdata-style collector turns into metrics, with the unit it strips from each.
+NETDATA_LEAVES = {
+    "fan_speed": "%", "performance_state": "", "pci/tx_util": "KB/s", "pci/rx_util": "KB/s",
+    "pci/pci_gpu_link_info/pcie_gen/current_link_gen": "", "utilization/gpu_util": "%",
+    "utilization/memory_util": "%", "utilization/encoder_util": "%", "utilization/decoder_util": "%",
+    "temperature/gpu_temp": "C", "clocks/graphics_clock": "MHz", "clocks/video_clock": "MHz",
+    "clocks/sm_clock": "MHz", "clocks/mem_clock": "MHz", "gpu_power_readings/power_draw": "W",
+    "voltage/graphics_volt": "mV", "bar1_memory_usage/used": "MiB", "bar1_memory_usage/free": "MiB",
+    "fb_memory_usage/used": "MiB", "fb_memory_usage/free": "MiB", "fb_memory_usage/reserved": "MiB",
+}
+
+
+def test_every_metric_leaf_a_collector_reads_has_its_unit_or_na() -> None:
+    out, _ = on("node01").execute("nvidia-smi -q -x")
+    for gpu in parsers.smi_xml(out).findall("gpu"):
+        for path, unit in NETDATA_LEAVES.items():
+            text = gpu.findtext(path)
+            assert text is not None, path
+            if text == "N/A":
+                continue
+            number, _, got = text.partition(" ")
+            assert got == unit, (path, text)
+            float(number.lstrip("P"))
+        for proc in gpu.findall("processes/process_info"):
+            assert proc.findtext("pid", "").isdecimal() and proc.findtext("process_name")
+            assert (proc.findtext("used_memory") or "").endswith(" MiB")
+        reasons = gpu.findall("clocks_event_reasons/*")
+        assert len(reasons) == 9
+        for reason in reasons:
+            assert reason.tag.startswith("clocks_event_reason_") and reason.text in ("Active", "Not Active")
