@@ -84,6 +84,19 @@ def page(context):
     yield page
 
 
+@pytest.fixture(scope="module")
+def lab_page(browser, site):
+    """One lab page with a ready terminal, shared by the tests of a module that leave it usable."""
+    from .terminal import open_lab_page
+
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(30000)
+    open_lab_page(page, site.url)
+    yield page
+    context.close()
+
+
 @pytest.fixture(scope="session")
 def results() -> Path:
     RESULTS.mkdir(exist_ok=True)

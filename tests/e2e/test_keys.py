@@ -4,25 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from .terminal import INPUT, OUTPUT, SCREEN, TERMINAL, open_lab_page, output, run, runs
-
-
-@pytest.fixture(scope="module")
-def term(browser, site):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(30000)
-    open_lab_page(page, site.url)
-    yield page
-    context.close()
+from .terminal import INPUT, OUTPUT, SCREEN, TERMINAL, output, run, runs
 
 
 @pytest.fixture
-def line(term):
-    """The shared page with an empty command line, focused."""
-    term.fill(INPUT, "")
-    term.focus(INPUT)
-    return term
+def line(lab_page):
+    """The module's shared lab page with an empty command line, focused."""
+    lab_page.fill(INPUT, "")
+    lab_page.focus(INPUT)
+    return lab_page
 
 
 def caret(page) -> tuple[str, int]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from .conftest import LAUNCH_FLAGS, ROOT
+from .conftest import ROOT
 from .terminal import INPUT, OUTPUT, PROMPT, STATUS, TERMINAL, open_lab_page, output, run, wait_ready
 
 LAB_PAGE = "guides/training-step/"
@@ -37,8 +37,8 @@ def test_lab_progress_survives_a_reload(page, site):
     assert "1 of 4 hints used" in run(page, "lab")
 
 
-def test_the_scrollback_is_bounded(page, site):
-    open_lab_page(page, site.url)
+def test_the_scrollback_is_bounded(lab_page):
+    page = lab_page
     run(page, "seq 1 60000")
     kept = len(page.text_content(OUTPUT))
     assert 150_000 < kept <= 200_000
@@ -95,16 +95,16 @@ def test_a_saved_session_the_engine_rejects_starts_fresh(page, site):
     assert run(page, "hostname").endswith("login01\n")
 
 
-def test_reset_lab_returns_to_the_starting_state(page, site):
-    open_lab_page(page, site.url)
+def test_reset_lab_returns_to_the_starting_state(lab_page):
+    page = lab_page
     run(page, "cd /tmp")
     page.click(f'{TERMINAL} [data-mdx-action="reset"]')
     page.wait_for_function(f"() => document.querySelector('{PROMPT}').textContent === 'alice@login01:~$ '")
     assert output(page).startswith("Type help")
 
 
-def test_the_lab_panel_shows_the_goal_and_a_hint_on_request(page, site):
-    open_lab_page(page, site.url)
+def test_the_lab_panel_shows_the_goal_and_a_hint_on_request(lab_page):
+    page = lab_page
     panel = f"{TERMINAL} [data-mdx-panel]"
     assert not page.is_visible(panel)
     page.click(f'{TERMINAL} [data-mdx-action="panel"]')
@@ -138,13 +138,15 @@ def test_run_in_terminal_types_a_console_block_into_the_terminal(page, site):
         "([sel, c]) => document.querySelector(sel).textContent.includes('$ ' + c + '\\n')", arg=[OUTPUT, command])
 
 
-def test_the_terminal_follows_the_palette_toggle(page, site):
-    open_lab_page(page, site.url)
+def test_the_terminal_follows_the_palette_toggle(lab_page):
+    page = lab_page
     colours = "el => [getComputedStyle(el).backgroundColor, getComputedStyle(el).color]"
     light = page.eval_on_selector(TERMINAL, colours)
     page.click("form[data-md-component=palette] label:not([hidden])")
     page.wait_for_function("() => document.body.dataset.mdColorScheme === 'slate'")
     dark = page.eval_on_selector(TERMINAL, colours)
+    page.click("form[data-md-component=palette] label:not([hidden])")
+    page.wait_for_function("() => document.body.dataset.mdColorScheme === 'default'")
     assert light != dark
     assert light[0] == "rgb(246, 247, 249)" and dark[0] == "rgb(17, 19, 26)"
 
@@ -164,8 +166,8 @@ def test_pages_allow_only_the_site_itself_and_report_no_violations(page, site):
     assert inline == 0
 
 
-def test_a_lab_page_has_no_serious_accessibility_violations(page, site):
-    open_lab_page(page, site.url)
+def test_a_lab_page_has_no_serious_accessibility_violations(lab_page):
+    page = lab_page
     run(page, "help")
     page.evaluate((ROOT / "node_modules/axe-core/axe.min.js").read_text())
     scan = """async () => {
@@ -178,6 +180,8 @@ def test_a_lab_page_has_no_serious_accessibility_violations(page, site):
     page.click("form[data-md-component=palette] label:not([hidden])")
     page.wait_for_function("() => document.body.dataset.mdColorScheme === 'slate'")
     found = page.evaluate(scan)
+    page.click("form[data-md-component=palette] label:not([hidden])")
+    page.wait_for_function("() => document.body.dataset.mdColorScheme === 'default'")
     assert found == [], "dark palette:\n" + "\n".join(found)
 
 
@@ -204,7 +208,5 @@ def test_on_a_phone_the_soft_keyboard_and_on_screen_keys_drive_the_terminal(brow
         context.close()
 
 
-def test_the_status_line_says_nothing_once_ready(page, site):
-    open_lab_page(page, site.url)
-    assert page.is_hidden(STATUS)
-    assert LAUNCH_FLAGS  # the shared launch flags keep Chromium on 127.0.0.1
+def test_the_status_line_says_nothing_once_ready(lab_page):
+    assert lab_page.is_hidden(STATUS)
