@@ -33,6 +33,7 @@ SINFO_HEADERS = {
     "E": "REASON", "u": "USER", "U": "USER", "H": "TIMESTAMP", "c": "CPUS", "z": "S:C:T", "m": "MEMORY",
     "d": "TMP_DISK", "w": "WEIGHT", "f": "AVAIL_FEATURES", "b": "ACTIVE_FEATURES", "s": "JOB_SIZE", "r": "ROOT",
     "h": "OVERSUBSCRIBE", "g": "GROUPS", "G": "GRES", "O": "CPU_LOAD", "e": "FREE_MEM",
+    "allocmem": "ALLOCMEM", "gresused": "GRES_USED",
 }
 #: Node state names ``-t`` accepts (a prefix of one is enough, as in Slurm).
 NODE_STATE_NAMES = ("all", "idle", "allocated", "alloc", "mixed", "mix", "down", "drained", "draining", "drain",
@@ -58,7 +59,7 @@ SINFO_LONG_NAMES = {
     "statelong": "T", "nodelist": "N", "nodehost": "n", "nodeaddr": "o", "nodeaiot": "F", "cpusstate": "C",
     "reason": "E", "user": "u", "userlong": "U", "timestamp": "H", "cpus": "c", "socketcorethread": "z",
     "memory": "m", "disk": "d", "weight": "w", "features": "f", "features_act": "b", "gres": "G",
-    "cpusload": "O", "freemem": "e",
+    "cpusload": "O", "freemem": "e", "allocmem": "allocmem", "gresused": "gresused",
 }
 #: ``squeue -O`` field names → format letters.
 SQUEUE_LONG_NAMES = {
@@ -180,17 +181,21 @@ def _reason_at(cluster: Cluster, node: Node) -> str:
     return sc.stamp(cluster, when) if when is not None else "Unknown"
 
 
+def _busy(state: sc.NodeState) -> bool:
+    """Whether a job holds the node."""
+    return state.short in ("alloc", "mix", "drng")
+
+
 def _cpu_load(node: Node, state: sc.NodeState) -> str:
     if not state.responding:
         return "N/A"
-    busy = state.short in ("alloc", "mix", "drng")
-    return f"{(58.0 if busy else 0.0) + (node.index % 7) * 0.13:.2f}"
+    return f"{(58.0 if _busy(state) else 0.0) + (node.index % 7) * 0.13:.2f}"
 
 
 #: sinfo letters that describe one node: letter → value(cluster, node, state).
 NODE_FIELDS: dict[str, Callable[[Cluster, Node, sc.NodeState], str]] = {
     "t": lambda c, n, st: st.short_name,
-    "T": lambda c, n, st: st.long_name,
+    "T": lambda c, n, st: st.long_name.lower(),
     "E": _reason,
     "u": lambda c, n, st: _reason_by(c, n, False),
     "U": lambda c, n, st: _reason_by(c, n, True),
@@ -205,6 +210,9 @@ NODE_FIELDS: dict[str, Callable[[Cluster, Node, sc.NodeState], str]] = {
     "G": lambda c, n, st: "gpu:h100:8(S:0-1)",
     "O": lambda c, n, st: _cpu_load(n, st),
     "e": lambda c, n, st: str(n.memory_kib // 1024 - 48_213) if st.responding else "N/A",
+    # -O only (no format letter): what the node's jobs hold.
+    "allocmem": lambda c, n, st: str(n.memory_kib // 1024 if _busy(st) else 0),
+    "gresused": lambda c, n, st: "gpu:h100:8(IDX:0-7)" if _busy(st) else "gpu:h100:0(IDX:N/A)",
 }
 #: sinfo letters that describe the partition.
 PART_FIELDS: dict[str, Callable[[Partition], str]] = {
@@ -399,6 +407,11 @@ def _job_values(cluster: Cluster, job: Job) -> dict[str, str]:
 # -- scontrol ---------------------------------------------------------------------------------
 
 
+#: scontrol options that may also follow the command (``scontrol show nodes -o``).
+SCONTROL_FLAGS = {"-o": ("oneliner",), "--oneliner": ("oneliner",), "-d": ("details",), "--details": ("details",),
+                  "-od": ("oneliner", "details"), "-do": ("oneliner", "details")}
+
+
 class Scontrol(sc.SlurmCommand):
     name = "scontrol"
     summary = "view or modify Slurm configuration and state"
@@ -419,7 +432,13 @@ class Scontrol(sc.SlurmCommand):
         if args.version:
             ctx.outln(f"slurm {cluster.versions.slurm}")
             return 0
-        words = list(args.words)
+        words = []
+        for word in args.words:  # GNU getopt permutes: options may follow the command
+            flags = SCONTROL_FLAGS.get(word)
+            if flags is None:
+                words.append(word)
+            for flag in flags or ():
+                setattr(args, flag, True)
         if not words:
             raise ctx.fail("scontrol: no command given (interactive mode is not available here)")
         keyword = words[0].lower()

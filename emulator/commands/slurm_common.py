@@ -312,6 +312,14 @@ class SlurmCommand(Command):
         end_closed_shells(ctx)
         return super().main(ctx)
 
+    def parser(self) -> Any:
+        """The spec, with getopt_long's matching of unique long-option prefixes (``--state=`` for ``--states``)."""
+        built = self._parser is None
+        parser = super().parser()
+        if built:
+            parser.allow_abbrev = True
+        return parser
+
     def usage_error(self, message: str) -> str:
         m = re.match(r"unrecognized arguments: (\S+)", message)
         if m:

@@ -82,7 +82,7 @@ def test_squeue_and_sinfo_long_format_fields_by_name():
     out, _ = run("squeue -h -j 48213 -O jobid:8,name:14,state:.9")
     assert out == "48213   llm-pretrain    RUNNING\n"
     out, _ = run("sinfo -h -N -n node08 -O nodelist:8,statelong:6")
-    assert out == "node08  IDLE  \n"
+    assert out == "node08  idle  \n"
     assert run("squeue -O bogus") == ("squeue: error: Invalid job format specification: bogus\n", 1)
 
 
