@@ -110,6 +110,7 @@ def test_the_lab_panel_shows_the_goal_and_a_hint_on_request(lab_page):
     page.click(f'{TERMINAL} [data-mdx-action="panel"]')
     assert page.is_visible(panel)
     assert "late" in page.text_content(f"{panel} [data-mdx-lab-goal]").lower()
+    assert page.get_attribute(f"{panel} [data-mdx-share]", "href") == "?lab=late-rank&seed=0"
     page.click(f'{panel} [data-mdx-run="hint"]')
     page.wait_for_function(f"() => document.querySelector('{OUTPUT}').textContent.includes('Hint 1 of')")
 

@@ -103,3 +103,10 @@ def test_loading_shows_its_stages_and_the_bytes_downloaded(page, site):
     statuses = page.evaluate("window.__statuses")
     assert any(re.fullmatch(r"Downloading the Python runtime… \d+\.\d of \d+\.\d MB", s) for s in statuses), statuses
     assert any(s.startswith("Opening the session…") for s in statuses), statuses
+
+
+def test_a_browser_without_webassembly_is_told_so(page, site):
+    page.add_init_script("delete globalThis.WebAssembly")
+    page.goto(site.url + "guides/training-step/")
+    page.wait_for_selector(f'{TERMINAL}[data-mdx-state="failed"]')
+    assert "cannot run WebAssembly" in page.text_content(STATUS)

@@ -63,6 +63,8 @@ function mount(doc) {
   if (!el) return;
   const chosen = variant(el);
   showVariant(el, chosen);
+  const share = el.querySelector("[data-mdx-share]");
+  if (share) share.href = `?lab=${encodeURIComponent(chosen.lab)}&seed=${chosen.seed}`;
   const goal = el.querySelector("[data-mdx-lab-goal]");
   if (goal && chosen.lab !== el.dataset.mdxLab) goal.textContent = "Type lab to see this lab's goal.";
   current = new Terminal(el, chosen);
