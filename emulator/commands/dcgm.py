@@ -113,6 +113,47 @@ def groups(node: Node) -> str:
     return "\n".join(lines) + "\n"
 
 
+# -- JSON as dcgmi prints it ---------------------------------------------------------------------
+
+
+def styled_json(value: object) -> str:
+    """``Json::Value::toStyledString()``: keys sorted, three-space indent, ``"key" : value``, short scalar
+    arrays on one line."""
+    out: list[str] = []
+    _styled(value, 0, out)
+    return "".join(out) + "\n"
+
+
+def _styled(value: object, depth: int, out: list[str]) -> None:
+    pad = "   " * depth
+    if isinstance(value, dict):
+        if not value:
+            out.append("{}")
+            return
+        out.append("{\n")
+        items = sorted(value.items())
+        for n, (key, child) in enumerate(items):
+            out.append(f"{pad}   {json.dumps(key)} : ")
+            _styled(child, depth + 1, out)
+            out.append(",\n" if n + 1 < len(items) else "\n")
+        out.append(pad + "}")
+    elif isinstance(value, list):
+        scalars = [json.dumps(v) for v in value if not isinstance(v, dict | list)]
+        if not value:
+            out.append("[]")
+        elif len(scalars) == len(value) and 4 + 2 * (len(value) - 1) + sum(map(len, scalars)) < 74:
+            out.append("[ " + ", ".join(scalars) + " ]")
+        else:
+            out.append("[\n")
+            for n, child in enumerate(value):
+                out.append(pad + "   ")
+                _styled(child, depth + 1, out)
+                out.append(",\n" if n + 1 < len(value) else "\n")
+            out.append(pad + "]")
+    else:
+        out.append(json.dumps(value))
+
+
 # -- diag -------------------------------------------------------------------------------------
 
 
@@ -312,7 +353,7 @@ def diag_json(ctx: Context, node: Node, level: int) -> str:
         "Driver Version Detected": ctx.cluster.versions.driver,
         "GPU Device IDs": [H100.dcgm_device_id for _ in gpus],
         "GPU Device Serials": {str(g.index): g.serial for g in gpus}}}
-    return json.dumps(document, indent="\t", separators=(",", " : ")) + "\n"
+    return styled_json(document)
 
 
 def _json_result(gpu_ids: str, test: DiagTest, failures: dict[int, list[tuple[str, str]]]) -> dict[str, object]:
@@ -416,6 +457,25 @@ def health_report(findings: list[tuple[GPU, str, str, str]]) -> str:
                 row("", message)
     lines.append(rule)
     return "\n".join(lines) + "\n"
+
+
+def health_json(findings: list[tuple[GPU, str, str, str]]) -> str:
+    """``dcgmi health -c -j``: the report's tree as dcgmi's JSON output (``body``/``children``/``value``,
+    each message an ``overflow`` line of its system)."""
+    order = {"Healthy": 0, "Warning": 1, "Failure": 2}
+    body: dict[str, dict[str, object]] = {
+        "Overall Health": {"value": max((f[2] for f in findings), key=lambda s: order[s], default="Healthy")}}
+    gpus: dict[str, dict[str, object]] = {}
+    for gpu, system, severity, message in findings:
+        entity = gpus.setdefault(str(gpu.index), {"children": {"Errors": {"children": {}}}, "value": "Healthy"})
+        if order[severity] > order[str(entity["value"])]:
+            entity["value"] = severity
+        systems = entity["children"]["Errors"]["children"]  # type: ignore[index]
+        box = systems.setdefault(system, {"overflow": [], "value": severity})
+        box["overflow"].append(message)
+    if gpus:
+        body["GPU"] = {"children": gpus}
+    return styled_json({"body": body, "header": ["Health Monitor Report"]})
 
 
 # -- the command -------------------------------------------------------------------------------------
@@ -569,7 +629,7 @@ class Dcgmi(Command):
         return 0
 
     def _health(self, ctx: Context, argv: list[str]) -> int:
-        opts = self._opts(ctx, "health", argv, "hcs:g:f", ["help", "check", "set=", "group=", "fetch"])
+        opts = self._opts(ctx, "health", argv, "hcs:g:fj", ["help", "check", "set=", "group=", "fetch", "json"])
         if "h" in opts or "help" in opts or not opts:
             ctx.out(" health -- Used to manage the health watches of a group.\n\n"
                     " Usage: dcgmi health [-g <groupId>] -c | -f | -s <systems>\n")
@@ -580,7 +640,8 @@ class Dcgmi(Command):
                 raise ctx.fail(f"Error: Invalid health systems '{systems}'.\n", 255)
             ctx.outln("Health monitor systems set successfully.")
             return 0
-        ctx.out(health_report(health_findings(ctx, ctx.host)))
+        findings = health_findings(ctx, ctx.host)
+        ctx.out(health_json(findings) if "j" in opts or "json" in opts else health_report(findings))
         return 0
 
 

@@ -79,3 +79,23 @@ def test_dmon_repeats_its_header_after_fifteen_samples() -> None:
     out, _ = on("node01").execute("dcgmi dmon -e 203 -i 0 -c 31 -d 100")
     headers = [n for n, line in enumerate(out.splitlines()) if line.startswith("#Entity")]
     assert headers == [0, 17, 33]
+
+
+def test_health_json_names_the_failing_gpu_and_system_like_the_table() -> None:
+    s = on(None, "diagnostic-snapshot", 0)
+    t = truth(s, "xid")
+    s.execute(f"ssh {t['node']}")
+    table, _ = s.execute("dcgmi health -c")
+    document = json.loads(s.execute("dcgmi health -c -j")[0])
+    assert document["header"] == ["Health Monitor Report"]
+    body = document["body"]
+    assert body["Overall Health"]["value"] == "Failure" and "| Failure" in table
+    entity = body["GPU"]["children"][t["gpu"]]
+    assert entity["value"] == "Failure"
+    memory = entity["children"]["Errors"]["children"]["Memory system"]
+    assert memory["value"] == "Failure" and any("double-bit ECC" in line for line in memory["overflow"])
+
+
+def test_health_json_on_a_healthy_node_has_only_the_overall_verdict() -> None:
+    document = json.loads(on("node07").execute("dcgmi health -c -j")[0])
+    assert document["body"] == {"Overall Health": {"value": "Healthy"}}
