@@ -272,9 +272,15 @@ def _nvlink_failures(gpu: GPU) -> list[tuple[str, str]]:
                         "errors. Reset GPU. Restart DCGM. Rerun diagnostics.") for link in gpu.nvlinks if not link.up]
 
 
-def diag_results(ctx: Context, node: Node, level: int) -> list[tuple[str, list[DiagTest]]]:
+def diag_gpus(node: Node, only: set[int] | None) -> list[GPU]:
+    """The GPUs a run covers: those answering, limited to ``-i`` when given."""
+    return [g for g in node.gpus if g.present and (only is None or g.index in only)]
+
+
+def diag_results(ctx: Context, node: Node, level: int,
+                 only: set[int] | None = None) -> list[tuple[str, list[DiagTest]]]:
     """The categories and tests a run of ``level`` reports, each verdict read from the model."""
-    gpus = [g for g in node.gpus if g.present]
+    gpus = diag_gpus(node, only)
     r = rng(ctx.cluster.seed, node.name, "diag", level, int(ctx.clock.elapsed))
     remap = {g.index: [("Error", f"GPU {g.index} had a row remapping failure." if g.remap_failure else
                         f"GPU {g.index} has uncorrectable memory errors and row remappings are pending")]
@@ -315,30 +321,30 @@ def diag_results(ctx: Context, node: Node, level: int) -> list[tuple[str, list[D
     return categories
 
 
-def diag_report(ctx: Context, node: Node, level: int) -> str:
+def diag_report(ctx: Context, node: Node, level: int, only: set[int] | None = None) -> str:
     """The result table ``dcgmi diag -r LEVEL`` prints."""
-    gpus = [g for g in node.gpus if g.present]
+    gpus = diag_gpus(node, only)
     table = DiagTable()
     table.section("Metadata", first=True)
     table.row("DCGM Version", ctx.cluster.versions.dcgm)
     table.row("Driver Version Detected", ctx.cluster.versions.driver)
     table.row("GPU Device IDs Detected", ",".join(H100.dcgm_device_id for _ in gpus))
-    for n, (category, tests) in enumerate(diag_results(ctx, node, level)):
+    for n, (category, tests) in enumerate(diag_results(ctx, node, level, only)):
         table.section(category, first=n == 0)
         for test in tests:
             _verdict(table, test, gpus)
     return table.end()
 
 
-def diag_json(ctx: Context, node: Node, level: int) -> str:
+def diag_json(ctx: Context, node: Node, level: int, only: set[int] | None = None) -> str:
     """``dcgmi diag -r LEVEL -j``: the same verdicts as the table, as health checks parse them.
 
     Deployment checks carry one result for all GPUs (``gpu_ids`` "0,1,..."),
     the others one result per GPU; a failure's messages are its ``warnings``.
     """
-    gpus = [g for g in node.gpus if g.present]
+    gpus = diag_gpus(node, only)
     categories = []
-    for category, tests in diag_results(ctx, node, level):
+    for category, tests in diag_results(ctx, node, level, only):
         entries = []
         for test in tests:
             if test.node_wide:
@@ -557,15 +563,24 @@ class Dcgmi(Command):
                            "Brief USAGE: \n   dcgmi diag --help\n", 255)
         if level not in ("1", "2", "3"):
             raise ctx.fail(f"Error: Invalid test name or run level '{level}'.\n", 255)
-        return self._diag_run(ctx, int(level), "j" in opts or "json" in opts)
+        only = None
+        wanted = opts.get("i", opts.get("gpuList"))
+        if wanted is not None:
+            ids = [x for x in wanted.split(",") if x]
+            present = {g.index for g in ctx.host.gpus if g.present}
+            if not ids or not all(x.isdecimal() and int(x) in present for x in ids):
+                raise ctx.fail(f"Error: Invalid GPU ID list '{wanted}'.\n", 255)
+            only = {int(x) for x in ids}
+        return self._diag_run(ctx, int(level), "j" in opts or "json" in opts, only)
 
-    def _diag_run(self, ctx: Context, level: int, as_json: bool) -> Generator[float, None, int]:
+    def _diag_run(self, ctx: Context, level: int, as_json: bool,
+                  only: set[int] | None) -> Generator[float, None, int]:
         total = DIAG_SECONDS[level]
         steps = {1: 1, 2: 2, 3: 4}[level]   # pause points: the terminal waits at most a second at each
         for _ in range(steps):
             yield total / steps
-        failed = any(test.failures for _, tests in diag_results(ctx, ctx.host, level) for test in tests)
-        ctx.out(diag_json(ctx, ctx.host, level) if as_json else diag_report(ctx, ctx.host, level))
+        failed = any(test.failures for _, tests in diag_results(ctx, ctx.host, level, only) for test in tests)
+        ctx.out(diag_json(ctx, ctx.host, level, only) if as_json else diag_report(ctx, ctx.host, level, only))
         return 226 if failed else 0
 
     def _dmon(self, ctx: Context, argv: list[str]) -> Outcome:

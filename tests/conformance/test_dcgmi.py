@@ -99,3 +99,12 @@ def test_health_json_names_the_failing_gpu_and_system_like_the_table() -> None:
 def test_health_json_on_a_healthy_node_has_only_the_overall_verdict() -> None:
     document = json.loads(on("node07").execute("dcgmi health -c -j")[0])
     assert document["body"] == {"Overall Health": {"value": "Healthy"}}
+
+
+def test_diag_limited_to_gpus_reports_only_those_gpus() -> None:
+    out, status = on("node07").execute("dcgmi diag -r 2 -i 0,3 -j")
+    assert status == 0
+    categories = json.loads(out)["DCGM GPU Diagnostic"]["test_categories"]
+    ids = {r["gpu_ids"] for c in categories for t in c["tests"] for r in t["results"]}
+    assert ids == {"0,3", "0", "3"}
+    assert on("node07").execute("dcgmi diag -r 1 -i 12")[1] == 255
