@@ -157,6 +157,34 @@ def test_a_running_rank_has_one_pid_in_nvidia_smi_ps_top_and_py_spy(lab: str, se
         assert sh(s, f"py-spy dump --pid {pid}").startswith(f"Process {pid}: /usr/bin/python3 -u train.py")
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_misbound_rank_sits_on_the_cpus_of_the_other_numa_node_than_its_gpu_in_every_tool(seed: int) -> None:
+    s = Session(lab="topology", seed=seed)
+    t = truth(s)
+    sh(s, f"ssh {t['node']}")
+    numa = {m.group(1): m.group(2) for m in re.finditer(r"^node (\d+) cpus: (.+)$", sh(s, "numactl -H"), re.M)}
+    rows = re.findall(r"^GPU(\d+)\t.*\t(\S+)\t(\d+)\t\tN/A$", sh(s, "nvidia-smi topo -m"), re.M)
+    cpus, gpu_numa = next((c, n) for g, c, n in rows if g == t["gpu"])
+    gpu_bus = next(b for b, (i, _u, _s) in query_gpus(s).items() if i == t["gpu"]).lower()
+    assert gpu_numa == sh(s, f"cat /sys/bus/pci/devices/0000:{gpu_bus}:00.0/numa_node").strip()
+    bound = re.search(r"current affinity list: (\S+)", sh(s, f"taskset -cp {t['pid']}")).group(1)  # type: ignore[union-attr]
+    assert bound != cpus and t["numa"] != gpu_numa
+
+    def expand(text: str) -> set[int]:
+        out: set[int] = set()
+        for part in text.replace(" ", ",").split(","):
+            if "-" in part:
+                lo, hi = part.split("-")
+                out |= set(range(int(lo), int(hi) + 1))
+            elif part:
+                out.add(int(part))
+        return out
+
+    assert expand(bound) == expand(numa[t["numa"]])
+    psr = int(sh(s, f"ps -o psr= -p {t['pid']}"))
+    assert psr in expand(numa[t["numa"]])
+
+
 # -- InfiniBand ports: names, LIDs, GUIDs, rates ------------------------------------------------
 
 IB_CASES = [("fabric-triage", 0), ("fabric-triage", 1), ("fabric-triage", 2), ("multi-node-slowdown", 1)]
