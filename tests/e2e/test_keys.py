@@ -191,3 +191,13 @@ def test_escape_then_tab_leaves_the_terminal(line):
     line.keyboard.press("Escape")
     line.keyboard.press("Tab")
     assert not line.evaluate("document.activeElement.matches('[data-mdx-input]')")
+
+
+def test_tab_on_an_empty_line_asks_before_listing_every_command(line):
+    line.keyboard.press("Tab")
+    line.wait_for_function(f"() => /Display all \\d+ possibilities\\? \\(y or n\\)$/.test("
+                           f"document.querySelector('{OUTPUT}').textContent)")
+    line.keyboard.press("y")
+    line.wait_for_function(f"() => /nvidia-smi/.test(document.querySelector('{OUTPUT}').textContent.split('possibilities')"
+                           ".pop())")
+    assert caret(line)[0] == ""

@@ -15,6 +15,8 @@ import { bigWordLeft, columns, searchBack, splitPaste, wordLeft, wordRight } fro
 export const MAX_SCROLLBACK = 200000;
 /** Characters of one command's output read out by the live region. */
 const MAX_ANNOUNCE = 1500;
+/** More completion candidates than this are listed only after a y (bash's completion-query-items). */
+const ASK_ABOVE = 100;
 /** How long an interrupted command may take to stop before the runtime restarts. */
 const INTERRUPT_GRACE_MS = 4000;
 const DEFAULT_PROMPT = "alice@login01:~$ ";
@@ -52,6 +54,7 @@ export class Terminal {
     this.killed = "";
     this.search = null;
     this.tabReleased = false;
+    this.pendingList = null;
     this.size = 0;
     this.disposed = false;
     this.opening = false;
@@ -419,6 +422,14 @@ export class Terminal {
     const alt = e.altKey && !e.ctrlKey && !e.metaKey;
     const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
     if (this.search && this.onSearchKey(e, ctrl, key)) return;
+    if (this.pendingList) {
+      e.preventDefault();
+      const list = this.pendingList;
+      this.pendingList = null;
+      this.print("out", "\n");
+      if (key === "y" || key === " ") this.print("out", columns(list, this.widthInChars()));
+      return;
+    }
     // Tab completes; Escape first lets the next Tab leave the terminal (no keyboard trap).
     const released = this.tabReleased;
     this.tabReleased = key === "Escape";
@@ -585,6 +596,11 @@ export class Terminal {
           if (m.common && m.common.length > word.length) {
             const head = before.slice(0, m.start) + m.common;
             this.setLine(head + value.slice(pos), head.length);
+          } else if (matches.length > ASK_ABOVE) {
+            // As bash does past its query limit: ask before filling the screen.
+            this.print("cmd", `${this.prompt}${value}\n`);
+            this.print("out", `Display all ${matches.length} possibilities? (y or n)`);
+            this.pendingList = matches;
           } else if (matches.length > 1) {
             this.print("cmd", `${this.prompt}${value}\n`);
             this.print("out", columns(matches, this.widthInChars()));
