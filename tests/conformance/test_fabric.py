@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from tests.conformance import parsers
 from tests.conformance.support import on, together, truth
 
@@ -80,3 +82,11 @@ def test_perfquery_symbol_errors_show_on_the_faulted_port() -> None:
     assert status == 0, out
     counters = parsers.perfquery(out)
     assert counters["SymbolErrorCounter"] > 0
+
+
+@pytest.mark.xfail(reason="ibqueryerrors rejects --verbose/--details/--data/--report-port/--switch/--ca, the "
+                          "invocation of the fabric exporters", strict=True)
+def test_fabric_exporter_ibqueryerrors_invocation_runs() -> None:
+    out, status = on("node01").execute("ibqueryerrors --verbose --details --suppress-common --data --report-port "
+                                       "--switch --ca")
+    assert status == 0 and re.search(r'^Errors for (?:0x[\da-f]+ )?"(.*)"$', out, re.M)
