@@ -366,7 +366,9 @@ export class Terminal {
     this.output.append(probe);
     const w = probe.getBoundingClientRect().width / 10;
     probe.remove();
-    return w > 0 ? Math.max(20, Math.floor(this.output.clientWidth / w)) : 80;
+    const style = getComputedStyle(this.screen);
+    const visible = this.screen.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    return w > 0 ? Math.max(20, Math.floor(visible / w)) : 80;
   }
 
   // -- keys ---------------------------------------------------------------------------
