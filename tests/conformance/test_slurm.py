@@ -81,28 +81,22 @@ def test_sinfo_long_format_gres_counts_gpus_like_the_exporter() -> None:
     assert total == 8 * len(on(None).cluster.nodes) or total > 0
 
 
-@pytest.mark.xfail(reason="sinfo rejects the abbreviated long option --state= (getopt_long accepts unique prefixes) "
-                          "and the GresUsed field", strict=True)
 def test_exporter_allocated_gpu_query_runs() -> None:
     out, status = on(None).execute('sinfo -a -h --Format="Nodes: ,GresUsed:" --state=allocated')
     assert status == 0 and GRES_GPU.search(out)
 
 
-@pytest.mark.xfail(reason="squeue rejects the abbreviated long option --state=", strict=True)
 def test_squeue_accepts_an_abbreviated_long_option() -> None:
     out, status = on(None).execute('squeue -h --state=running -o "%i"')
     assert status == 0 and out.strip()
 
 
-@pytest.mark.xfail(reason="sinfo prints %T and StateLong upper case; real sinfo lower-cases them (idle, allocated, "
-                          "down*), which exporters match", strict=True)
 def test_sinfo_long_state_is_lower_case_like_the_exporter_fixtures() -> None:
     out, _ = on(None).execute('sinfo -h -N -o "%N,%T"')
     states = {line.split(",")[1] for line in out.splitlines()}
     assert states <= {"idle", "allocated", "mixed", "drained", "draining", "down", "down*", "drained*"}
 
 
-@pytest.mark.xfail(reason="sinfo -O does not know AllocMem, which the memory collectors ask for", strict=True)
 def test_sinfo_node_memory_query_runs() -> None:
     out, status = on(None).execute('sinfo -h -N -O "NodeList,AllocMem,Memory,CPUsState"')
     assert status == 0
@@ -111,7 +105,6 @@ def test_sinfo_node_memory_query_runs() -> None:
         assert int(alloc) <= int(total) and cpus.count("/") == 3
 
 
-@pytest.mark.xfail(reason="scontrol ignores -o/--oneliner after the command (GNU getopt permutes it)", strict=True)
 def test_scontrol_oneliner_after_the_command_gives_one_line_per_node() -> None:
     out, status = on(None).execute("scontrol show nodes -o")
     assert status == 0 and len(out.splitlines()) == 8 and out.startswith("NodeName=node01 ")
