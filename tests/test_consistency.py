@@ -11,7 +11,7 @@ files. It also checks that simulated time moves every one of them together.
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -491,6 +491,13 @@ def test_a_streaming_command_advances_the_clock_by_what_it_waits() -> None:
     before = int(sh(s, "date -u +%s"))
     sh(s, "ssh node01 all_reduce_perf -b 8 -e 8G -f 2 -g 8")
     assert int(sh(s, "date -u +%s")) - before >= 2
+    before = int(sh(s, "date -u +%s"))
+    sh(s, f"diag-snapshot --job {JOB} -o /home/alice/b.txt")
+    after = int(sh(s, "date -u +%s"))
+    created = re.search(r"^created:\s+(\S+)", sh(s, "diag-snapshot --extract /home/alice/b.txt MANIFEST"), re.M)
+    assert created and after - before >= 30, "collecting from four nodes and their BMCs takes half a minute"
+    stamp = datetime.strptime(created.group(1), "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+    assert before + 30 <= stamp.timestamp() <= after
 
 
 @pytest.mark.parametrize(("lab", "seed"), [("diagnostic-snapshot", 0), ("out-of-band", 2), ("late-rank", 1),

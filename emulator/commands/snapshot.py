@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import re
 import shlex
+from collections.abc import Generator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -45,6 +46,12 @@ DEFAULT_WINDOW_S = 3600.0
 MAX_NODES = 16
 #: The BMC account the collector uses (its password stays in the collector's configuration).
 BMC_USER = "admin"
+#: Seconds each collection takes (the tool's first word; ``ipmitool`` over lanplus is the slowest),
+#: so the bundle's members are read at the instants they would be and the clock moves by the total.
+COST_S = {"sinfo": 0.3, "scontrol": 0.3, "squeue": 0.3, "sacct": 0.6, "ipmitool": 1.5, "nvidia-smi": 0.9,
+          "journalctl": 0.4, "systemctl": 0.2, "ibstat": 0.2, "perfquery": 0.1}
+#: How long ssh waits before "No route to host" for a host whose OS does not answer.
+SSH_UNREACHABLE_S = 3.0
 
 
 class DiagSnapshot(Command):
@@ -165,18 +172,20 @@ class Bundle:
         self.missing: list[tuple[str, str, str]] = []      # path, command, why
 
     def run(self, ctx: Context, path: str, argv: list[str], host: Node | None = None,
-            env: dict[str, str] | None = None) -> None:
+            env: dict[str, str] | None = None) -> float:
+        """Collect one member; returns the seconds it took."""
         result = ctx.run(argv, host=host, env=env)
         text = result.stdout + result.stderr
         if text and not text.endswith("\n"):
             text += "\n"
         self.parts.append((path, shlex.join(argv), result.status, text))
+        return COST_S.get(argv[0], 0.2)
 
     def skip(self, path: str, argv: list[str], why: str) -> None:
         self.missing.append((path, shlex.join(argv), why))
 
 
-def _collect(ctx: Context, args: argparse.Namespace) -> int:
+def _collect(ctx: Context, args: argparse.Namespace) -> Generator[float, None, int]:
     cluster = ctx.cluster
     names = _scope(ctx, args)
     now = ctx.clock.elapsed
@@ -194,11 +203,11 @@ def _collect(ctx: Context, args: argparse.Namespace) -> int:
     bundle = Bundle()
 
     # The controller's view of the scope.
-    bundle.run(ctx, "slurm/sinfo.txt", ["sinfo", "-N", "-l", "-n", hostlist])
-    bundle.run(ctx, "slurm/sinfo-R.txt", ["sinfo", "-R", "-n", hostlist])
-    bundle.run(ctx, "slurm/scontrol-show-node.txt", ["scontrol", "show", "node", hostlist])
-    bundle.run(ctx, "slurm/squeue.txt", ["squeue", "-w", hostlist])
-    bundle.run(ctx, "slurm/sacct.txt", ["sacct", "-a", "-N", hostlist, "-S", _iso(cluster, since)[:-1],
+    yield bundle.run(ctx, "slurm/sinfo.txt", ["sinfo", "-N", "-l", "-n", hostlist])
+    yield bundle.run(ctx, "slurm/sinfo-R.txt", ["sinfo", "-R", "-n", hostlist])
+    yield bundle.run(ctx, "slurm/scontrol-show-node.txt", ["scontrol", "show", "node", hostlist])
+    yield bundle.run(ctx, "slurm/squeue.txt", ["squeue", "-w", hostlist])
+    yield bundle.run(ctx, "slurm/sacct.txt", ["sacct", "-a", "-N", hostlist, "-S", _iso(cluster, since)[:-1],
                                         "-E", _iso(cluster, until)[:-1], "--format",
                                         "JobID,JobName,User,State,ExitCode,Start,End,Elapsed,NodeList%30"])
 
@@ -207,18 +216,19 @@ def _collect(ctx: Context, args: argparse.Namespace) -> int:
         bmc = f"{name}-bmc"
         for member, words in (("chassis-status", ["chassis", "status"]), ("sel-elist", ["sel", "elist"]),
                               ("sdr-elist", ["sdr", "elist"])):
-            bundle.run(ctx, f"{name}/bmc/{member}.txt",
+            yield bundle.run(ctx, f"{name}/bmc/{member}.txt",
                        ["ipmitool", "-I", "lanplus", "-H", bmc, "-U", BMC_USER, "-E", *words],
                        env={"IPMI_PASSWORD": "collector"})
         commands = _node_commands(node, journal_since, journal_until)
         if not node.health.os_up:
             probe = ctx.run(["ssh", name, "true"])
+            yield SSH_UNREACHABLE_S
             why = (probe.stderr.strip() or "host does not answer") + "; only out-of-band data collected"
             for path, argv in commands:
                 bundle.skip(f"{name}/{path}", argv, why)
             continue
         for path, argv in commands:
-            bundle.run(ctx, f"{name}/{path}", argv, host=node)
+            yield bundle.run(ctx, f"{name}/{path}", argv, host=node)
 
     text = _render(ctx, bundle, names, since, until, output)
     try:
