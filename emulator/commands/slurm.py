@@ -16,6 +16,7 @@ from ..cluster.hardware import Partition
 from ..cluster.model import Cluster, Node
 from ..cluster.scheduler import Job, compress_hostlist, dependency_state, expand_hostlist
 from . import slurm_common as sc
+from . import slurm_json
 from .base import Context, Outcome
 
 SINFO_FORMATS = {
@@ -315,6 +316,7 @@ class Squeue(sc.SlurmCommand):
         parser.add_argument("-h", "--noheader", action="store_true", help="do not print a header line")
         parser.add_argument("-a", "--all", action="store_true", help="show jobs in hidden partitions")
         parser.add_argument("-r", "--array", action="store_true", help="one job array element per line")
+        parser.add_argument("--json", action="store_true", help="print the jobs as JSON (data_parser v0.0.40)")
         parser.add_argument("-V", "--version", action="store_true", help="print the Slurm version")
         parser.add_argument("--help", action="help", help="show this help")
 
@@ -356,6 +358,10 @@ class Squeue(sc.SlurmCommand):
             jobs = [j for j in jobs if nodes & set(j.nodes)]
         order = {s: i for i, s in enumerate(sc.JOB_ORDER)}
         jobs.sort(key=lambda j: (j.partition, order.get(j.state, 99), -sc.priority(j), j.job_id))
+        if args.json:
+            ctx.outln(slurm_json.squeue(cluster, sorted(jobs, key=lambda j: j.job_id), ["squeue", "--json"],
+                                        sc.user(ctx.env)))
+            return 0
         items = _long_items(ctx, "squeue", args.Format, SQUEUE_LONG_NAMES) if args.Format else \
             sc.parse_format(args.format or (SQUEUE_LONG if args.long else SQUEUE_DEFAULT))
         rows = [_job_values(cluster, j) for j in jobs]

@@ -232,3 +232,26 @@ def test_sinfo_and_squeue_answer_within_100_ms_on_1024_nodes():
             out, status = s.execute(line)
         assert status == 0
         assert (time.perf_counter() - start) / 5 < 0.1, line
+
+
+def test_squeue_json_gives_the_jobs_scontrol_shows_in_data_parser_v0_0_40_form():
+    import json
+    import re
+    from datetime import UTC, datetime
+
+    s = Session("diagnostic-snapshot", 0)
+    doc = json.loads(s.execute("squeue -t all --json")[0])
+    assert doc["meta"]["plugin"]["data_parser"] == "data_parser/v0.0.40" and doc["errors"] == []
+    assert doc["meta"]["slurm"]["release"] == "23.11.10"
+    job = next(j for j in doc["jobs"] if j["job_id"] == 48213)
+    shown = s.execute("scontrol show job 48213")[0]
+    assert job["job_state"] == [re.search(r"JobState=(\S+)", shown).group(1)] == ["FAILED"]
+    assert job["exit_code"]["status"] == ["ERROR"] and job["exit_code"]["return_code"]["number"] == 1
+    assert job["state_reason"] == "NonZeroExitCode" and job["nodes"] == "node[01-04]"
+    end = re.search(r"EndTime=(\S+)", shown).group(1)
+    assert datetime.fromtimestamp(job["end_time"]["number"], UTC).strftime("%Y-%m-%dT%H:%M:%S") == end
+    assert job["time_limit"] == {"infinite": False, "number": 2880, "set": True}
+    pending = next(j for j in doc["jobs"] if j["job_state"] == ["PENDING"])
+    assert pending["start_time"]["set"] is False and pending["job_resources"] == {}
+    running = json.loads(s.execute("squeue --json -j 48214")[0])["jobs"]
+    assert [j["job_id"] for j in running] == [48214] and running[0]["gres_detail"] == ["gpu:h100:8(IDX:0-7)"]

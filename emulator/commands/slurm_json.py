@@ -1,0 +1,141 @@
+"""``squeue --json``: the job list in Slurm 23.11's data_parser v0.0.40 layout.
+
+Exporters and scripts read this instead of parsing columns. Numbers that may
+be unset or infinite are ``{"set", "infinite", "number"}`` objects, times are
+Unix epoch seconds, states are lists of flags, as slurmrestd and the clients
+print them. Values come from the same job records ``squeue`` and ``scontrol``
+render.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..cluster.model import Cluster
+from ..cluster.scheduler import Job, compress_hostlist
+from . import slurm_common as sc
+
+DATA_PARSER = "data_parser/v0.0.40"
+#: Signal numbers of exit codes ``0:N`` → names, as the exit_code object spells them.
+SIGNALS = {9: "KILL", 15: "TERM", 6: "ABRT", 11: "SEGV"}
+
+
+def number(value: float | None, infinite: bool = False) -> dict[str, Any]:
+    """A v0.0.40 optional number."""
+    return {"infinite": infinite, "number": 0 if value is None else value, "set": value is not None}
+
+
+def _epoch(cluster: Cluster, offset: float | None) -> dict[str, Any]:
+    return number(None if offset is None else int(cluster.clock.at(offset).timestamp()))
+
+
+def exit_code(text: str, state: str) -> dict[str, Any]:
+    """``1:0`` → the exit_code object (status, return code, signal)."""
+    code, _, sig = text.partition(":")
+    rc, signal = int(code or 0), int(sig or 0)
+    status = "SIGNALED" if signal else ("PENDING" if state == "PENDING" else "SUCCESS" if rc == 0 else "ERROR")
+    return {"return_code": number(None if state == "PENDING" else rc),
+            "signal": {"id": number(signal or None), "name": SIGNALS.get(signal, "")},
+            "status": [status]}
+
+
+def _resources(cluster: Cluster, job: Job) -> dict[str, Any]:
+    """What the job holds on each node: every core (exclusive jobs) and all of RealMemory."""
+    node = cluster.compute_nodes[0] if cluster.compute_nodes else None
+    sockets, cores = (node.cpu.sockets, node.cpu.cores_per_socket) if node else (0, 0)
+    layout = {str(s): {"cores": {str(c): "allocated" for c in range(cores)}} for s in range(sockets)}
+    return {
+        "allocated_cores": sockets * cores * len(job.nodes), "allocated_cpus": 0,
+        "allocated_hosts": len(job.nodes),
+        "allocated_nodes": [{"cpus_used": 0, "memory_allocated": sc.mem_mb(cluster), "memory_used": 0,
+                             "nodename": name, "sockets": layout} for name in job.nodes],
+        "nodes": compress_hostlist(job.nodes),
+    }
+
+
+def job(cluster: Cluster, j: Job) -> dict[str, Any]:
+    """One job as ``squeue --json`` lists it."""
+    limit = sc.limit_seconds(j.time_limit)
+    end = j.end_s if j.end_s is not None else (
+        j.start_s + limit if j.start_s is not None and limit is not None else None)
+    uid = sc.UIDS.get(j.user, 1000)
+    cpus = sc.job_cpus(cluster, j)
+    mem = sc.mem_mb(cluster)
+    gpus = j.gpus_per_node * j.num_nodes
+    tres = f"cpu={cpus},mem={mem * j.num_nodes}M,node={j.num_nodes},billing={cpus}" + (f",gres/gpu={gpus}" if gpus else "")
+    active = j.state in ("RUNNING", "SUSPENDED", "COMPLETING")
+    ended = j.end_s is not None
+    return {
+        "account": j.account, "accrue_time": _epoch(cluster, j.submit_s), "admin_comment": "",
+        "allocating_node": cluster.login, "array_job_id": number(0), "array_max_tasks": number(0),
+        "array_task_id": number(None), "array_task_string": "", "association_id": 2 + uid % 97,
+        "batch_features": "", "batch_flag": j.command.startswith("/"), "batch_host": j.nodes[0] if j.nodes else "",
+        "billable_tres": number(float(cpus)), "burst_buffer": "", "burst_buffer_state": "",
+        "cluster": cluster.slurm.cluster_name, "cluster_features": "", "command": j.command or j.name,
+        "comment": "", "container": "", "container_id": "", "contiguous": False, "core_spec": 0,
+        "cores_per_socket": number(None), "cpu_frequency_governor": number(None),
+        "cpu_frequency_maximum": number(None), "cpu_frequency_minimum": number(None), "cpus": number(cpus),
+        "cpus_per_task": number(j.cpus_per_task), "cpus_per_tres": "", "cron": "",
+        "current_working_directory": j.workdir or f"/home/{j.user}", "deadline": number(0),
+        "delay_boot": number(0), "dependency": j.dependency,
+        "derived_exit_code": exit_code("0:0", j.state), "eligible_time": _epoch(cluster, j.submit_s),
+        "end_time": _epoch(cluster, end if j.start_s is not None else None), "excluded_nodes": "",
+        "exclusive": ["true"] if j.gpus_per_node == 8 else [], "exit_code": exit_code(j.exit_code, j.state),
+        "extra": "", "failed_node": j.failed_node, "features": "", "federation_origin": "",
+        "federation_siblings_active": "", "federation_siblings_viable": "",
+        "flags": ["JOB_WAS_RUNNING"] if j.start_s is not None else [],
+        "gres_detail": [f"gpu:h100:{j.gpus_per_node}(IDX:0-{j.gpus_per_node - 1})"] * len(j.nodes)
+        if active and j.gpus_per_node else [],
+        "group_id": uid, "group_name": j.user, "het_job_id": number(0), "het_job_id_set": "",
+        "het_job_offset": number(0), "job_id": j.job_id,
+        "job_resources": _resources(cluster, j) if j.nodes and (active or ended) else {},
+        "job_size_str": [], "job_state": [j.state],
+        "last_sched_evaluation": _epoch(cluster, j.start_s if j.start_s is not None else j.submit_s),
+        "licenses": "", "mail_type": [], "mail_user": j.user, "max_cpus": number(0), "max_nodes": number(0),
+        "maximum_switch_wait_time": 0, "mcs_label": "", "memory_per_cpu": number(None),
+        "memory_per_node": number(mem), "memory_per_tres": "", "minimum_cpus_per_node": number(1),
+        "minimum_switches": 0, "minimum_tmp_disk_per_node": number(0), "name": j.name, "network": "", "nice": 0,
+        "node_count": number(j.num_nodes), "nodes": compress_hostlist(j.nodes) if j.nodes else "",
+        "oversubscribe": False, "partition": j.partition, "power": {"flags": []}, "pre_sus_time": number(0),
+        "preempt_time": number(0), "preemptable_time": number(0), "prefer": "",
+        "priority": number(sc.priority(j) if j.state in ("PENDING", "RUNNING") else 0), "profile": ["NOT_SET"],
+        "qos": j.qos, "reboot": False, "requeue": j.requeue, "required_nodes": "",
+        "resize_time": number(0), "restart_cnt": 0, "resv_name": "", "scheduled_nodes": "",
+        "selinux_context": "", "shared": [], "show_flags": ["DETAIL", "LOCAL"], "sockets_per_board": 0,
+        "sockets_per_node": number(None), "standard_error": j.stdout or f"/home/{j.user}/slurm-{j.job_id}.out",
+        "standard_input": "/dev/null", "standard_output": j.stdout or f"/home/{j.user}/slurm-{j.job_id}.out",
+        "start_time": _epoch(cluster, j.start_s), "state_description": "", "state_reason": j.reason,
+        "submit_time": _epoch(cluster, j.submit_s), "suspend_time": number(0), "system_comment": "",
+        "tasks": number(j.num_nodes * j.ntasks_per_node), "tasks_per_board": number(0),
+        "tasks_per_core": number(None, infinite=True), "tasks_per_node": number(j.ntasks_per_node),
+        "tasks_per_socket": number(None, infinite=True), "tasks_per_tres": number(0), "thread_spec": 32766,
+        "threads_per_core": number(None), "time_limit": number(None if limit is None else limit // 60,
+                                                               infinite=limit is None),
+        "time_minimum": number(0), "tres_alloc_str": tres if j.nodes else "", "tres_bind": "", "tres_freq": "",
+        "tres_per_job": "", "tres_per_node": f"gres/gpu:{j.gpus_per_node}" if j.gpus_per_node else "",
+        "tres_per_socket": "", "tres_per_task": "", "tres_req_str": tres, "user_id": uid, "user_name": j.user,
+        "wckey": "",
+    }
+
+
+def meta(cluster: Cluster, argv: list[str], user: str) -> dict[str, Any]:
+    major, minor, micro = (cluster.versions.slurm.split(".") + ["0", "0"])[:3]
+    return {
+        "client": {"group": user, "source": "/dev/pts/0", "user": user},
+        "command": argv,
+        "plugin": {"accounting_storage": "", "data_parser": DATA_PARSER, "name": "", "type": ""},
+        "slurm": {"cluster": cluster.slurm.cluster_name, "release": cluster.versions.slurm,
+                  "version": {"major": major, "micro": micro, "minor": minor}},
+    }
+
+
+def squeue(cluster: Cluster, jobs: list[Job], argv: list[str], user: str) -> str:
+    """The whole ``squeue --json`` document for ``jobs``."""
+    now = int(cluster.clock.now().timestamp())
+    document = {
+        "errors": [], "jobs": [job(cluster, j) for j in jobs],
+        "last_backfill": number(now - 17), "last_update": number(now - 3),
+        "meta": meta(cluster, argv, user), "warnings": [],
+    }
+    return json.dumps(document, indent=2, sort_keys=True)
