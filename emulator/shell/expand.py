@@ -4,12 +4,13 @@ substitution and arithmetic, field splitting, globbing, quote removal.
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from collections.abc import Callable
 from typing import Protocol
 
 from ..vfs import glob_escape, has_magic, normpath
-from .lexer import Arith, Lit, ShellSyntaxError, Sub, Tilde, Var, Word
+from .lexer import Arith, Lit, ShellSyntaxError, Sub, Tilde, Var, Word, tokenize
 
 #: Cap on the words one brace expression may produce.
 BRACE_LIMIT = 10_000
@@ -244,19 +245,118 @@ class _ArithParser:
 
 
 # -- words --------------------------------------------------------------------------
+#: Longest value the pattern operators (``${x%pat}``, ``${x/a/b}``) work on.
+PATTERN_LIMIT = 4096
+
+
+def _word_text(text: str, env: Env) -> str:
+    """The argument of ``${x:-ARG}``: expanded as the words it holds, joined by spaces."""
+    try:
+        words = [t for t in tokenize(text) if isinstance(t, Word)]
+        return " ".join("".join(expand_word(w, env, split=False, glob=False)) for w in words)
+    except ShellSyntaxError:
+        return text
+
+
+def _remove(value: str, pattern: str, op: str) -> str:
+    n = len(value)
+    if op in ("#", "##"):
+        ends = range(n + 1) if op == "#" else range(n, -1, -1)
+        for end in ends:
+            if fnmatch.fnmatchcase(value[:end], pattern):
+                return value[end:]
+    else:
+        starts = range(n, -1, -1) if op == "%" else range(n + 1)
+        for start in starts:
+            if fnmatch.fnmatchcase(value[start:], pattern):
+                return value[:start]
+    return value
+
+
+def _replace(value: str, arg: str, every: bool, env: Env) -> str:
+    pattern, _, replacement = arg.partition("/")
+    anchor = pattern[:1] if pattern[:1] in ("#", "%") else ""
+    pattern, replacement = _word_text(pattern[len(anchor):], env), _word_text(replacement, env)
+    if anchor == "#":
+        for end in range(len(value), -1, -1):
+            if fnmatch.fnmatchcase(value[:end], pattern):
+                return replacement + value[end:]
+        return value
+    if anchor == "%":
+        for start in range(len(value) + 1):
+            if fnmatch.fnmatchcase(value[start:], pattern):
+                return value[:start] + replacement
+        return value
+    if not pattern:
+        return value
+    out: list[str] = []
+    i = 0
+    n = len(value)
+    while i <= n:
+        for end in range(n, i, -1):
+            if fnmatch.fnmatchcase(value[i:end], pattern):
+                out.append(replacement)
+                i = end
+                if not every:
+                    return "".join(out) + value[i:]
+                break
+        else:
+            if i < n:
+                out.append(value[i])
+            i += 1
+    return "".join(out)
+
+
+def _substring(value: str, arg: str, env: Env) -> str:
+    offset_text, _, length_text = arg.partition(":")
+    offset = arithmetic(offset_text, env) if offset_text.strip() else 0
+    start = max(0, len(value) + offset) if offset < 0 else offset
+    if not length_text:
+        return value[start:]
+    length = arithmetic(length_text, env)
+    end = len(value) + length if length < 0 else start + length
+    if end < start:
+        raise ExpansionError(f"{length_text.strip()}: substring expression < 0")
+    return value[start:end]
+
+
 def _var_value(part: Var, env: Env) -> str:
     value = env.lookup_var(part.name)
-    if part.op == "#len":
+    op = part.op
+    if op == "#len":
         return str(len(value or ""))
-    empty = value is None or (part.op.startswith(":") and value == "")
-    if part.op in (":-", "-") and empty:
-        return part.arg
-    if part.op in (":=", "=") and empty:
-        env.set_var(part.name, part.arg)
-        return part.arg
-    if part.op in (":+", "+"):
-        return "" if empty else part.arg
-    return value or ""
+    empty = value is None or (op.startswith(":") and value == "")
+    if op in (":-", "-"):
+        return _word_text(part.arg, env) if empty else value or ""
+    if op in (":=", "="):
+        if empty:
+            value = _word_text(part.arg, env)
+            env.set_var(part.name, value)
+        return value or ""
+    if op in (":+", "+"):
+        return "" if empty else _word_text(part.arg, env)
+    if op in (":?", "?"):
+        if empty:
+            raise ExpansionError(f"{part.name}: {_word_text(part.arg, env) or 'parameter null or not set'}")
+        return value or ""
+    text = value or ""
+    if len(text) > PATTERN_LIMIT:
+        return text
+    if op in ("#", "##", "%", "%%"):
+        return _remove(text, _word_text(part.arg, env), op)
+    if op in ("/", "//"):
+        return _replace(text, part.arg, op == "//", env)
+    if op == ":":
+        return _substring(text, part.arg, env)
+    if op == "^^":
+        return text.upper()
+    if op == ",,":
+        return text.lower()
+    if op == "^":
+        return text[:1].upper() + text[1:]
+    if op == ",":
+        return text[:1].lower() + text[1:]
+    return text
 
 
 def expand_word(word: Word, env: Env, split: bool = True, glob: bool = True) -> list[str]:

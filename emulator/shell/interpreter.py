@@ -298,6 +298,9 @@ class Shell:
             return (yield from self.run_script(script, ctx.stdin, ContextSink(ctx, "out"), ContextSink(ctx, "err")))
         except ExitShell as stop:
             return stop.status
+        except ShellSyntaxError as exc:
+            ctx.err(f"bash: {exc.message}\n")
+            return 1
         finally:
             del self.frames[depth:]
             self._sync_env()
@@ -360,6 +363,10 @@ class Shell:
             status = yield from self.run_script(script, "", Terminal(self, "out"), err)
         except ExitShell as stop:
             status = stop.status
+        except ShellSyntaxError as exc:
+            # An expansion error ends the whole line, as in an interactive bash.
+            self.emit("err", f"bash: {exc.message}\n")
+            status = 1
         except OutputLimitExceeded as exc:
             self.pending.append(("err", f"bash: {exc}\n"))
             status = 1
@@ -478,15 +485,10 @@ class Shell:
             err.write(f"bash: loop stopped after {LOOP_LIMIT} iterations\n")
             return 1
         if isinstance(command, Case):
-            try:
-                subject = "".join(expand_word(command.word, self, split=False, glob=False))
-                for patterns, body in command.items:
-                    for pattern in patterns:
-                        if fnmatch.fnmatchcase(subject, self._pattern(pattern)):
-                            return (yield from self.run_script(body, stdin, out, err))
-            except ShellSyntaxError as exc:
-                err.write(f"bash: {exc.message}\n")
-                return 1
+            subject = "".join(expand_word(command.word, self, split=False, glob=False))
+            for patterns, body in command.items:
+                if any(fnmatch.fnmatchcase(subject, self._pattern(pattern)) for pattern in patterns):
+                    return (yield from self.run_script(body, stdin, out, err))
             return 0
         if isinstance(command, If):
             for test, body in command.branches:
@@ -512,17 +514,9 @@ class Shell:
         fds: dict[int, Sink] = {1: out, 2: err}
         for r in redirects:
             if r.op == "<<<":
-                try:
-                    stdin = "".join(expand_word(r.target, self, split=False, glob=False)) + "\n"
-                except ShellSyntaxError as exc:
-                    err.write(f"bash: {exc.message}\n")
-                    return None
+                stdin = "".join(expand_word(r.target, self, split=False, glob=False)) + "\n"
                 continue
-            try:
-                targets = self.expand(r.target)
-            except ShellSyntaxError as exc:
-                err.write(f"bash: {exc.message}\n")
-                return None
+            targets = self.expand(r.target)
             if len(targets) != 1:
                 err.write(f"bash: {r.target.raw}: ambiguous redirect\n")
                 return None
@@ -569,18 +563,14 @@ class Shell:
         return FileSink(fs, path)
 
     def run_simple(self, cmd: Simple, stdin: str, out: Sink, err: Sink) -> Run:
-        try:
-            argv = [v for w in cmd.words for v in self.expand(w)]
-            assigns = []
-            for name, word in cmd.assigns:
-                value = "".join(expand_word(word, self, split=False, glob=False))
-                if name.endswith("+"):
-                    name = name[:-1]
-                    value = (self.lookup_var(name) or "") + value
-                assigns.append((name, value))
-        except ShellSyntaxError as exc:
-            err.write(f"bash: {exc.message}\n")
-            return 1
+        argv = [v for w in cmd.words for v in self.expand(w)]
+        assigns = []
+        for name, word in cmd.assigns:
+            value = "".join(expand_word(word, self, split=False, glob=False))
+            if name.endswith("+"):
+                name = name[:-1]
+                value = (self.lookup_var(name) or "") + value
+            assigns.append((name, value))
         redirected = self.redirect(cmd.redirects, stdin, out, err)
         if redirected is None:
             return 1

@@ -28,11 +28,13 @@ class Lit:
 
 @dataclass(frozen=True)
 class Var:
-    """``$NAME``, ``${NAME}``, ``${NAME:-default}``, ``${#NAME}``, ``$?``."""
+    """``$NAME``, ``${NAME}``, ``${NAME:-default}``, ``${#NAME}``, ``${NAME%.log}``, ``$?``."""
 
     name: str
     quoted: bool
-    op: str = ""          # "", ":-", "-", ":=", "#len"
+    #: "", "#len", a default (":-", ":=", ":+", ":?" and the forms without ":"), a pattern removal
+    #: ("#", "##", "%", "%%"), a replacement ("/", "//"), a substring (":") or a case change ("^^", ",,").
+    op: str = ""
     arg: str = ""
 
 
@@ -337,7 +339,7 @@ def _brace_var(body: str, quoted: bool) -> Var:
     name, rest = body[:name_end], body[name_end:]
     if not name:
         raise ShellSyntaxError(f"${{{body}}}: bad substitution")
-    for op in (":-", ":=", ":+", "-", "=", "+"):
+    for op in (":-", ":=", ":+", ":?", "-", "=", "+", "?", "##", "#", "%%", "%", "//", "/", "^^", ",,", "^", ",", ":"):
         if rest.startswith(op):
             return Var(name, quoted, op, rest[len(op):])
     if rest:

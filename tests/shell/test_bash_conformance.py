@@ -85,9 +85,15 @@ CASES = [
     'Z=2 env | grep ^Z=',
     'unset Z; echo "[$Z]"',
     'echo $(( 5 > 3 ? 10 : 20 ))',
-    'time true 2>/dev/null; echo t',
     'read x <<< "here"',
     'case x in x) echo y;; esac',
+    'f=/lustre/jobs/train.log; echo ${f%.log} ${f##*/} ${f#*/} ${f%%/*}x ${f/log/txt} ${f//l/L}',
+    'f=/lustre/jobs/train.log; echo ${f:1:6} ${f: -3} ${f^^} ${f:3} ${#f}',
+    'x=; echo ${x:-$((1+1))} ${y:-"a b"} ${x:+no} ${z=set}; echo $z',
+    'v=abcabc; echo ${v/b/X} ${v//b/X} ${v/#a/S} ${v%c} ${v%%b*}',
+    'for f in a1 a2 b1; do case $f in a*) echo A $f;; *) echo other $f;; esac; done',
+    'grep -c 1 <<< "a1 b1"',
+    'echo $((0x1F & 7)) $((1 << 3)) $((5 > 2 ? 1 : 0)) $(( ~5 ))',
 ]
 _LINE = re.compile(r"^bash: (-c: )?line \d+: ", re.MULTILINE)
 

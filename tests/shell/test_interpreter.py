@@ -98,3 +98,9 @@ def test_while_read_consumes_its_input_line_by_line(s):
 def test_read_at_end_of_input_fails():
     session = Session()
     assert session.execute("read x < /dev/null; echo $?") == ("1\n", 0)
+
+
+def test_expansion_errors_end_the_whole_line_as_in_interactive_bash(s):
+    assert s.execute("echo ${UNSET:?must be set}; echo after") == ("bash: UNSET: must be set\n", 1)
+    assert s.execute("for i in 1 2; do echo $((1/0)); echo in; done; echo after") == (
+        'bash: 1/0: division by 0 (error token is "0")\n', 1)
