@@ -75,6 +75,8 @@ def _interactive(session: Session) -> int:
     while True:
         try:
             line = input(session.prompt)
+            while session.incomplete(line):
+                line += "\n" + input("> ")
         except EOFError:
             print("logout")
             return session.shell.last_status

@@ -178,6 +178,20 @@ class Session:
         if self.current is run:
             self.current = None
 
+    @staticmethod
+    def incomplete(text: str) -> bool:
+        """Whether ``text`` needs more lines, as bash would prompt ``> `` for them
+        (an open quote, a trailing ``|`` or ``&&``, a ``for`` without ``done``, a final backslash)."""
+        if text.endswith("\\") and not text.endswith("\\\\"):
+            return True
+        try:
+            parse(text)
+        except ShellSyntaxError as exc:
+            return exc.message.startswith(("unexpected EOF", "syntax error: unexpected end of file"))
+        except RecursionError:
+            return False
+        return False
+
     def complete(self, line: str) -> Completion:
         """Completions of the last word of ``line``."""
         return complete(self.shell, line)

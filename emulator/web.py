@@ -32,6 +32,10 @@ a JSON string (or None). Sessions live in this module, keyed by ``sid``.
     JSON list of the lines entered, oldest first.
 ``close(sid) -> None``
     Forget a session.
+``incomplete(text) -> str``
+    JSON bool: whether ``text`` (the lines typed so far, joined by newlines)
+    needs another line, as bash prompts ``> `` after an open quote, a
+    trailing ``|`` or a ``for`` without ``done``. Optional for the page.
 
 An unknown ``sid`` raises ``KeyError`` (a bug in the caller, not the learner).
 At most ``SESSION_LIMIT`` sessions stay open: opening one more closes the
@@ -150,3 +154,7 @@ def history(sid: str) -> str:
 def close(sid: str) -> None:
     _sessions.pop(sid, None)
     _runs.pop(sid, None)
+
+
+def incomplete(text: str) -> str:
+    return json.dumps(Session.incomplete(str(text)))

@@ -31,3 +31,17 @@ def test_interactive_shell_reads_lines_until_exit(monkeypatch, capsys):
     assert main([]) == 4
     out = capsys.readouterr().out
     assert "node01\n" in out and out.endswith("logout\n")
+
+
+def test_interactive_shell_continues_open_lines(monkeypatch, capsys):
+    lines = iter(["for i in 1 2", "do echo n$i", "done", "exit"])
+    prompts = []
+
+    def fake_input(prompt):
+        prompts.append(prompt)
+        return next(lines)
+
+    monkeypatch.setattr("builtins.input", fake_input)
+    assert main([]) == 0
+    assert prompts[1:3] == ["> ", "> "]
+    assert "n1\nn2\n" in capsys.readouterr().out

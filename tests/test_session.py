@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from emulator.session import HISTORY_LIMIT, Session, SnapshotError
 
 
@@ -116,3 +118,15 @@ def test_snapshot_replays_a_lab_started_from_the_terminal():
     restored = Session.restore(s.snapshot())
     assert (restored.lab, restored.seed, restored.origin) == ("fabric-triage", 1, (None, 0))
     assert restored.lab_progress.hints == 1
+
+
+@pytest.mark.parametrize(("text", "more"), [
+    ('echo "open', True), ("for i in 1 2; do", True), ("echo a |", True), ("echo a \\", True),
+    ("if true; then echo x", True), ("echo done", False), ("echo a; |", False),
+])
+def test_incomplete_lines_ask_for_more(text, more):
+    assert Session.incomplete(text) is more
+
+
+def test_a_multi_line_loop_runs_once_complete():
+    assert Session().execute("for i in 1 2\ndo echo $i\ndone") == ("1\n2\n", 0)

@@ -94,3 +94,8 @@ def test_least_recently_used_sessions_are_closed_beyond_the_limit():
     except KeyError:
         return
     raise AssertionError("the oldest session stayed open")
+
+
+def test_incomplete_tells_the_page_to_ask_for_another_line():
+    assert json.loads(web.incomplete("for h in a b; do")) is True
+    assert json.loads(web.incomplete("echo done")) is False
