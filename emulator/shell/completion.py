@@ -84,6 +84,17 @@ def _paths(shell: Shell, word: str, dirs_only: bool = False) -> list[str]:
 def complete(shell: Shell, line: str) -> Completion:
     start, word = _last_word(line)
     before = _command_words(line, start)
+    if word[:1] in ("'", '"') and before:
+        # A quoted path: complete inside the quote.
+        inner = complete(shell, line[:start] + word[1:])
+        quoted = [word[0] + m for m in inner.matches]
+        common = os.path.commonprefix(quoted) if quoted else word
+        return Completion(start, quoted, common)
+    if word.startswith("--") and "=" in word and before:
+        option, _, value = word.partition("=")
+        inner = complete(shell, f"{line[:start]}{option} {value}")
+        offset = len(option) + 1
+        return Completion(start + offset, inner.matches, inner.common)
     matches: list[str]
     if not before:
         if "/" in word:
@@ -98,7 +109,7 @@ def complete(shell: Shell, line: str) -> Completion:
             matches = []
             if command is not None and len(before) == 1:
                 matches += [s for s in command.subcommands() if s.startswith(word)]
-            if before[0] in _HOST_COMMANDS or before[-1] in ("-w", "--nodelist", "-H", "--node"):
+            if before[0] in _HOST_COMMANDS or before[-1] in ("-w", "--nodelist", "-H", "--node", "--host"):
                 matches += [n for n in shell.cluster.nodes if n.startswith(word)]
             if before[0] == "lab" or before[-1] == "--lab":
                 matches += [lab for lab in labs.known_labs() if lab.startswith(word)]

@@ -37,3 +37,10 @@ def test_hosts_after_ssh_and_options_after_dash(s):
 def test_completion_follows_the_working_directory(s):
     s.execute("cd /lustre/jobs/llm-pretrain")
     assert s.complete("tail tr").matches == ["train.log"]
+
+
+def test_quoted_paths_and_option_values(s):
+    result = s.complete('cat "/etc/ho')
+    assert (result.start, result.matches, result.common) == (4, ['"/etc/hostname', '"/etc/hosts'], '"/etc/host')
+    result = s.complete("srun --nodelist=node0")
+    assert result.start == len("srun --nodelist=") and result.matches[0] == "node01"
