@@ -77,7 +77,7 @@ def job_steps(job: Job) -> list[tuple[str, str, str]]:
 def add_step(job: Job, program: str, state: str, exit_code: str) -> str:
     """Record one more ``srun`` step inside the allocation; returns its number."""
     steps = job_steps(job)
-    number = str(1 + max((int(s[0]) for s in steps if s[0].isdigit()), default=-1))
+    number = str(1 + max((int(s[0]) for s in steps if s[0].isdecimal()), default=-1))
     job.steps = steps + [(number, state, exit_code)]
     job.step_names[number] = program
     return number
@@ -199,11 +199,11 @@ def expand_hostlist(expr: str) -> list[str]:
         for item in body.split(","):
             if "-" in item:
                 lo, hi = item.split("-", 1)
-                if not (lo.isdigit() and hi.isdigit()) or int(hi) < int(lo) or int(hi) - int(lo) > 100000:
+                if not (lo.isdecimal() and hi.isdecimal()) or int(hi) < int(lo) or int(hi) - int(lo) > 100000:
                     raise ValueError(f"invalid hostlist: {expr}")
                 width = len(lo)
                 names += [f"{prefix}{n:0{width}d}{suffix}" for n in range(int(lo), int(hi) + 1)]
-            elif item.isdigit():
+            elif item.isdecimal():
                 names.append(f"{prefix}{item}{suffix}")
             else:
                 raise ValueError(f"invalid hostlist: {expr}")

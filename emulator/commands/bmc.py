@@ -99,7 +99,7 @@ class Ipmitool(Command):
                 return 0
             if rest[:1] == ["identify"]:
                 seconds = rest[1] if len(rest) > 1 else ""
-                if seconds and not seconds.isdigit() and seconds != "force":
+                if seconds and not seconds.isdecimal() and seconds != "force":
                     raise ctx.fail("Invalid interval given.")
                 shown = "default (15 seconds)" if not seconds else (
                     "indefinite" if seconds == "force" else "off" if seconds == "0" else f"{seconds} seconds")
@@ -271,7 +271,7 @@ def _sel(ctx: Context, node: Node, words: list[str]) -> int:
             return 0
         numbered = list(enumerate(entries, start=1))
         if len(words) >= 3 and words[1] in ("first", "last"):
-            if not words[2].isdigit():
+            if not words[2].isdecimal():
                 raise ctx.fail(f"Invalid count: {words[2]}")
             count = int(words[2])
             numbered = numbered[:count] if words[1] == "first" else numbered[-count:] if count else []

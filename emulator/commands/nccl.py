@@ -79,7 +79,7 @@ def _int(text: str) -> int:
     """strtol(text, NULL, 0): leading digits, 0 when none."""
     digits = ""
     for ch in text.strip():
-        if ch.isdigit() or (ch == "-" and not digits):
+        if ch.isdecimal() or (ch == "-" and not digits):
             digits += ch
         else:
             break

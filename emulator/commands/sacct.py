@@ -220,7 +220,7 @@ def _columns(ctx: Context, spec: str) -> list[tuple[str, int, bool, Callable[[Ro
             continue
         name, _, width = item.partition("%")
         field = FIELDS.get(name.lower())
-        if field is None or (width and not width.lstrip("-").isdigit()):
+        if field is None or (width and not width.lstrip("-").isdecimal()):
             raise ctx.fail(f'sacct: error: Invalid field requested: "{name}"')
         header, size, left, get = field
         if width:
@@ -235,7 +235,7 @@ def _select(ctx: Context, args: argparse.Namespace) -> list[Job]:
     ids: set[int] = set()
     for item in (v for a in args.jobs or [] for v in a.split(",") if v):
         base = item.split(".")[0]
-        if not base.isdigit():
+        if not base.isdecimal():
             raise ctx.fail(f"sacct: error: Invalid job id: {item}")
         ids.add(int(base))
     start = end = None

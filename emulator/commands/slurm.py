@@ -334,7 +334,7 @@ class Squeue(sc.SlurmCommand):
                 raise ctx.fail(f"squeue: error: Invalid user: {name}")
         ids: set[int] = set()
         for text in _split(args.jobs):
-            if not text.isdigit():
+            if not text.isdecimal():
                 raise ctx.fail(f"squeue: error: Invalid job id: {text}")
             ids.add(int(text))
         states = _job_states(ctx, _split(args.states))
@@ -481,7 +481,7 @@ def _show(ctx: Context, words: list[str]) -> list[list[str]]:
     if entity in ("job", "jobs", "jobid"):
         jobs = [j for j in cluster.slurm.jobs if sc.job_visible(cluster, j)]
         if arg is not None:
-            jobs = [j for j in jobs if arg.isdigit() and j.job_id == int(arg)]
+            jobs = [j for j in jobs if arg.isdecimal() and j.job_id == int(arg)]
             if not jobs:
                 raise ctx.fail("slurm_load_jobs error: Invalid job id specified")
         if not jobs:

@@ -238,7 +238,7 @@ def parse_long_format(spec: str, names: dict[str, str]) -> list[Field | str] | s
             continue
         name, _, size = part.partition(":")
         letter = names.get(name.lower())
-        if letter is None or (size and not size.lstrip(".").isdigit()):
+        if letter is None or (size and not size.lstrip(".").isdecimal()):
             return name
         items.append(Field(letter, int(size.lstrip(".")) if size.lstrip(".") else 20, size.startswith(".")))
     return items

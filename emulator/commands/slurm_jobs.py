@@ -85,7 +85,7 @@ class Request:
                 raise ctx.fail(self.error("Requested node configuration is not available"))
         self.exclude = set(expand_hostlist(args.exclude)) if args.exclude else set()
         nodes_arg = args.nodes
-        if nodes_arg is not None and not str(nodes_arg).split("-")[0].isdigit():
+        if nodes_arg is not None and not str(nodes_arg).split("-")[0].isdecimal():
             raise ctx.fail(f"{prog}: error: \"{nodes_arg}\" is not a valid node count")
         want = int(str(nodes_arg).split("-")[0]) if nodes_arg else 0
         per_node = args.ntasks_per_node
@@ -131,7 +131,7 @@ def _gpus(args: argparse.Namespace) -> int:
     for value in (args.gpus_per_node, (args.gres or "").split(":")[-1] if args.gres else None):
         if value:
             digits = re.sub(r"^.*:", "", str(value))
-            if digits.isdigit():
+            if digits.isdecimal():
                 return min(8, int(digits))
     return 8
 
@@ -218,7 +218,7 @@ class Srun(sc.SlurmCommand):
         cluster = ctx.cluster
         jobid = args.jobid or ctx.env.get("SLURM_JOB_ID")
         if jobid:
-            job = cluster.slurm.job(int(jobid)) if jobid.isdigit() else None
+            job = cluster.slurm.job(int(jobid)) if jobid.isdecimal() else None
             if job is None or job.state != "RUNNING":
                 raise ctx.fail(f"srun: error: Unable to confirm allocation for job {jobid}: Invalid job id specified\n"
                                f"srun: Check SLURM_JOB_ID environment variable. Expired or invalid job {jobid}")
@@ -228,7 +228,7 @@ class Srun(sc.SlurmCommand):
             nodes = job.nodes
             if args.nodelist:
                 nodes = [n for n in _expand(ctx, args.nodelist) if n in job.nodes]
-            count = int(args.nodes) if args.nodes and str(args.nodes).isdigit() else len(nodes)
+            count = int(args.nodes) if args.nodes and str(args.nodes).isdecimal() else len(nodes)
             nodes = nodes[:max(1, count)]
             ntasks = args.ntasks or len(nodes) * (args.ntasks_per_node or 1)
             status = _run_tasks(ctx, job, nodes, min(ntasks, MAX_TASKS), args)
@@ -444,8 +444,8 @@ class Scancel(sc.SlurmCommand):
         targets: list[Job] = []
         for text in args.jobs:
             base = text.split("_")[0].split(".")[0]
-            job = cluster.slurm.job(int(base)) if base.isdigit() else None
-            if not base.isdigit():
+            job = cluster.slurm.job(int(base)) if base.isdecimal() else None
+            if not base.isdecimal():
                 raise ctx.fail(f"scancel: error: Invalid job id {text}")
             if job is None or not sc.job_visible(cluster, job):
                 ctx.err(f"scancel: error: Kill job error on job id {text}: Invalid job id specified\n")

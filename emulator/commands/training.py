@@ -106,7 +106,7 @@ class PySpy(Command):
                            "py-spy <SUBCOMMAND>\n\nFor more information try --help", 2)
         if args.pid is None:
             raise ctx.fail(self.usage_error("the following arguments are required: --pid"), 2)
-        pid = int(args.pid) if str(args.pid).isdigit() else -1
+        pid = int(args.pid) if str(args.pid).isdecimal() else -1
         if self._agent(ctx, pid):
             return 0
         found = self._find(ctx, pid)
@@ -216,7 +216,7 @@ class Timeline(Command):
         cluster = ctx.cluster
         run = cluster.training
         if args.job is not None:
-            if not str(args.job).isdigit():
+            if not str(args.job).isdecimal():
                 raise ctx.fail(f"timeline: invalid job id: {args.job}", 1)
             job = cluster.slurm.job(int(args.job))
             if job is None:

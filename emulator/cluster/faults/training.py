@@ -29,7 +29,7 @@ def _rank(run: TrainingRun, r: random.Random, params: dict[str, object]) -> Rank
     given = params.get("rank")
     if given is None or given == "":
         return r.choice(run.ranks[1:] or run.ranks)
-    if not str(given).isdigit() or int(str(given)) >= run.world_size:
+    if not str(given).isdecimal() or int(str(given)) >= run.world_size:
         raise ValueError(f"no rank {given} in a world of {run.world_size}")
     return run.ranks[int(str(given))]
 
