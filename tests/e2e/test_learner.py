@@ -98,7 +98,11 @@ def test_a_saved_session_the_engine_rejects_starts_fresh(page, site):
 def test_reset_lab_returns_to_the_starting_state(lab_page):
     page = lab_page
     run(page, "cd /tmp")
-    page.click(f'{TERMINAL} [data-mdx-action="reset"]')
+    reset = f'{TERMINAL} [data-mdx-action="reset"]'
+    page.click(reset)
+    assert page.text_content(reset) == "Click again to reset"
+    assert page.text_content(PROMPT) == "alice@login01:/tmp$ "
+    page.click(reset)
     page.wait_for_function(f"() => document.querySelector('{PROMPT}').textContent === 'alice@login01:~$ '")
     assert output(page).startswith("Type help")
 

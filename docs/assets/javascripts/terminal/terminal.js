@@ -385,7 +385,7 @@ export class Terminal {
       const action = e.target.closest("[data-mdx-action]")?.dataset.mdxAction;
       const key = e.target.closest("[data-mdx-key]")?.dataset.mdxKey;
       const run = e.target.closest("[data-mdx-run]")?.dataset.mdxRun;
-      if (action === "reset") this.reset();
+      if (action === "reset") this.confirmReset(e.target.closest("[data-mdx-action]"));
       if (action === "panel") this.togglePanel(e.target.closest("[data-mdx-action]"));
       if (run) this.type([run]);
       if (key) {
@@ -397,6 +397,23 @@ export class Terminal {
     for (const button of this.el.querySelectorAll("[data-mdx-key]")) {
       button.addEventListener("pointerdown", (e) => e.preventDefault());
     }
+  }
+
+  /** Reset asks once more on the button itself, so a stray click loses nothing. */
+  confirmReset(button) {
+    if (button.dataset.mdxConfirm) {
+      clearTimeout(this.confirmTimer);
+      delete button.dataset.mdxConfirm;
+      button.textContent = "Reset lab";
+      this.reset();
+      return;
+    }
+    button.dataset.mdxConfirm = "true";
+    button.textContent = "Click again to reset";
+    this.confirmTimer = setTimeout(() => {
+      delete button.dataset.mdxConfirm;
+      button.textContent = "Reset lab";
+    }, 4000);
   }
 
   togglePanel(button) {
