@@ -17,6 +17,7 @@ from typing import Any
 from ..cluster.model import Cluster
 from ..cluster.scheduler import Job, compress_hostlist, expand_hostlist, job_steps
 from . import slurm_common as sc
+from . import slurm_json
 from .base import Context, Outcome
 
 DEFAULT_FIELDS = "jobid,jobname,partition,account,alloccpus,state,exitcode"
@@ -168,6 +169,7 @@ class Sacct(sc.SlurmCommand):
         parser.add_argument("-s", "--state", action="append", metavar="STATES", help="only jobs in these states")
         parser.add_argument("-N", "--nodelist", metavar="NODES", help="only jobs that ran on these nodes")
         parser.add_argument("-e", "--helpformat", action="store_true", help="list the fields --format accepts")
+        parser.add_argument("--json", action="store_true", help="print the jobs as JSON (data_parser v0.0.40)")
         parser.add_argument("-V", "--version", action="store_true", help="print the Slurm version")
         parser.add_argument("--help", action="help", help="show this help")
 
@@ -185,6 +187,10 @@ class Sacct(sc.SlurmCommand):
         spec = ",".join(args.format or []).strip(", ") or (BRIEF_FIELDS if args.brief else DEFAULT_FIELDS)
         columns = _columns(ctx, spec)
         jobs = _select(ctx, args)
+        if args.json:
+            ordered = sorted(jobs, key=lambda j: (j.submit_s, j.job_id))
+            ctx.outln(slurm_json.sacct(cluster, ordered, ["sacct", "--json"], sc.user(ctx.env)))
+            return 0
         rows: list[Row] = []
         for job in sorted(jobs, key=lambda j: (j.submit_s, j.job_id)):
             rows.append(Row(cluster, job, None))

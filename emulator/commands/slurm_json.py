@@ -1,6 +1,6 @@
-"""``squeue --json``: the job list in Slurm 23.11's data_parser v0.0.40 layout.
+"""``squeue --json`` and ``sacct --json``: jobs in Slurm 23.11's data_parser v0.0.40 layout.
 
-Exporters and scripts read this instead of parsing columns. Numbers that may
+Exporters and scripts read these instead of parsing columns. Numbers that may
 be unset or infinite are ``{"set", "infinite", "number"}`` objects, times are
 Unix epoch seconds, states are lists of flags, as slurmrestd and the clients
 print them. Values come from the same job records ``squeue`` and ``scontrol``
@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from ..cluster.model import Cluster
-from ..cluster.scheduler import Job, compress_hostlist
+from ..cluster.scheduler import Job, compress_hostlist, job_steps
 from . import slurm_common as sc
 
 DATA_PARSER = "data_parser/v0.0.40"
@@ -138,4 +138,90 @@ def squeue(cluster: Cluster, jobs: list[Job], argv: list[str], user: str) -> str
         "last_backfill": number(now - 17), "last_update": number(now - 3),
         "meta": meta(cluster, argv, user), "warnings": [],
     }
+    return json.dumps(document, indent=2, sort_keys=True)
+
+
+def _tres(cluster: Cluster, nodes: int, gpus_per_node: int) -> list[dict[str, Any]]:
+    """A TRES list (cpu, mem, node, billing, gres/gpu) for ``nodes`` whole nodes."""
+    cpus = sc.cpus_per_node(cluster) * nodes
+    items = [("cpu", "", 1, cpus), ("mem", "", 2, sc.mem_mb(cluster) * nodes), ("node", "", 4, nodes),
+             ("billing", "", 5, cpus)]
+    if gpus_per_node:
+        items.append(("gres", "gpu", 1001, gpus_per_node * nodes))
+    return [{"count": count, "id": tid, "name": name, "type": kind} for kind, name, tid, count in items]
+
+
+def _cpu_time() -> dict[str, int]:
+    return {"microseconds": 0, "seconds": 0}
+
+
+def _step(cluster: Cluster, j: Job, name: str, state: str, code: str) -> dict[str, Any]:
+    nodes = j.nodes[:1] if name == "batch" else j.nodes
+    start = j.start_s
+    end = j.end_s
+    elapsed = int(sc.run_time(cluster, j))
+    step_id = f"{j.job_id}.{name}"
+    program = {"batch": "batch", "extern": "extern"}.get(name) or j.step_names.get(name) or \
+        ("torchrun" if j.is_training else j.name)
+    return {
+        "CPU": {"governor": "", "requested_frequency": {"max": number(None), "min": number(None)}},
+        "exit_code": exit_code(code, state), "kill_request_user": "",
+        "nodes": {"count": len(nodes), "list": list(nodes), "range": compress_hostlist(nodes)},
+        "pid": "", "state": [state],
+        "statistics": {"CPU": {"actual_frequency": 0}, "energy": {"consumed": number(0)}},
+        "step": {"id": step_id, "name": program},
+        "task": {"distribution": "Block" if name not in ("batch", "extern") else "Unknown"},
+        "tasks": {"count": len(nodes) * (j.ntasks_per_node if name not in ("batch", "extern") else 1)},
+        "time": {"elapsed": elapsed, "end": _epoch(cluster, end), "start": _epoch(cluster, start),
+                 "suspended": 0, "system": _cpu_time(), "total": _cpu_time(), "user": _cpu_time()},
+        "tres": {"allocated": _tres(cluster, len(nodes), j.gpus_per_node),
+                 "consumed": {"average": [], "max": [], "min": [], "total": []},
+                 "requested": {"average": [], "max": [], "min": [], "total": []}},
+    }
+
+
+def accounting_job(cluster: Cluster, j: Job) -> dict[str, Any]:
+    """One job as ``sacct --json`` lists it: the allocation with its steps."""
+    limit = sc.limit_seconds(j.time_limit)
+    uid = sc.UIDS.get(j.user, 1000)
+    state = j.state
+    return {
+        "account": j.account, "allocation_nodes": len(j.nodes),
+        "array": {"job_id": 0, "limits": {"max": {"running": {"tasks": 0}}}, "task": "", "task_id": number(None)},
+        "association": {"account": j.account, "cluster": cluster.slurm.cluster_name, "id": 2 + uid % 97,
+                        "partition": "", "user": j.user},
+        "block": "", "cluster": cluster.slurm.cluster_name,
+        "comment": {"administrator": "", "job": "", "system": ""}, "constraints": "", "container": "",
+        "derived_exit_code": exit_code("0:0", state), "exit_code": exit_code(j.exit_code, state), "extra": "",
+        "failed_node": j.failed_node, "flags": ["STARTED_ON_SUBMIT"] if j.start_s == j.submit_s else [],
+        "group": j.user, "het": {"job_id": 0, "job_offset": number(None)}, "hold": False, "job_id": j.job_id,
+        "kill_request_user": next((name for name, u in sc.UIDS.items() if u == j.cancelled_by), ""),
+        "licenses": "", "mcs": {"label": ""}, "name": j.name,
+        "nodes": compress_hostlist(j.nodes) if j.nodes else "None assigned", "partition": j.partition,
+        "priority": number(sc.priority(j) if state in ("PENDING", "RUNNING") else 0), "qos": j.qos,
+        "required": {"CPUs": sc.job_cpus(cluster, j), "memory_per_cpu": number(None),
+                     "memory_per_node": number(sc.mem_mb(cluster))},
+        "reservation": {"id": 0, "name": ""}, "restart_cnt": 0, "script": "",
+        "state": {"current": [state], "reason": j.reason},
+        "steps": [_step(cluster, j, name, st, code) for name, st, code in job_steps(j)],
+        "stderr": j.stdout, "stdin": "/dev/null", "stdout": j.stdout,
+        "submit_line": f"sbatch {j.command}" if j.command.startswith("/") else j.command,
+        "time": {"elapsed": int(sc.run_time(cluster, j)), "eligible": int(cluster.clock.at(j.submit_s).timestamp()),
+                 "end": int(cluster.clock.at(j.end_s).timestamp()) if j.end_s is not None else 0,
+                 "limit": number(None if limit is None else limit // 60, infinite=limit is None),
+                 "planned": number(int((j.start_s if j.start_s is not None else cluster.clock.elapsed) - j.submit_s)),
+                 "start": int(cluster.clock.at(j.start_s).timestamp()) if j.start_s is not None else 0,
+                 "submission": int(cluster.clock.at(j.submit_s).timestamp()), "suspended": 0,
+                 "system": _cpu_time(), "total": _cpu_time(), "user": _cpu_time()},
+        "tres": {"allocated": _tres(cluster, len(j.nodes), j.gpus_per_node) if j.nodes else [],
+                 "requested": _tres(cluster, j.num_nodes, j.gpus_per_node)},
+        "used_gres": "", "user": j.user, "wckey": {"flags": [], "wckey": ""},
+        "working_directory": j.workdir or f"/home/{j.user}",
+    }
+
+
+def sacct(cluster: Cluster, jobs: list[Job], argv: list[str], user: str) -> str:
+    """The whole ``sacct --json`` document for ``jobs``."""
+    document = {"errors": [], "jobs": [accounting_job(cluster, j) for j in jobs],
+                "meta": meta(cluster, argv, user), "warnings": []}
     return json.dumps(document, indent=2, sort_keys=True)

@@ -255,3 +255,20 @@ def test_squeue_json_gives_the_jobs_scontrol_shows_in_data_parser_v0_0_40_form()
     assert pending["start_time"]["set"] is False and pending["job_resources"] == {}
     running = json.loads(s.execute("squeue --json -j 48214")[0])["jobs"]
     assert [j["job_id"] for j in running] == [48214] and running[0]["gres_detail"] == ["gpu:h100:8(IDX:0-7)"]
+
+
+def test_sacct_json_agrees_with_sacct_columns_for_a_node_failure():
+    import json
+
+    s = Session("out-of-band", 2)
+    doc = json.loads(s.execute("sacct -j 48213 --json")[0])
+    job = doc["jobs"][0]
+    rows = [line.split("|") for line in s.execute("sacct -j 48213 -n -P -o jobid,state,exitcode,failednode,elapsed")[0]
+            .splitlines()]
+    assert job["state"]["current"] == [rows[0][1]] == ["NODE_FAIL"] and job["failed_node"] == rows[0][3] == "node03"
+    h, m, sec = (int(x) for x in rows[0][4].split(":"))
+    assert job["time"]["elapsed"] == h * 3600 + m * 60 + sec
+    assert [(st["step"]["id"], st["state"][0]) for st in job["steps"]] == [(r[0], r[1]) for r in rows[1:]]
+    signalled = job["steps"][0]["exit_code"]
+    assert signalled["status"] == ["SIGNALED"] and signalled["signal"]["name"] == "TERM"
+    assert {t["type"]: t["count"] for t in job["tres"]["allocated"]}["node"] == 4
