@@ -49,7 +49,6 @@ export class Runtime {
     this.progress = null;
     this.failure = null;
     this.timer = null;
-    this.generation = 0;
   }
 
   /** Hear state changes: listener({state, progress, failure, restarted}). */
@@ -74,7 +73,6 @@ export class Runtime {
     } catch {
       return this.fail(Failure.NO_WORKER);
     }
-    this.generation += 1;
     this.worker.addEventListener("message", (event) => this.receive(event.data));
     this.worker.addEventListener("error", (event) => {
       event.preventDefault();

@@ -138,7 +138,7 @@ export class Terminal {
       {
         onReady: (m) => {
           this.opening = false;
-          sessions.set(this.key, { sid: m.sid, prompt: m.prompt, banner: m.banner });
+          sessions.set(this.key, { sid: m.sid, prompt: m.prompt });
           this.ready(m, state === null);
           if (m.notice) this.print("err", `${m.notice}\n`);
         },
@@ -284,7 +284,7 @@ export class Terminal {
       { type: Msg.RESET, sid: this.sid },
       {
         onReady: (m) => {
-          sessions.set(this.key, { sid: m.sid, prompt: m.prompt, banner: m.banner });
+          sessions.set(this.key, { sid: m.sid, prompt: m.prompt });
           this.clear();
           this.sid = null;
           this.ready(m, true);
