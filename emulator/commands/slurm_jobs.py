@@ -204,6 +204,8 @@ class Srun(sc.SlurmCommand):
         _job_options(parser)
         parser.add_argument("-l", "--label", action="store_true", help="prefix each output line with its task id")
         parser.add_argument("--jobid", metavar="ID", help="run inside this existing allocation")
+        parser.add_argument("--overlap", action="store_true", help="share the allocation's resources with its other "
+                                                                   "steps (a probe beside a running job step)")
         parser.add_argument("--pty", action="store_true", help="pseudo-terminal for task 0")
         parser.add_argument("--mpi", metavar="TYPE", help="MPI plugin (pmix, pmi2, none)")
         parser.add_argument("-u", "--unbuffered", action="store_true", help="do not buffer output")
