@@ -24,7 +24,7 @@ from .cluster.clock import COMMAND_COST_S
 from .shell.completion import Completion, complete
 from .shell.history import expand as history_expand
 from .shell.interpreter import Shell
-from .shell.lexer import ShellSyntaxError
+from .shell.lexer import Op, ShellSyntaxError, tokenize
 from .shell.parser import Simple, parse
 
 #: Version of the snapshot layout; a snapshot of another version is refused.
@@ -185,6 +185,8 @@ class Session:
         if text.endswith("\\") and not text.endswith("\\\\"):
             return True
         try:
+            if any(isinstance(t, Op) and t.unterminated for t in tokenize(text)):
+                return True
             parse(text)
         except ShellSyntaxError as exc:
             return exc.message.startswith(("unexpected EOF", "syntax error: unexpected end of file"))

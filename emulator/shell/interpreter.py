@@ -24,7 +24,7 @@ from ..errors import CommandError, EmulatorError, OutputLimitExceeded
 from ..vfs import FileSystem, FsError, glob_escape
 from . import hostfs
 from .expand import expand_word, glob_relative
-from .lexer import Lit, ShellSyntaxError, Word
+from .lexer import Lit, ShellSyntaxError, Word, tokenize
 from .parser import AndOr, Case, For, Group, If, Pipeline, Redirect, Script, Simple, While, parse
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -516,6 +516,12 @@ class Shell:
             if r.op == "<<<":
                 stdin = "".join(expand_word(r.target, self, split=False, glob=False)) + "\n"
                 continue
+            if r.op in ("<<", "<<-"):
+                if r.unterminated:
+                    err.write(f"bash: warning: here-document at line 1 delimited by end-of-file "
+                              f"(wanted `{r.target.literal() or r.target.raw}')\n")
+                stdin = self._heredoc(r.body or "", r.expand)
+                continue
             targets = self.expand(r.target)
             if len(targets) != 1:
                 err.write(f"bash: {r.target.raw}: ambiguous redirect\n")
@@ -544,6 +550,13 @@ class Shell:
                 err.write(f"bash: {exc.path}: {exc.strerror}\n")
                 return None
         return stdin, fds[1], fds[2]
+
+    def _heredoc(self, body: str, expand: bool) -> str:
+        """A here-document's text; with an unquoted delimiter, ``$VAR`` and ``$(...)`` expand as in quotes."""
+        if not expand or not any(c in body for c in "$`\\"):
+            return body
+        words = [t for t in tokenize('"' + body.replace('"', '\\"') + '"') if isinstance(t, Word)]
+        return "".join(expand_word(words[0], self, split=False, glob=False)) if words else body
 
     def _read_input(self, path: str) -> str:
         if path in ("/dev/null", "/dev/stdin"):

@@ -89,6 +89,11 @@ class Op:
 
     kind: str
     fd: int | None = None
+    #: For ``<<`` and ``<<-``: the here-document's lines, whether to expand them
+    #: (an unquoted delimiter), and whether the input ended before the delimiter.
+    heredoc: str | None = None
+    expand: bool = True
+    unterminated: bool = False
 
 
 Token = Word | Op
@@ -96,7 +101,7 @@ Token = Word | Op
 #: Control operators, longest first.
 _CONTROL = ("&&", "||", ";;", "|&", "|", "&", ";", "(", ")")
 #: Redirection operators, longest first.
-_REDIRECT = (">>", ">&", ">|", "&>>", "&>", "<&", "<<<", "<<", "<>", "<", ">")
+_REDIRECT = (">>", ">&", ">|", "&>>", "&>", "<&", "<<<", "<<-", "<<", "<>", "<", ">")
 _SPECIAL_VARS = "?$#!@*-0123456789"
 _NAME_START = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"
 _NAME_CHARS = _NAME_START + "0123456789"
@@ -147,6 +152,7 @@ class _Lexer:
             elif c == "\n":
                 self.tokens.append(Op("\n"))
                 self.i += 1
+                self._heredocs()
             elif c == "#":
                 end = text.find("\n", self.i)
                 self.i = len(text) if end < 0 else end
@@ -154,7 +160,35 @@ class _Lexer:
                 pass
             else:
                 self._word()
+        self._heredocs()
         return self.tokens
+
+    def _heredocs(self) -> None:
+        """Read the bodies of the here-documents opened on the line just ended."""
+        for index, tok in enumerate(self.tokens):
+            if not (isinstance(tok, Op) and tok.kind in ("<<", "<<-") and tok.heredoc is None):
+                continue
+            target = self.tokens[index + 1] if index + 1 < len(self.tokens) else None
+            if not isinstance(target, Word):
+                continue
+            delimiter = "".join(p.text for p in target.parts if isinstance(p, Lit)) or target.raw
+            tok.expand = not any(isinstance(p, Lit) and p.quoted for p in target.parts)
+            body: list[str] = []
+            text = self.text
+            while True:
+                if self.i >= len(text):
+                    tok.unterminated = True
+                    break
+                end = text.find("\n", self.i)
+                end = len(text) if end < 0 else end
+                line = text[self.i:end]
+                self.i = end + 1
+                if tok.kind == "<<-":
+                    line = line.lstrip("\t")
+                if line == delimiter:
+                    break
+                body.append(line)
+            tok.heredoc = "".join(line + "\n" for line in body)
 
     def _operator(self, fd: int | None) -> bool:
         text, i = self.text, self.i

@@ -11,8 +11,7 @@ Deviations from bash (also listed on the handbook page about the shell):
 - ``&`` runs the command in the foreground; there is no job control.
 - Pipeline stages run one after another (each stage's whole output is the
   next one's input); only the last stage streams.
-- Here-documents (``<<``) are not supported and report a clear error
-  (here-strings, ``<<<``, are); shell functions cannot be defined.
+- Shell functions cannot be defined (a clear error says so).
 - Loops stop after 10,000 iterations, a line runs at most 50,000 commands, and output is capped.
 - ``( list )`` runs in the same shell, but ``cd`` and variables inside it do
   not leak out (the state is restored afterwards), as with a real subshell.
@@ -38,7 +37,7 @@ from .lexer import Lit, Op, ShellSyntaxError, Tilde, Token, Word, tokenize
 RESERVED = {"if", "then", "elif", "else", "fi", "for", "in", "do", "done", "while", "until", "case", "esac",
             "function", "{", "}", "!", "select", "time"}
 _UNSUPPORTED = {"function": "shell functions", "select": "select loops"}
-_REDIRECTS = {">", ">>", ">|", ">&", "<&", "&>", "&>>", "<", "<<", "<<<", "<>"}
+_REDIRECTS = {">", ">>", ">|", ">&", "<&", "&>", "&>>", "<", "<<", "<<-", "<<<", "<>"}
 
 
 @dataclass
@@ -46,6 +45,10 @@ class Redirect:
     op: str
     fd: int | None
     target: Word
+    #: A here-document's text, whether to expand it, and whether its delimiter was missing.
+    body: str | None = None
+    expand: bool = True
+    unterminated: bool = False
 
 
 @dataclass
@@ -344,13 +347,11 @@ class _Parser:
     def redirect(self) -> Redirect:
         op = self.next()
         assert isinstance(op, Op)
-        if op.kind == "<<":
-            raise ShellSyntaxError("here-documents are not supported by this shell (a here-string, <<<, is)")
         target = self.peek()
         if not isinstance(target, Word):
             raise self.error()
         self.i += 1
-        return Redirect(op.kind, op.fd, target)
+        return Redirect(op.kind, op.fd, target, op.heredoc, op.expand, op.unterminated)
 
     def redirects(self) -> list[Redirect]:
         found = []

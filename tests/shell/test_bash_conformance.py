@@ -94,6 +94,10 @@ CASES = [
     'for f in a1 a2 b1; do case $f in a*) echo A $f;; *) echo other $f;; esac; done',
     'grep -c 1 <<< "a1 b1"',
     'echo $((0x1F & 7)) $((1 << 3)) $((5 > 2 ? 1 : 0)) $(( ~5 ))',
+    'cat <<EOF\nhome $((1+1)) $(echo sub)\nEOF',
+    "cat <<'EOF'\nraw $HOME\nEOF",
+    'cat <<-E\n\ttabbed\n\tE',
+    'wc -l <<EOF\na\nb\nEOF',
 ]
 _LINE = re.compile(r"^bash: (-c: )?line \d+: ", re.MULTILINE)
 

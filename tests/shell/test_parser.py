@@ -37,4 +37,10 @@ def test_syntax_errors_name_the_token(line, token):
 
 def test_unsupported_constructs_say_so():
     with pytest.raises(ShellSyntaxError, match="not supported"):
-        parse("cat <<EOF")
+        parse("function f { :; }")
+
+
+def test_here_document_bodies_are_read_with_the_line():
+    (item,) = parse("cat <<EOF\na $X\nEOF").items
+    (redirect,) = item.first.commands[0].redirects
+    assert (redirect.op, redirect.body, redirect.expand, redirect.unterminated) == ("<<", "a $X\n", True, False)
