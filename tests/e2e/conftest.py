@@ -1,13 +1,14 @@
 """Fixtures of the browser tests: one built site, one server, one Chromium.
 
 Each test gets a fresh browser context (its own storage and cache) and a
-record of every request it made; a test that fails because the build failed
-says so once, with mkdocs' output.
+record of every request it made, and fails if any went to a host other than
+127.0.0.1. A failed build is reported once, with mkdocs' output.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlparse
 
 import pytest
 
@@ -60,6 +61,11 @@ class Recorded:
     def __init__(self) -> None:
         self.urls: list[str] = []
 
+    def elsewhere(self) -> list[str]:
+        """Web requests to any host but 127.0.0.1."""
+        return [url for url in self.urls
+                if urlparse(url).scheme in ("http", "https", "ws", "wss") and urlparse(url).hostname != "127.0.0.1"]
+
     def count(self, suffix: str) -> int:
         return sum(1 for url in self.urls if url.split("?")[0].endswith(suffix))
 
@@ -75,6 +81,7 @@ def context(browser, requests):
     context.on("request", lambda request: requests.urls.append(request.url))
     yield context
     context.close()
+    assert requests.elsewhere() == [], "requests left 127.0.0.1"
 
 
 @pytest.fixture
