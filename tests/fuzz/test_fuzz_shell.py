@@ -41,7 +41,9 @@ WORDS = ["node01", "node02", "node99", "login01", "node01-bmc", "mlx5_0", "mlx5_
          "x", "-", "--", "all", "0,1", "GPU-0", "1.5", "''", '""', "", " ", "*", "/sys/class/infiniband/*"]
 SHELL_BITS = [" ", " ", " ", "|", "||", "&&", ";", "&", ">", ">>", "<", "2>&1", "2>/dev/null", "$", "$?", "${X}",
               "$(", ")", "(", "`", "'", '"', "\\", "#", "*", "?", "[", "]", "{", "}", "{1..3}", "=", "~", "!",
-              "\n", "for i in 1 2; do ", "; done", "if true; then ", "; fi", "while false; do ", "$((", "))"]
+              "\n", "for i in 1 2; do ", "; done", "if true; then ", "; fi", "while false; do ", "$((", "))",
+              "<<EOF", "\nEOF", "<<<", "${X#*}", "${X%%/*}", "${X/a/b}", "${X:1:2}", "${X:?}", "case $X in ",
+              "*) ", ";; esac", "!!", "!$", "read v", "$((0x1f ? 1 : 2))", "time ", "sudo ", "ssh node01 "]
 
 
 #: Normal runs replay one fixed sequence; long runs explore a new one each time.
