@@ -201,3 +201,17 @@ def test_tab_on_an_empty_line_asks_before_listing_every_command(line):
     line.wait_for_function(f"() => /nvidia-smi/.test(document.querySelector('{OUTPUT}').textContent.split('possibilities')"
                            ".pop())")
     assert caret(line)[0] == ""
+
+
+def test_ctrl_d_deletes_under_the_cursor_or_logs_out_of_an_empty_line(line):
+    type_at(line, "echo one", 0)
+    line.keyboard.press("Control+d")
+    assert caret(line) == ("cho one", 0)
+    line.fill(INPUT, "")
+    run(line, "ssh node03")
+    assert line.text_content(f"{TERMINAL} [data-mdx-prompt]") == "alice@node03:~$ "
+    before = runs(line)
+    line.keyboard.press("Control+d")
+    line.wait_for_function(f"() => Number(document.querySelector('{TERMINAL}').dataset.mdxRuns) > {before}")
+    assert output(line).endswith("alice@node03:~$ logout\nConnection to node03 closed.\n")
+    assert line.text_content(f"{TERMINAL} [data-mdx-prompt]") == "alice@login01:~$ "

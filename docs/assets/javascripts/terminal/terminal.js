@@ -188,8 +188,9 @@ export class Terminal {
     this.run(this.queue.shift());
   }
 
-  run(line) {
-    this.print("cmd", `${this.prompt}${line}\n`);
+  /** Run one line; `echo` is what the screen shows for it (the prompt and the line). */
+  run(line, echo = `${this.prompt}${line}\n`) {
+    this.print("cmd", echo);
     const collected = [];
     const busy = { id: 0, timer: null, interrupted: false };
     this.busy = busy;
@@ -475,6 +476,14 @@ export class Terminal {
       if (selected) return; // copy, as the browser does
       handled();
       this.ctrlC();
+    } else if (ctrl && key === "d") {
+      handled();
+      if (value) {
+        this.setLine(value.slice(0, pos) + value.slice(pos + 1), pos);
+      } else if (!this.busy && this.sid !== null && !this.queue.length) {
+        // End of input on an empty line: the shell logs out (back from ssh).
+        this.run("exit", this.prompt);
+      }
     } else if (ctrl && key === "l") {
       handled();
       this.clear();
