@@ -272,16 +272,27 @@ class Shell:
     def substitute(self, source: str) -> str:
         """Run ``$(...)``: the inner line's stdout (stderr still reaches the screen)."""
         out = Buffer()
-        self._nested(self.run_script(parse(source), "", out, Terminal(self, "err")))
+        self.subshells += 1
+        try:
+            self._nested(self.run_script(parse(source), "", out, Terminal(self, "err")))
+        except ExitShell:
+            pass
+        finally:
+            self.subshells -= 1
         return out.text()
 
     def capture(self, line: str) -> str:
         """Run a line to completion and return its stdout and stderr together (``watch``)."""
         out = Buffer()
+        self.subshells += 1
         try:
             self._nested(self.run_script(parse(line), "", out, out))
         except ShellSyntaxError as exc:
             out.write(f"sh: 1: {exc.message}\n")
+        except ExitShell:
+            pass
+        finally:
+            self.subshells -= 1
         return out.text()
 
     def run_remote(self, line: str, host: Node, ctx: Context) -> Run:

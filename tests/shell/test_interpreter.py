@@ -104,3 +104,7 @@ def test_expansion_errors_end_the_whole_line_as_in_interactive_bash(s):
     assert s.execute("echo ${UNSET:?must be set}; echo after") == ("bash: UNSET: must be set\n", 1)
     assert s.execute("for i in 1 2; do echo $((1/0)); echo in; done; echo after") == (
         'bash: 1/0: division by 0 (error token is "0")\n', 1)
+
+
+def test_exit_inside_a_command_substitution_ends_only_the_substitution(s):
+    assert s.execute('echo "[$(echo a; exit 3; echo b)]"; hostname') == ("[a]\nlogin01\n", 0)
