@@ -215,3 +215,18 @@ def test_ctrl_d_deletes_under_the_cursor_or_logs_out_of_an_empty_line(line):
     line.wait_for_function(f"() => Number(document.querySelector('{TERMINAL}').dataset.mdxRuns) > {before}")
     assert output(line).endswith("alice@node03:~$ logout\nConnection to node03 closed.\n")
     assert line.text_content(f"{TERMINAL} [data-mdx-prompt]") == "alice@login01:~$ "
+
+
+def test_output_selected_with_the_mouse_copies_as_plain_text(line):
+    line.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    run(line, "printf 'a\\tb\\n'")
+    line.eval_on_selector(OUTPUT, """el => {
+        el.focus();
+        const last = el.lastElementChild;
+        const range = document.createRange();
+        range.selectNodeContents(last);
+        getSelection().removeAllRanges();
+        getSelection().addRange(range);
+    }""")
+    line.keyboard.press("Control+c")
+    assert line.evaluate("navigator.clipboard.readText()").rstrip("\n") == "a\tb"
