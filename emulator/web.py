@@ -49,7 +49,7 @@ from collections import OrderedDict
 from itertools import count
 
 from .errors import LabError
-from .session import Run, Session, SnapshotError
+from .session import Run, Session
 
 #: Sessions kept open at once; the least recently used is closed beyond it.
 SESSION_LIMIT = 8
@@ -89,7 +89,7 @@ def open_session(lab: str | None, seed: int, state: str | None) -> str:
                 notice = "The saved session was for another lab, so a fresh one started."
             else:
                 session = Session.restore(data)
-        except (ValueError, SnapshotError, LabError):
+        except Exception:  # noqa: BLE001 - any unusable state (bad JSON, old schema, a lab gone): start fresh
             notice = "The saved session could not be restored, so a fresh one started."
     if session is None:
         session, lab_notice = _fresh(lab, seed)
