@@ -208,3 +208,38 @@ def test_a_rank_that_hangs_again_left_the_previous_attempts_watchdog_in_the_slur
     assert job is not None and job.start_s is not None
     assert job.start_s <= steps.phases(cluster)[0].start_s
     assert [p.name for p in steps.phases(cluster)][:4] == ["steady state", "hang", "failure", "recovery"]
+
+
+def test_the_run_is_gone_at_the_earlier_of_the_watchdog_teardown_and_the_end_of_its_job() -> None:
+    from emulator.cluster.lifecycle import end_job
+
+    cluster = cluster_with("straggler", kind="io", rank=5, at=100.0)
+    down = steps.teardown_s(cluster)
+    assert down is not None and steps.failed_at(cluster) == down == 100.0 + 600.06 + steps.TEARDOWN_S
+    job = cluster.slurm.job(48213)
+    assert job is not None and job.state == "RUNNING"
+    cluster.clock.advance(down + 1.0)
+    assert (job.state, job.exit_code, job.reason, job.end_s) == ("FAILED", "1:0", "NonZeroExitCode", down)
+    healthy = cluster_with()
+    job = healthy.slurm.job(48213)
+    assert job is not None and steps.failed_at(healthy) is None
+    end_job(healthy, job, "CANCELLED", 30.0, "0:15", "None")
+    assert steps.failed_at(healthy) == 30.0
+    rank = healthy.training.ranks[0] if healthy.training else None
+    assert rank is not None and steps.where(healthy, rank, offset=31.0) == "done"
+
+
+def test_a_host_that_stops_answering_stops_its_ranks_and_its_job_ends_in_node_fail() -> None:
+    cluster = cluster_with("host-down", node="node02", cause="kernel-panic", at_s=-600.0)
+    run = cluster.training
+    job = cluster.slurm.job(48213)
+    assert run is not None and job is not None
+    assert (run.hang_in, run.hang_s, run.ranks[run.hang_rank or 0].node) == ("node", -600.0, "node02")
+    assert (job.state, job.failed_node, job.end_s) == ("NODE_FAIL", "node02", -300.0)
+    assert steps.failed_at(cluster) == -300.0
+    text = slurm_out(cluster)
+    assert text.endswith("slurmstepd: error: *** STEP 48213.0 ON node04 CANCELLED AT 2026-03-11T08:55:00 DUE TO "
+                         "NODE FAILURE, SEE SLURMCTLD LOG FOR DETAILS ***\n")
+    cluster.clock.advance(900.0)
+    assert slurm_out(cluster) == text
+    assert [p.name for p in steps.phases(cluster)][-1] == "hang"
