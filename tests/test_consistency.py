@@ -253,6 +253,26 @@ def test_nccl_uses_the_ports_ibstat_lists_and_its_busbw_follows_the_slowest_port
     assert slow / base == pytest.approx(int(t["rate"]) / 400, rel=0.08)
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_the_jobs_nccl_transport_lines_follow_its_hca_list_and_name_real_devices_and_addresses(seed: int) -> None:
+    s = Session(lab="nccl-transport", seed=seed)
+    script = sh(s, "cat /home/alice/jobs/pretrain.sbatch")
+    hca = re.search(r"^export NCCL_IB_HCA=(\S+)$", script, re.M)
+    out = sh(s, f"cat {JOBDIR}/slurm-{JOB}.out")
+    using = re.findall(r"^(node\d+):\d+:\d+ \[(\d)\] NCCL INFO NET/IB : Using (.+?) \[RO\]; OOB (\w+):([\d.]+)<0>$", out, re.M)
+    sockets = re.findall(r"^(node\d+):\d+:\d+ \[\d\] NCCL INFO NET/Socket : Using \[0\](\w+):([\d.]+)<0>$", out, re.M)
+    assert using or sockets
+    for node, _gpu, devices, ifname, addr in using:
+        names = re.findall(r"\[\d+\](mlx5_\d+):1/IB", devices)
+        cas = re.findall(r"^CA '(mlx5_\d+)'", sh(s, f"ssh {node} ibstat"), re.M)
+        assert set(names) <= set(cas)
+        if hca and not hca.group(1).startswith("^"):
+            assert all(any(n == h or n.startswith(h) for h in hca.group(1).split(",")) for n in names)
+        assert f"inet {addr}/" in sh(s, f"ssh {node} ip addr show {ifname}")
+    for node, ifname, addr in sockets[:2]:
+        assert f"inet {addr}/" in sh(s, f"ssh {node} ip addr show {ifname}")
+
+
 # -- A failed node: Slurm, ssh, the BMC, the snapshot ----------------------------------------------
 
 
