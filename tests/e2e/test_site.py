@@ -110,3 +110,19 @@ def test_a_browser_without_webassembly_is_told_so(page, site):
     page.goto(site.url + "guides/training-step/")
     page.wait_for_selector(f'{TERMINAL}[data-mdx-state="failed"]')
     assert "cannot run WebAssembly" in page.text_content(STATUS)
+
+
+def test_returning_after_visiting_many_labs_reopens_the_first_from_its_saved_state(page, site, requests):
+    open_lab_page(page, site.url)
+    run(page, "cd /tmp")
+    for _ in range(9):
+        path = page.evaluate("location.pathname")
+        page.click("a.md-footer__link--next")
+        page.wait_for_function("(p) => location.pathname !== p", arg=path)
+        wait_ready(page)
+    page.click('.md-nav a[href$="guides/training-step/"]')
+    page.wait_for_function("() => location.pathname.endsWith('/guides/training-step/')")
+    wait_ready(page)
+    assert run(page, "pwd").endswith("$ pwd\n/tmp\n")
+    assert "Error" not in output(page)
+    assert requests.count("pyodide.asm.wasm") == 1

@@ -24,8 +24,21 @@ const DEFAULT_PROMPT = "alice@login01:~$ ";
 const CLEAR_SCREEN = "\x1b[2J";
 const CONTROL = /\x1b\[[0-9;?]*[A-Za-z]/g;
 
-/** Sessions opened during this visit, by lab and seed, kept across instant navigation. */
+/**
+ * Sessions opened during this visit, by lab and seed, kept across instant
+ * navigation, most recently used last. The worker keeps at most eight open
+ * (emulator.web.SESSION_LIMIT) and closes the least recently used; this map
+ * forgets sooner, so a page never rejoins a closed session: it reopens it
+ * from its saved state instead.
+ */
 const sessions = new Map();
+const REMEMBERED_SESSIONS = 6;
+
+function remember(key, session) {
+  sessions.delete(key);
+  sessions.set(key, session);
+  while (sessions.size > REMEMBERED_SESSIONS) sessions.delete(sessions.keys().next().value);
+}
 runtime.listen(({ restarted }) => {
   if (restarted) sessions.clear();
 });
@@ -128,6 +141,7 @@ export class Terminal {
     if (this.sid !== null || this.opening) return;
     const known = sessions.get(this.key);
     if (known) {
+      remember(this.key, known);
       this.ready(known, false);
       return;
     }
@@ -138,7 +152,7 @@ export class Terminal {
       {
         onReady: (m) => {
           this.opening = false;
-          sessions.set(this.key, { sid: m.sid, prompt: m.prompt });
+          remember(this.key, { sid: m.sid, prompt: m.prompt });
           this.ready(m, state === null);
           if (m.notice) this.print("err", `${m.notice}\n`);
         },
@@ -185,14 +199,16 @@ export class Terminal {
 
   drain() {
     if (this.busy || this.sid === null || !this.queue.length || this.disposed) return;
-    this.run(this.queue.shift());
+    const next = this.queue.shift();
+    if (typeof next === "string") this.run(next);
+    else this.run(next.line, next.echo, true);
   }
 
   /** Run one line; `echo` is what the screen shows for it (the prompt and the line). */
-  run(line, echo = `${this.prompt}${line}\n`) {
+  run(line, echo = `${this.prompt}${line}\n`, retried = false) {
     this.print("cmd", echo);
     const collected = [];
-    const busy = { id: 0, timer: null, interrupted: false };
+    const busy = { id: 0, timer: null, interrupted: false, retried };
     this.busy = busy;
     this.el.dataset.mdxBusy = "true";
     busy.id = runtime.request(
@@ -213,6 +229,16 @@ export class Terminal {
         },
         onDone: (m) => this.finish(busy, m.prompt, collected),
         onError: (message) => {
+          if (/KeyError/.test(message) && !busy.retried) {
+            // The worker closed this session to save memory: reopen it from its saved state, run the line there.
+            sessions.delete(this.key);
+            this.sid = null;
+            this.el.dataset.mdxOpen = "false";
+            this.finish(busy, null, collected);
+            this.queue.unshift({ line, echo: "" });
+            this.open();
+            return;
+          }
           this.print("err", `${message}\n`);
           this.finish(busy, null, collected);
         },
@@ -227,8 +253,7 @@ export class Terminal {
     delete this.el.dataset.mdxBusy;
     this.el.dataset.mdxRuns = String(Number(this.el.dataset.mdxRuns || 0) + 1);
     if (prompt) this.setPrompt(prompt);
-    const known = sessions.get(this.key);
-    if (known) known.prompt = this.prompt;
+    if (this.sid !== null) remember(this.key, { sid: this.sid, prompt: this.prompt });
     this.announce(collected.join(""));
     this.save();
     this.drain();
@@ -285,7 +310,7 @@ export class Terminal {
       { type: Msg.RESET, sid: this.sid },
       {
         onReady: (m) => {
-          sessions.set(this.key, { sid: m.sid, prompt: m.prompt });
+          remember(this.key, { sid: m.sid, prompt: m.prompt });
           this.clear();
           this.sid = null;
           this.ready(m, true);
