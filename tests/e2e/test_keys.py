@@ -230,3 +230,24 @@ def test_output_selected_with_the_mouse_copies_as_plain_text(line):
     }""")
     line.keyboard.press("Control+c")
     assert line.evaluate("navigator.clipboard.readText()").rstrip("\n") == "a\tb"
+
+
+def test_an_unfinished_command_asks_for_more_lines_as_bash_does(line):
+    run(line, "for i in 1 2; do")
+    assert line.text_content(f"{TERMINAL} [data-mdx-prompt]") == "> "
+    run(line, "echo item $i")
+    shown = run(line, "done")
+    assert output(line).endswith("$ for i in 1 2; do\n> echo item $i\n> done\nitem 1\nitem 2\n")
+    assert shown.endswith("> done\nitem 1\nitem 2\n")
+    assert line.text_content(f"{TERMINAL} [data-mdx-prompt]") == "alice@login01:~$ "
+
+
+def test_a_pasted_here_document_runs_as_one_command(line):
+    before = runs(line)
+    line.eval_on_selector(INPUT, """el => {
+        const data = new DataTransfer();
+        data.setData('text/plain', 'cat <<EOF\\nfirst\\nsecond\\nEOF\\n');
+        el.dispatchEvent(new ClipboardEvent('paste', {clipboardData: data, bubbles: true, cancelable: true}));
+    }""")
+    line.wait_for_function(f"() => Number(document.querySelector('{TERMINAL}').dataset.mdxRuns) >= {before + 4}")
+    assert output(line).endswith("$ cat <<EOF\n> first\n> second\n> EOF\nfirst\nsecond\n")

@@ -16,7 +16,8 @@
  *   {type: PROGRESS,   stage, loaded, total}  while the runtime loads (bytes, or 0)
  *   {type: READY,      id, sid, banner, prompt, lab, seed, notice}   reply to OPEN and RESET
  *   {type: OUTPUT,     id, chunks}            chunks: [[stream, text], ...] of a RUN
- *   {type: DONE,       id, status, prompt, state}   end of a RUN (state null) or reply to SNAPSHOT
+ *   {type: DONE,       id, status, prompt, state, more}   end of a RUN (state null) or reply to SNAPSHOT;
+ *                                         more: true when the RUN's text needs another line (not run)
  *   {type: COMPLETION, id, start, matches, common}
  *   {type: ERROR,      id, message}           one request failed; the runtime is fine
  *   {type: FATAL,      message}               the runtime cannot start or has died

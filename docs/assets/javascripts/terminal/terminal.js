@@ -20,6 +20,8 @@ const ASK_ABOVE = 100;
 /** How long an interrupted command may take to stop before the runtime restarts. */
 const INTERRUPT_GRACE_MS = 4000;
 const DEFAULT_PROMPT = "alice@login01:~$ ";
+/** The prompt for the next line of an unfinished command (bash's PS2). */
+const CONTINUATION = "> ";
 /** The escape sequence of a full-screen repaint, and every other control sequence (dropped). */
 const CLEAR_SCREEN = "\x1b[2J";
 const CONTROL = /\x1b\[[0-9;?]*[A-Za-z]/g;
@@ -68,6 +70,7 @@ export class Terminal {
     this.search = null;
     this.tabReleased = false;
     this.pendingList = null;
+    this.pending = [];
     this.size = 0;
     this.disposed = false;
     this.opening = false;
@@ -205,14 +208,15 @@ export class Terminal {
   }
 
   /** Run one line; `echo` is what the screen shows for it (the prompt and the line). */
-  run(line, echo = `${this.prompt}${line}\n`, retried = false) {
+  run(line, echo = `${this.promptEl.textContent}${line}\n`, retried = false) {
     this.print("cmd", echo);
     const collected = [];
     const busy = { id: 0, timer: null, interrupted: false, retried };
+    const text = [...this.pending, line].join("\n");
     this.busy = busy;
     this.el.dataset.mdxBusy = "true";
     busy.id = runtime.request(
-      { type: Msg.RUN, sid: this.sid, line },
+      { type: Msg.RUN, sid: this.sid, line: text },
       {
         onOutput: (chunks) => {
           for (const [stream, raw] of chunks) {
@@ -227,7 +231,15 @@ export class Terminal {
             this.print(stream === "err" ? "err" : "out", text);
           }
         },
-        onDone: (m) => this.finish(busy, m.prompt, collected),
+        onDone: (m) => {
+          if (m.more) {
+            this.pending.push(line);
+            this.setPrompt();
+          } else {
+            this.pending = [];
+          }
+          this.finish(busy, m.prompt, collected);
+        },
         onError: (message) => {
           if (/KeyError/.test(message) && !busy.retried) {
             // The worker closed this session to save memory: reopen it from its saved state, run the line there.
@@ -299,6 +311,7 @@ export class Terminal {
   reset() {
     if (this.busy) this.interrupt();
     this.queue = [];
+    this.pending = [];
     this.record.state = null;
     this.record.scrollback = [];
     store.save(this.record);
@@ -332,7 +345,10 @@ export class Terminal {
 
   setPrompt(prompt) {
     if (prompt) this.prompt = prompt;
-    this.promptEl.textContent = this.search ? this.searchPrompt() : this.prompt;
+    let shown = this.prompt;
+    if (this.search) shown = this.searchPrompt();
+    else if (this.pending.length) shown = CONTINUATION;
+    this.promptEl.textContent = shown;
   }
 
   print(stream, text) {
@@ -554,7 +570,9 @@ export class Terminal {
       return;
     }
     this.queue = [];
-    this.print("cmd", `${this.prompt}${this.input.value}^C\n`);
+    this.print("cmd", `${this.promptEl.textContent}${this.input.value}^C\n`);
+    this.pending = [];
+    this.setPrompt();
     this.setLine("");
     this.histPos = this.record.history.length;
   }

@@ -139,6 +139,11 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const running = new Map();
 
 async function run(id, sid, line) {
+  if (typeof web.incomplete === "function" && callObject("incomplete", line)) {
+    // An open quote, a trailing | or a `for` without `done`: the page asks for another line.
+    post({ type: Msg.DONE, id, status: null, prompt: null, state: null, more: true });
+    return;
+  }
   running.set(sid, id);
   call("start", sid, line);
   for (;;) {
