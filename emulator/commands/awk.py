@@ -712,9 +712,6 @@ class Interpreter:
         if self.steps > STEP_LIMIT:
             raise AwkError("run time error: program stopped after too many steps")
 
-    def lvalue_get(self, node: tuple) -> Any:
-        return self.eval(node)
-
     def lvalue_set(self, node: tuple, value: Any) -> None:
         kind = node[0]
         if kind == "var":
