@@ -1,7 +1,8 @@
 """Parse tokens into a command tree: lists, and-or chains, pipelines, commands.
 
-Supported: simple commands with ``NAME=value`` prefixes and redirections
-(``>``, ``>>``, ``<``, ``2>``, ``2>&1``, ``&>``, ``>&2``), pipelines (``|``,
+Supported: simple commands with ``NAME=value`` (and ``NAME+=value``) prefixes
+and redirections (``>``, ``>>``, ``<``, ``2>``, ``2>&1``, ``&>``, ``>&2``,
+here-documents ``<<`` and ``<<-``, here-strings ``<<<``), pipelines (``|``,
 ``|&``, a leading ``!``), ``&&``, ``||``, ``;``, newlines, ``( list )``,
 ``{ list; }``, ``for NAME in WORDS; do LIST; done``, ``while``/``until``
 loops, ``if``/``elif``/``else``/``fi`` and ``case``/``esac``.
@@ -11,12 +12,15 @@ Deviations from bash (also listed on the handbook page about the shell):
 - ``&`` runs the command in the foreground; there is no job control.
 - Pipeline stages run one after another (each stage's whole output is the
   next one's input); only the last stage streams.
-- Shell functions cannot be defined (a clear error says so).
+- Shell functions and ``select`` cannot be used (a clear error says so).
 - Loops stop after 10,000 iterations, a line runs at most 50,000 commands, and output is capped.
 - ``( list )`` runs in the same shell, but ``cd`` and variables inside it do
   not leak out (the state is restored afterwards), as with a real subshell.
 - Brace expansion covers ``{a,b}`` and ``{1..8}`` (also zero-padded ``{01..16}``).
-- Arithmetic ``$(( ))`` knows integers, ``+ - * / %`` and parentheses.
+- Arithmetic ``$(( ))`` knows 64-bit integers (decimal, hex, octal), C's
+  operators and ``?:``, but not assignment inside the expression.
+- An expansion error (``${x:?}``, division by zero) ends the whole line, as
+  in an interactive bash.
 - Globbing matches ``*``, ``?`` and ``[...]`` against the virtual filesystem;
   dotfiles need an explicit leading dot, and a pattern without a match stays
   as typed (bash's default).
