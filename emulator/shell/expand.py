@@ -114,7 +114,8 @@ def _braces(word: Word) -> list[Word]:
 
 # -- arithmetic ---------------------------------------------------------------------
 _ARITH_TOKEN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|\d+)|([A-Za-z_][A-Za-z_0-9]*)|"
-                          r"(\*\*|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%()<>!~&|^?:]))")
+                          r"(\*\*|\+\+|--|\+=|-=|\*=|/=|%=|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%()<>!~&|^?:=]))")
+_ASSIGN = {"=", "+=", "-=", "*=", "/=", "%="}
 _INTEGER = re.compile(r"^\s*-?(0[xX][0-9a-fA-F]+|\d+)\s*$")
 
 
@@ -142,8 +143,7 @@ def arithmetic(source: str, env: Env) -> int:
         if not m or m.end() == pos:
             raise ExpansionError(f"{src}: syntax error: invalid arithmetic operator (error token is \"{src[pos:]}\")")
         if m.group(2):
-            value = env.lookup_var(m.group(2)) or "0"
-            tokens.append(value.strip() if _INTEGER.match(value) else "0")
+            tokens.append("$" + m.group(2))
         else:
             tokens.append(m.group(1) or m.group(3))
         pos = m.end()
@@ -151,10 +151,11 @@ def arithmetic(source: str, env: Env) -> int:
             pos += 1
     if not tokens:
         return 0
-    p = _ArithParser(tokens, src)
+    p = _ArithParser(tokens, src, env)
     result = p.ternary()
     if p.i != len(tokens):
-        raise ExpansionError(f"{src}: syntax error in expression (error token is \"{' '.join(tokens[p.i:])}\")")
+        rest = " ".join(t.removeprefix("$") for t in tokens[p.i:])
+        raise ExpansionError(f"{src}: syntax error in expression (error token is \"{rest}\")")
     return result
 
 
@@ -181,8 +182,35 @@ class _ArithParser:
         "<<": lambda x, y: _wrap64(x << min(y, 64)), ">>": lambda x, y: x >> min(y, 64),
     }
 
-    def __init__(self, tokens: list[str], source: str) -> None:
-        self.tokens, self.i, self.source = tokens, 0, source
+    def __init__(self, tokens: list[str], source: str, env: Env) -> None:
+        self.tokens, self.i, self.source, self.env = tokens, 0, source, env
+
+    def _value(self, name: str) -> int:
+        text = self.env.lookup_var(name) or "0"
+        try:
+            return _integer(text) if _INTEGER.match(text) else 0
+        except ValueError:
+            return 0
+
+    def _store(self, name: str, value: int) -> int:
+        self.env.set_var(name, str(value))
+        return value
+
+    def _variable(self, name: str) -> int:
+        """A variable operand, with ``=``, ``+=``..., or a postfix ``++``/``--``."""
+        nxt = self.tokens[self.i] if self.i < len(self.tokens) else ""
+        if nxt in _ASSIGN:
+            self.i += 1
+            value = self.ternary()
+            if nxt != "=":
+                value = self._apply(nxt[0], self._value(name), value)
+            return self._store(name, value)
+        if nxt in ("++", "--"):
+            self.i += 1
+            old = self._value(name)
+            self._store(name, old + (1 if nxt == "++" else -1))
+            return old
+        return self._value(name)
 
     def ternary(self) -> int:
         cond = self.expr(0)
@@ -209,6 +237,14 @@ class _ArithParser:
                 raise ExpansionError(f"{self.source}: syntax error: missing `)'")
             self.i += 1
             return value
+        if tok.startswith("$"):
+            return self._variable(tok[1:])
+        if tok in ("++", "--"):
+            nxt = self.tokens[self.i] if self.i < len(self.tokens) else ""
+            if nxt.startswith("$"):
+                self.i += 1
+                return self._store(nxt[1:], self._value(nxt[1:]) + (1 if tok == "++" else -1))
+            return self.atom()  # -(-x) or +(+x)
         if tok == "-":
             return -self.atom()
         if tok == "+":
@@ -226,6 +262,10 @@ class _ArithParser:
 
     def expr(self, min_prec: int) -> int:
         left = self.atom()
+        if self.i < len(self.tokens) and self.tokens[self.i] in ("++", "--"):
+            # After an operand, ``5--3`` is 5 - (-3), as bash reads it.
+            sign = self.tokens[self.i][0]
+            self.tokens[self.i:self.i + 1] = [sign, sign]
         while self.i < len(self.tokens) and self._PREC.get(self.tokens[self.i], 0) > min_prec:
             op = self.tokens[self.i]
             self.i += 1

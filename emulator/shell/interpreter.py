@@ -23,9 +23,9 @@ from ..commands.base import OUTPUT_LIMIT, Context, Result
 from ..errors import CommandError, EmulatorError, OutputLimitExceeded
 from ..vfs import FileSystem, FsError, glob_escape
 from . import hostfs
-from .expand import expand_word, glob_relative
+from .expand import arithmetic, expand_word, glob_relative
 from .lexer import Lit, ShellSyntaxError, Word, tokenize
-from .parser import AndOr, Case, For, Group, If, Pipeline, Redirect, Script, Simple, While, parse
+from .parser import AndOr, ArithCommand, Case, For, Group, If, Pipeline, Redirect, Script, Simple, While, parse
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..cluster.model import Cluster, Node
@@ -495,6 +495,8 @@ class Shell:
                 self.inputs.pop()
             err.write(f"bash: loop stopped after {LOOP_LIMIT} iterations\n")
             return 1
+        if isinstance(command, ArithCommand):
+            return 0 if arithmetic(command.source, self) else 1
         if isinstance(command, Case):
             subject = "".join(expand_word(command.word, self, split=False, glob=False))
             for patterns, body in command.items:

@@ -94,6 +94,8 @@ class Op:
     heredoc: str | None = None
     expand: bool = True
     unterminated: bool = False
+    #: For ``((``: the arithmetic expression up to the matching ``))``.
+    source: str = ""
 
 
 Token = Word | Op
@@ -156,12 +158,34 @@ class _Lexer:
             elif c == "#":
                 end = text.find("\n", self.i)
                 self.i = len(text) if end < 0 else end
-            elif self._operator(None):
+            elif (text.startswith("((", self.i) and self._arithmetic_command()) or self._operator(None):
                 pass
             else:
                 self._word()
         self._heredocs()
         return self.tokens
+
+    def _arithmetic_command(self) -> bool:
+        """``(( expr ))`` as one token, when its closing ``))`` is on the line."""
+        text = self.text
+        depth = 0
+        j = self.i + 2
+        while j < len(text):
+            c = text[j]
+            if c == "(":
+                depth += 1
+            elif c == ")":
+                if depth == 0:
+                    if text.startswith("))", j):
+                        self.tokens.append(Op("((", source=text[self.i + 2:j]))
+                        self.i = j + 2
+                        return True
+                    return False
+                depth -= 1
+            elif c == "\n":
+                return False
+            j += 1
+        return False
 
     def _heredocs(self) -> None:
         """Read the bodies of the here-documents opened on the line just ended."""

@@ -4,8 +4,8 @@ Supported: simple commands with ``NAME=value`` (and ``NAME+=value``) prefixes
 and redirections (``>``, ``>>``, ``<``, ``2>``, ``2>&1``, ``&>``, ``>&2``,
 here-documents ``<<`` and ``<<-``, here-strings ``<<<``), pipelines (``|``,
 ``|&``, a leading ``!``), ``&&``, ``||``, ``;``, newlines, ``( list )``,
-``{ list; }``, ``for NAME in WORDS; do LIST; done``, ``while``/``until``
-loops, ``if``/``elif``/``else``/``fi`` and ``case``/``esac``.
+``{ list; }``, ``(( expr ))``, ``for NAME in WORDS; do LIST; done``,
+``while``/``until`` loops, ``if``/``elif``/``else``/``fi`` and ``case``/``esac``.
 
 Deviations from bash (also listed on the handbook page about the shell):
 
@@ -104,7 +104,15 @@ class Case:
     redirects: list[Redirect] = field(default_factory=list)
 
 
-Command = Simple | Group | For | While | If | Case
+@dataclass
+class ArithCommand:
+    """``(( expr ))``: status 0 when the expression is not zero."""
+
+    source: str
+    redirects: list[Redirect] = field(default_factory=list)
+
+
+Command = Simple | Group | For | While | If | Case | ArithCommand
 
 
 @dataclass
@@ -228,6 +236,9 @@ class _Parser:
         if tok is None:
             raise self.error()
         if isinstance(tok, Op):
+            if tok.kind == "((":
+                self.i += 1
+                return ArithCommand(tok.source, self.redirects())
             if tok.kind == "(":
                 self.i += 1
                 body = self.script({")"})

@@ -98,6 +98,9 @@ CASES = [
     "cat <<'EOF'\nraw $HOME\nEOF",
     'cat <<-E\n\ttabbed\n\tE',
     'wc -l <<EOF\na\nb\nEOF',
+    'i=0; while ((i < 3)); do ((i++)); echo $i; done; ((0)); echo $?',
+    'i=0; echo $((i++)) $i $((++i)) $((i+=10)) $((x=3*2)) $x $((5--3))',
+    'n=3; until (( n == 0 )); do echo $n; (( n-- )); done',
 ]
 _LINE = re.compile(r"^bash: (-c: )?line \d+: ", re.MULTILINE)
 
