@@ -481,7 +481,7 @@ def normalise(name: str, value: str) -> str:
             v = f"{m.group(1)}{int(m.group(2))}"
     elif name in ("gpu", "rank", "local_rank"):
         v = re.sub(r"^(gpu|rank)\s*", "", v)
-        if v.isdigit():
+        if v.isdecimal():
             v = str(int(v))
     elif name in ("port", "hca", "nic"):
         v = re.sub(r"[:/]1$", "", v)

@@ -456,7 +456,7 @@ class Perfquery(DiagCommand):
                 raise ctx.fail(f"perfquery: iberror: [{pid}] main: can't resolve destination port {args.target}",
                                255) from None
         port = args.port or "1"
-        valid_port = port.isdigit() and (links.switch_port_exists(cl, switch, int(port)) if switch else port == "1")
+        valid_port = port.isdecimal() and (links.switch_port_exists(cl, switch, int(port)) if switch else port == "1")
         if (found is None and switch is None) or not valid_port:
             raise ctx.fail(f"ibwarn: [{pid}] _do_madrpc: recv failed: Connection timed out\n"
                            f"ibwarn: [{pid}] mad_rpc: _do_madrpc failed; dport (Lid {shown})\n"

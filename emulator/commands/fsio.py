@@ -291,8 +291,8 @@ class Iostat(Command):
 
     def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
         assert args is not None
-        numbers = [w for w in args.devices if w.isdigit()]
-        names = [w for w in args.devices if not w.isdigit()]
+        numbers = [w for w in args.devices if w.isdecimal()]
+        names = [w for w in args.devices if not w.isdecimal()]
         if len(numbers) > 2 or (numbers and args.devices[-len(numbers):] != numbers):
             raise ctx.fail(self.usage_error(""), 1)
         interval = int(numbers[0]) if numbers else 0

@@ -265,7 +265,7 @@ class Numactl(Command):
             nodes: set[int] = set()
             for part in value.split(","):
                 lo, _, hi = part.partition("-")
-                if not lo.isdigit() or (hi and not hi.isdigit()):
+                if not lo.isdecimal() or (hi and not hi.isdecimal()):
                     raise ctx.fail(f"numactl: Invalid nodes argument: {value}", 1)
                 nodes.update(range(int(lo), int(hi or lo) + 1))
             if max(nodes) >= numa:

@@ -138,7 +138,8 @@ class NcclTest(Command):
 
     def usage_error(self, message: str) -> str:
         """getopt's complaint, then the tool's own usage text."""
-        bad = message.split(":", 1)[-1].split()[0] if "unrecognized" in message else ""
+        words = message.split(":", 1)[-1].split() if "unrecognized" in message else []
+        bad = words[0] if words else ""
         if bad.startswith("--"):
             first = f"{self.name}: unrecognized option '{bad}'"
         elif bad:

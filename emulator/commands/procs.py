@@ -679,7 +679,7 @@ class Taskset(Command):
             else:
                 raise ctx.fail(f"taskset: invalid option -- '{flag.lstrip('-')[:1]}'\n{usage}", 1)
         if "p" in flags:
-            if len(words) != 1 or not words[0].isdigit():
+            if len(words) != 1 or not words[0].isdecimal():
                 raise ctx.fail(usage, 1)
             pid = int(words[0])
             cpus = affinity(ctx, ctx.host, pid)
