@@ -142,3 +142,16 @@ def test_test_and_brackets(s):
     assert s.execute("[ 3 -gt 10 ]; echo $?") == ("1\n", 0)
     assert s.execute("[ 1 -lt x ]") == ("bash: [: x: integer expression expected\n", 2)
     assert s.execute("[ -f /etc/hosts") == ("bash: [: missing `]'\n", 2)
+
+
+def test_ping_answers_from_an_up_host_and_not_from_a_down_one(s):
+    out, status = s.execute("ping -c 3 node03")
+    assert status == 0 and out.startswith("PING node03 (10.10.0.13) 56(84) bytes of data.\n")
+    assert out.count("64 bytes from node03.cluster.internal (10.10.0.13): icmp_seq=") == 3
+    assert "3 packets transmitted, 3 received, 0% packet loss, time 2003ms" in out
+    s.cluster.nodes["node07"].health.os_up = False
+    out, status = s.execute("ping -c 2 node07")
+    assert status == 1 and "From 10.10.0.2 icmp_seq=2 Destination Host Unreachable" in out
+    assert "2 packets transmitted, 0 received, +2 errors, 100% packet loss" in out
+    assert s.execute("ping -c 1 -q node07-bmc")[1] == 0
+    assert s.execute("ping nowhere") == ("ping: nowhere: Name or service not known\n", 2)
