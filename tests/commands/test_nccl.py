@@ -45,9 +45,16 @@ def test_header_and_footer_follow_nccl_tests_2_13() -> None:
     lines = out.splitlines()
     assert lines[0] == ("# nThread 1 nGpus 8 minBytes 1048576 maxBytes 4194304 step: 2(factor) warmup iters: 5 "
                         "iters: 20 agg iters: 1 validation: 1 graph: 0")
-    assert re.match(r"#  Rank  0 Group  0 Pid +\d+ on     node02 device  0 \[0x1b\] NVIDIA H100 80GB HBM3", lines[3])
+    assert re.match(r"#  Rank  0 Group  0 Pid +\d+ on     node02 device  0 \[0000:1b:00\] NVIDIA H100 80GB HBM3", lines[3])
     assert "# Out of bounds values : 0 OK" in lines
     assert any(re.fullmatch(r"# Avg bus bandwidth    : [\d.]+ ", line) for line in lines)
+
+
+def test_alltoall_and_sendrecv_have_no_in_place_validation() -> None:
+    for tool in ("alltoall_perf", "sendrecv_perf"):
+        out, _ = Session().execute(f"ssh node01 {tool} -b 1M -e 2M -f 2 -g 8")
+        rows = [line.split() for line in out.splitlines() if line and not line.startswith("#")]
+        assert rows and all(row[-1] == "N/A" and row[-5] == "0" for row in rows)
 
 
 def test_avg_bus_bandwidth_is_the_mean_of_every_row() -> None:
