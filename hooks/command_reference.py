@@ -33,12 +33,27 @@ def reference_markdown() -> str:
         if command.section != section:
             section = command.section
             parts.append(f"## {section}\n")
+            parts.append(_section_table([c for c in listed if c.section == section]))
         aliases = f" (also `{'`, `'.join(command.aliases)}`)" if command.aliases else ""
         parts.append(f"### `{command.name}`\n\n{command.summary}{aliases}\n")
         if command.parses_args:
             text = command.help_text().rstrip("\n")
             parts.append(f"```text\n{text}\n```\n")
     return "\n".join(parts)
+
+
+def _section_table(section: list) -> str:
+    """One row per command of a section: name (linking to its entry) and summary."""
+    rows = ["| Command | What it does |", "|---|---|"]
+    for command in section:
+        summary = command.summary.replace("|", "\\|")
+        rows.append(f"| [`{command.name}`](#{_anchor(command.name)}) | {summary} |")
+    return "\n".join(rows) + "\n"
+
+
+def _anchor(name: str) -> str:
+    """The id MkDocs' toc gives the heading ``### `name` ``."""
+    return "".join(ch for ch in name.lower() if ch.isalnum() or ch in "-_")
 
 
 def on_page_markdown(markdown, page, config, files):

@@ -85,3 +85,11 @@ def test_the_command_reference_page_lists_every_command(built):
     html = (built / "emulator/commands/index.html").read_text()
     for command in commands():
         assert f'id="{command.name}"' in html or f"<code>{command.name}</code>" in html, command.name
+
+
+def test_the_command_reference_tables_link_to_each_entry(built):
+    html = (built / "emulator/commands/index.html").read_text()
+    targets = re.findall(r'href="#([^"]+)"><code>', html)
+    assert len(targets) >= len(commands())
+    for target in targets:
+        assert f'id="{target}"' in html, target
