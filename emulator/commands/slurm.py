@@ -118,6 +118,7 @@ class Sinfo(sc.SlurmCommand):
         parser.add_argument("-d", "--dead", action="store_true", help="only non-responding nodes")
         parser.add_argument("-a", "--all", action="store_true", help="show all partitions")
         parser.add_argument("-e", "--exact", action="store_true", help="do not group nodes with different configs")
+        parser.add_argument("--json", action="store_true", help="print the records as JSON (data_parser v0.0.40)")
         parser.add_argument("-V", "--version", action="store_true", help="print the Slurm version")
         parser.add_argument("--help", action="help", help="show this help")
 
@@ -129,14 +130,6 @@ class Sinfo(sc.SlurmCommand):
         if args.version:
             ctx.outln(f"slurm {cluster.versions.slurm}")
             return 0
-        fmt = args.format
-        if fmt is None:
-            key = "reasons" if args.list_reasons else "summarize" if args.summarize else "node" if args.Node \
-                else "default"
-            if args.long and key in ("reasons", "node", "default"):
-                key = {"reasons": "reasons_long", "node": "node_long", "default": "long"}[key]
-            fmt = SINFO_FORMATS[key]
-        items = _long_items(ctx, "sinfo", args.Format, SINFO_LONG_NAMES) if args.Format else sc.parse_format(fmt)
         parts = _partitions(cluster, _split(args.partition))
         wanted_nodes = None
         if args.nodes:
@@ -147,6 +140,20 @@ class Sinfo(sc.SlurmCommand):
                 raise ctx.fail(f'sinfo: error: Bad state string: "{state}"')
         if "all" in states:
             states = set()
+        if args.json:
+            # Like the real client, --json ignores the format options and keeps the filters.
+            records = [slurm_json.sinfo_record(cluster, part, [cluster.nodes[n] for n in names], node_states)
+                       for part, names, node_states in _sinfo_groups(cluster, parts, wanted_nodes, states, args)]
+            ctx.outln(slurm_json.sinfo(cluster, records, ["sinfo", "--json"], sc.user(ctx.env)))
+            return 0
+        fmt = args.format
+        if fmt is None:
+            key = "reasons" if args.list_reasons else "summarize" if args.summarize else "node" if args.Node \
+                else "default"
+            if args.long and key in ("reasons", "node", "default"):
+                key = {"reasons": "reasons_long", "node": "node_long", "default": "long"}[key]
+            fmt = SINFO_FORMATS[key]
+        items = _long_items(ctx, "sinfo", args.Format, SINFO_LONG_NAMES) if args.Format else sc.parse_format(fmt)
         rows = _sinfo_rows(cluster, items, parts, wanted_nodes, states, args)
         if args.long:
             ctx.outln(_ctime(ctx))
@@ -182,15 +189,9 @@ def _reason_at(cluster: Cluster, node: Node) -> str:
     return sc.stamp(cluster, when) if when is not None else "Unknown"
 
 
-def _busy(state: sc.NodeState) -> bool:
-    """Whether a job holds the node."""
-    return state.short in ("alloc", "mix", "drng")
-
-
 def _cpu_load(node: Node, state: sc.NodeState) -> str:
-    if not state.responding:
-        return "N/A"
-    return f"{(58.0 if _busy(state) else 0.0) + (node.index % 7) * 0.13:.2f}"
+    load = sc.cpu_load(node, state)
+    return "N/A" if load is None else f"{load:.2f}"
 
 
 #: sinfo letters that describe one node: letter → value(cluster, node, state).
@@ -210,10 +211,10 @@ NODE_FIELDS: dict[str, Callable[[Cluster, Node, sc.NodeState], str]] = {
     "b": lambda c, n, st: "(null)",
     "G": lambda c, n, st: "gpu:h100:8(S:0-1)",
     "O": lambda c, n, st: _cpu_load(n, st),
-    "e": lambda c, n, st: str(n.memory_kib // 1024 - 48_213) if st.responding else "N/A",
+    "e": lambda c, n, st: str(sc.free_mem_mb(n, st) if st.responding else "N/A"),
     # -O only (no format letter): what the node's jobs hold.
-    "allocmem": lambda c, n, st: str(n.memory_kib // 1024 if _busy(st) else 0),
-    "gresused": lambda c, n, st: "gpu:h100:8(IDX:0-7)" if _busy(st) else "gpu:h100:0(IDX:N/A)",
+    "allocmem": lambda c, n, st: str(n.memory_kib // 1024 if sc.busy(st) else 0),
+    "gresused": lambda c, n, st: "gpu:h100:8(IDX:0-7)" if sc.busy(st) else "gpu:h100:0(IDX:N/A)",
 }
 #: sinfo letters that describe the partition.
 PART_FIELDS: dict[str, Callable[[Partition], str]] = {
@@ -238,6 +239,26 @@ def _counts(states: list[sc.NodeState], per: int) -> tuple[int, int, int, int]:
         else:
             i += per
     return a, i, o, len(states) * per
+
+
+def _sinfo_groups(cluster: Cluster, parts: list[Partition], wanted: set[str] | None, states: set[str],
+                  args: argparse.Namespace) -> list[tuple[Partition, list[str], list[sc.NodeState]]]:
+    """sinfo's records for --json: per partition, the nodes sharing a state (one node each with -N)."""
+    groups: dict[tuple[int, str, str], tuple[Partition, list[str], list[sc.NodeState]]] = {}
+    for p_index, part in enumerate(parts):
+        for name in part.nodes:
+            state = sc.node_state(cluster, name)
+            if wanted is not None and name not in wanted:
+                continue
+            if states and not sc.state_matches(state, states):
+                continue
+            if (args.responding and not state.responding) or (args.dead and state.responding):
+                continue
+            key = (p_index, state.scontrol, name if args.Node else "")
+            group = groups.setdefault(key, (part, [], []))
+            group[1].append(name)
+            group[2].append(state)
+    return list(groups.values())
 
 
 def _sinfo_rows(cluster: Cluster, items: list[sc.Field | str], parts: list[Partition],
@@ -636,7 +657,7 @@ def _node_record(cluster: Cluster, node: Node) -> list[str]:
         f"   NodeAddr={node.name} NodeHostName={node.name} Version={v.slurm}",
         f"   OS=Linux {v.kernel} {v.kernel_build} ",
         f"   RealMemory={mem} AllocMem={mem if busy else 0} "
-        f"FreeMem={mem - 48_213 if state.responding else 'N/A'} Sockets={node.cpu.sockets} Boards=1",
+        f"FreeMem={sc.free_mem_mb(node, state) if state.responding else 'N/A'} Sockets={node.cpu.sockets} Boards=1",
         f"   State={state.scontrol} ThreadsPerCore={node.cpu.threads_per_core} TmpDisk=0 Weight=1 Owner=N/A "
         "MCS_label=N/A",
         f"   Partitions={parts} ",

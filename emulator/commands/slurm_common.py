@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..cluster.model import Cluster
+from ..cluster.model import Cluster, Node
 from ..cluster.scheduler import Job, job_ended
 from .base import Command
 
@@ -150,6 +150,23 @@ def node_state(cluster: Cluster, name: str) -> NodeState:
     node = cluster.nodes.get(name)
     responding = node is None or node.health.os_up
     return NodeState(short, long, code, responding)
+
+
+def busy(state: NodeState) -> bool:
+    """Whether a job holds the node."""
+    return state.short in ("alloc", "mix", "drng")
+
+
+def cpu_load(node: Node, state: NodeState) -> float | None:
+    """The node's one-minute load as slurmd reports it; None when slurmd does not answer."""
+    if not state.responding:
+        return None
+    return round((58.0 if busy(state) else 0.0) + (node.index % 7) * 0.13, 2)
+
+
+def free_mem_mb(node: Node, state: NodeState) -> int | None:
+    """FreeMem in MB; None when slurmd does not answer."""
+    return node.memory_kib // 1024 - 48_213 if state.responding else None
 
 
 def state_matches(state: NodeState, wanted: set[str]) -> bool:

@@ -1,4 +1,4 @@
-"""``squeue --json`` and ``sacct --json``: jobs in Slurm 23.11's data_parser v0.0.40 layout.
+"""``squeue``, ``sacct`` and ``sinfo --json``: Slurm 23.11's data_parser v0.0.40 layout.
 
 Exporters and scripts read these instead of parsing columns. Numbers that may
 be unset or infinite are ``{"set", "infinite", "number"}`` objects, times are
@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..cluster.model import Cluster
+from ..cluster.hardware import Partition
+from ..cluster.model import Cluster, Node
 from ..cluster.scheduler import Job, compress_hostlist, job_steps
 from . import slurm_common as sc
 
@@ -224,4 +225,86 @@ def sacct(cluster: Cluster, jobs: list[Job], argv: list[str], user: str) -> str:
     """The whole ``sacct --json`` document for ``jobs``."""
     document = {"errors": [], "jobs": [accounting_job(cluster, j) for j in jobs],
                 "meta": meta(cluster, argv, user), "warnings": []}
+    return json.dumps(document, indent=2, sort_keys=True)
+
+
+def _partition(cluster: Cluster, part: Partition) -> dict[str, Any]:
+    """A partition as v0.0.40 ``partition_info`` (the same values ``scontrol show partition`` prints)."""
+    cpus = sc.cpus_per_node(cluster) * len(part.nodes)
+    mem = sc.mem_mb(cluster) * len(part.nodes)
+    limit = sc.limit_seconds(part.time_limit)
+    return {
+        "accounts": {"allowed": "", "deny": ""}, "alternate": "", "cluster": cluster.slurm.cluster_name,
+        "cpus": {"task_binding": 0, "total": cpus},
+        "defaults": {"job": "", "memory_per_cpu": 0, "partition_memory_per_cpu": number(None),
+                     "partition_memory_per_node": number(None), "time": number(None)},
+        "grace_time": 0, "groups": {"allowed": ""},
+        "maximums": {"cpus_per_node": number(None, infinite=True), "cpus_per_socket": number(None, infinite=True),
+                     "memory_per_cpu": 0, "nodes": number(None, infinite=True),
+                     "over_time_limit": number(None), "oversubscribe": {"flags": [], "jobs": 1},
+                     "partition_memory_per_cpu": number(None), "partition_memory_per_node": number(0),
+                     "shares": 1, "time": number(None if limit is None else limit // 60, infinite=limit is None)},
+        "minimums": {"nodes": 0}, "name": part.name, "node_sets": "",
+        "nodes": {"allowed_allocation": "", "configured": compress_hostlist(part.nodes), "total": len(part.nodes)},
+        "partition": {"state": [part.state.upper()]},
+        "priority": {"job_factor": 1, "tier": 1},
+        "qos": {"allowed": "", "assigned": "", "deny": ""}, "suspend_time": number(None),
+        "timeouts": {"resume": number(None), "suspend": number(None)},
+        "tres": {"billing_weights": "",
+                 "configured": f"cpu={cpus},mem={mem}M,node={len(part.nodes)},billing={cpus},"
+                               f"gres/gpu={8 * len(part.nodes)}"},
+    }
+
+
+def _span(values: list[int]) -> dict[str, int]:
+    return {"maximum": max(values), "minimum": min(values)}
+
+
+def sinfo_record(cluster: Cluster, part: Partition, nodes: list[Node], states: list[sc.NodeState]) -> dict[str, Any]:
+    """One sinfo record: nodes of one partition that share a state, as ``sinfo --json`` lists them."""
+    slurm = cluster.slurm
+    per = sc.cpus_per_node(cluster)
+    busy = [sc.busy(st) for st in states]
+    other = [not st.responding or st.short in ("down", "drain") for st in states]
+    alloc = sum(b and not o for b, o in zip(busy, other, strict=True))
+    out = sum(other)
+    loads = [int(round((sc.cpu_load(n, st) or 0.0) * 100)) for n, st in zip(nodes, states, strict=True)]
+    free = [sc.free_mem_mb(n, st) for n, st in zip(nodes, states, strict=True)]
+    known = [f for f in free if f is not None]
+    first = nodes[0]
+    reason = slurm.node_reason.get(first.name, "")
+    who, when = slurm.reason_set.get(first.name, ("", None))
+    return {
+        "cluster": slurm.cluster_name, "comment": "",
+        "cores": _span([n.cpu.cores_per_socket for n in nodes]),
+        "cpus": {"allocated": alloc * per, "idle": (len(nodes) - alloc - out) * per,
+                 "load": _span(loads), "maximum": per, "minimum": per, "other": out * per,
+                 "per_node": {"max": number(None, infinite=True)}, "total": len(nodes) * per},
+        "disk": {"maximum": 0, "minimum": 0}, "extra": "",
+        "features": {"active": "", "total": ""},
+        "gres": {"total": "gpu:h100:8(S:0-1)",
+                 "used": "gpu:h100:8(IDX:0-7)" if any(busy) else "gpu:h100:0(IDX:N/A)"},
+        "memory": {"allocated": sum(n.memory_kib // 1024 for n, b in zip(nodes, busy, strict=True) if b),
+                   "free": {"maximum": number(max(known) if known else None),
+                            "minimum": number(min(known) if known else None)},
+                   "maximum": max(n.memory_kib // 1024 for n in nodes),
+                   "minimum": min(n.memory_kib // 1024 for n in nodes)},
+        "node": {"state": states[0].scontrol.split("+")},
+        "nodes": {"addresses": [n.name for n in nodes], "allocated": alloc, "hostnames": [n.name for n in nodes],
+                  "idle": len(nodes) - alloc - out, "nodes": [n.name for n in nodes], "other": out,
+                  "total": len(nodes)},
+        "partition": _partition(cluster, part), "port": 6818,
+        "reason": {"description": reason,
+                   "time": int(cluster.clock.at(when).timestamp()) if reason and when is not None else 0,
+                   "user": who if reason else ""},
+        "reservation": "",
+        "sockets": _span([n.cpu.sockets for n in nodes]),
+        "threads": _span([n.cpu.threads_per_core for n in nodes]),
+        "weight": {"maximum": 1, "minimum": 1},
+    }
+
+
+def sinfo(cluster: Cluster, records: list[dict[str, Any]], argv: list[str], user: str) -> str:
+    """The whole ``sinfo --json`` document."""
+    document = {"errors": [], "meta": meta(cluster, argv, user), "sinfo": records, "warnings": []}
     return json.dumps(document, indent=2, sort_keys=True)

@@ -272,3 +272,23 @@ def test_sacct_json_agrees_with_sacct_columns_for_a_node_failure():
     signalled = job["steps"][0]["exit_code"]
     assert signalled["status"] == ["SIGNALED"] and signalled["signal"]["name"] == "TERM"
     assert {t["type"]: t["count"] for t in job["tres"]["allocated"]}["node"] == 4
+
+
+def test_sinfo_json_records_agree_with_sinfo_columns_and_scontrol():
+    import json
+
+    s = Session(None, 0)
+    apply_fault(s.cluster, "node-drained", {"node": "node08", "reason": "bad cable", "at_s": -3600.0})
+    doc = json.loads(s.execute("sinfo --json")[0])
+    assert doc["meta"]["plugin"]["data_parser"] == "data_parser/v0.0.40" and doc["errors"] == []
+    records = [(r["partition"]["name"], r["node"]["state"], r["nodes"]["nodes"]) for r in doc["sinfo"]]
+    columns = [line.split() for line in s.execute("sinfo -h -o '%R %T %N'")[0].splitlines()]
+    assert len(records) == len(columns)
+    drained = next(r for r in doc["sinfo"] if r["nodes"]["nodes"] == ["node08"] and r["partition"]["name"] == "gpu")
+    assert drained["node"]["state"] == ["IDLE", "DRAIN"] and drained["reason"]["description"] == "bad cable"
+    assert drained["nodes"]["other"] == 1 and drained["cpus"]["other"] == drained["cpus"]["total"]
+    shown = s.execute("scontrol show node node08")[0]
+    assert f"RealMemory={drained['memory']['minimum']} " in shown
+    assert f"CPUTot={drained['cpus']['maximum']} " in shown
+    per_node = json.loads(s.execute("sinfo -N -p gpu --json")[0])["sinfo"]
+    assert [r["nodes"]["nodes"] for r in per_node] == [[n] for n in s.execute("sinfo -h -N -p gpu -o %N")[0].split()]
