@@ -373,6 +373,7 @@ class Grep(Intermixed):
         parser.add_argument("-B", "--before-context", type=int, metavar="NUM", help="print NUM lines of leading context")
         parser.add_argument("-C", "--context", type=int, metavar="NUM", help="print NUM lines of output context")
         parser.add_argument("--color", "--colour", nargs="?", const="auto", metavar="WHEN", help="accepted; no colors")
+        parser.add_argument("--line-buffered", action="store_true", help="flush output on every line (always so here)")
         parser.add_argument("--include", action="append", metavar="GLOB", help="search only files that match GLOB")
         parser.add_argument("operands", nargs="*", metavar="PATTERNS [FILE]", help="patterns, then files")
 

@@ -35,6 +35,12 @@ Run = Generator[float, None, int]
 
 USER = "alice"
 HOME = "/home/alice"
+#: Commands that may stream, and the filters that can take their output chunk by chunk.
+_STREAMERS = {"tail", "watch", "journalctl", "dmesg", "nvidia-smi", "dcgmi", "ping", "ssh", "srun", "sudo", "timeout"}
+_LINE_FILTERS = {"grep", "cut", "tr", "cat"}
+#: Flags that make a filter need its whole input (counts, file lists, a match limit).
+_WHOLE_INPUT_FLAGS = {"grep": ("-c", "--count", "-l", "-L", "-q", "--quiet", "-m", "--max-count", "-A", "-B", "-C",
+                               "-r", "-R", "-z", "--files-with-matches", "--files-without-match")}
 #: Iterations after which a loop stops.
 LOOP_LIMIT = 10_000
 #: Commands one input line may run in all (nested loops included).
@@ -434,6 +440,10 @@ class Shell:
         return (yield from self._pipeline(pipe, stdin, out, err))
 
     def _pipeline(self, pipe: Pipeline, stdin: str, out: Sink, err: Sink) -> Run:
+        filters = self._line_filters(pipe)
+        if filters is not None:
+            status = yield from self._streaming_pipeline(pipe.commands[0], filters, stdin, out, err)
+            return (0 if status else 1) if pipe.negate else status
         data = stdin
         status = 0
         last = len(pipe.commands) - 1
@@ -446,6 +456,66 @@ class Shell:
                 data = buffer.text()
         if pipe.negate:
             status = 0 if status else 1
+        return status
+
+    def _line_filters(self, pipe: Pipeline) -> list[list[str]] | None:
+        """The argv of each later stage when all of them filter line by line (``tail -f log | grep x``).
+
+        Such a pipeline streams: each chunk the first stage writes goes through the
+        filters at once. None when any stage needs its whole input (``sort``,
+        ``wc``, ``grep -c``), has redirections, or the first stage is not a plain command.
+        """
+        if len(pipe.commands) < 2 or any(pipe.stderr_too[:-1]):
+            return None
+        first = pipe.commands[0]
+        if not isinstance(first, Simple) or not first.words or first.words[0].literal() not in _STREAMERS:
+            return None
+        filters: list[list[str]] = []
+        for command in pipe.commands[1:]:
+            if not isinstance(command, Simple) or command.redirects or command.assigns or not command.words:
+                return None
+            words = [w.literal() for w in command.words]
+            if any(w is None for w in words):
+                return None  # expansions: keep the general path, which expands once
+            argv = [w for w in words if w is not None]
+            if argv[0] not in _LINE_FILTERS or any(a in _WHOLE_INPUT_FLAGS.get(argv[0], ()) for a in argv[1:]):
+                return None
+            filters.append(argv)
+        return filters
+
+    def _streaming_pipeline(self, first: Simple, filters: list[list[str]], stdin: str, out: Sink, err: Sink) -> Run:
+        """Run the first stage, passing each chunk of complete lines through the filters as it comes."""
+        pipe = Buffer()
+        run = self.run_command(first, stdin, pipe, err)
+        pending = ""
+
+        def flush(text: str) -> None:
+            for argv in filters:
+                if not text:
+                    return
+                stage = Buffer()
+                self._nested(self.run_command_argv(argv, text, stage, err, {}))
+                text = stage.text()
+            if text:
+                out.write(text)
+
+        try:
+            while True:
+                try:
+                    pause = next(run)
+                except StopIteration as stop:
+                    status = int(stop.value or 0)
+                    break
+                pending += pipe.text()
+                pipe.parts.clear()
+                cut = pending.rfind("\n") + 1
+                if cut:
+                    flush(pending[:cut])
+                    pending = pending[cut:]
+                yield pause
+        finally:
+            run.close()
+        flush(pending + pipe.text())
         return status
 
     def run_command(self, command: Any, stdin: str, out: Sink, err: Sink) -> Run:

@@ -11,7 +11,8 @@ Deviations from bash (also listed on the handbook page about the shell):
 
 - ``&`` runs the command in the foreground; there is no job control.
 - Pipeline stages run one after another (each stage's whole output is the
-  next one's input); only the last stage streams.
+  next one's input), except that a streaming command piped into line
+  filters (``grep``, ``cut``, ``tr``, ``cat``) streams chunk by chunk.
 - Shell functions and ``select`` cannot be used (a clear error says so).
 - Loops stop after 10,000 iterations, a line runs at most 50,000 commands, and output is capped.
 - ``( list )`` runs in the same shell, but ``cd`` and variables inside it do

@@ -108,3 +108,17 @@ def test_expansion_errors_end_the_whole_line_as_in_interactive_bash(s):
 
 def test_exit_inside_a_command_substitution_ends_only_the_substitution(s):
     assert s.execute('echo "[$(echo a; exit 3; echo b)]"; hostname') == ("[a]\nlogin01\n", 0)
+
+
+def test_a_streaming_command_piped_into_line_filters_streams(s):
+    run = s.run("tail -f -n 1 /lustre/jobs/llm-pretrain/train.log | grep --line-buffered step | cut -d'|' -f1")
+    texts = []
+    while (chunk := run.step()) is not None:
+        texts.append(chunk.text())
+    shown = [t for t in texts[:-1] if t]
+    assert len(shown) >= 3  # new lines arrive chunk by chunk, not all at the end
+    assert all(t.endswith(" \n") and "| loss" not in t for t in shown)
+
+
+def test_pipelines_needing_the_whole_input_still_wait_for_it(s):
+    assert s.execute("watch -n 1 -c 3 hostname | grep -c Every") == ("3\n", 0)
