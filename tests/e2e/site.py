@@ -23,6 +23,13 @@ TYPES = {".wasm": "application/wasm", ".mjs": "text/javascript", ".js": "text/ja
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **TYPES}
+    #: Extra response headers (a test may serve the site under a stricter policy).
+    headers_to_add: dict[str, str] = {}
+
+    def end_headers(self) -> None:
+        for name, value in self.headers_to_add.items():
+            self.send_header(name, value)
+        super().end_headers()
 
     def log_message(self, format: str, *args: object) -> None:
         pass
@@ -38,7 +45,8 @@ def build_site(out: Path, site_url: str, root: Path = ROOT) -> subprocess.Comple
 class SiteServer:
     """A threaded static server on 127.0.0.1 on a free port."""
 
-    def __init__(self) -> None:
+    def __init__(self, headers: dict[str, str] | None = None) -> None:
+        self.headers = headers or {}
         self.sock = socket.socket()
         self.sock.bind(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
@@ -47,7 +55,8 @@ class SiteServer:
         self.server: http.server.ThreadingHTTPServer | None = None
 
     def serve(self, folder: Path) -> None:
-        handler = functools.partial(QuietHandler, directory=str(folder))
+        handler_class = type("Handler", (QuietHandler,), {"headers_to_add": self.headers})
+        handler = functools.partial(handler_class, directory=str(folder))
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), handler)
         self.server.daemon_threads = True
         threading.Thread(target=self.server.serve_forever, daemon=True).start()

@@ -6,6 +6,8 @@ import re
 import shutil
 from urllib.parse import urlparse
 
+import pytest
+
 from .site import SiteServer
 from .terminal import INPUT, OUTPUT, PROMPT, STATUS, TERMINAL, open_lab_page, output, run, wait_ready
 
@@ -126,3 +128,17 @@ def test_returning_after_visiting_many_labs_reopens_the_first_from_its_saved_sta
     assert run(page, "pwd").endswith("$ pwd\n/tmp\n")
     assert "Error" not in output(page)
     assert requests.count("pyodide.asm.wasm") == 1
+
+
+@pytest.mark.slow
+def test_a_runtime_that_never_becomes_ready_times_out_with_a_plain_message(page, site):
+    # A server whose policy lacks 'wasm-unsafe-eval' makes Pyodide wait forever instead of failing.
+    server = SiteServer(headers={"Content-Security-Policy": "default-src 'self'; script-src 'self'"})
+    server.serve(site.folder)
+    try:
+        page.goto(server.url + "guides/training-step/")
+        page.click(INPUT)
+        page.wait_for_selector(f'{TERMINAL}[data-mdx-state="failed"]', timeout=45000)
+    finally:
+        server.close()
+    assert "did not start within 30 seconds" in page.text_content(STATUS)
