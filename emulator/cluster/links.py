@@ -359,3 +359,46 @@ def switch_counters(cluster: Cluster, name: str, port: int, rail_gbps: float | N
 
 def reset_switch_counters(cluster: Cluster, name: str, port: int, cables: Cabling | None = None) -> None:
     cluster.switch_counter_baseline[f"{name}:{port}"] = raw_switch_counters(cluster, name, port, cables=cables)
+
+
+# -- the subnet manager's port ------------------------------------------------------------------
+#
+# Each rail is its own subnet; its master SM answers at LID 1 (the LID every port reports as
+# "SM lid"). Its port carries management datagrams only: one SMP to every port of the subnet
+# per light sweep, and the replies.
+
+#: OpenSM's default sweep_interval (seconds between light sweeps).
+SM_SWEEP_S = 10.0
+#: How long the SM's host has been up when the clock starts.
+SM_UPTIME_S = 41 * 86400.0
+#: A MAD on the wire (256-byte MAD + LRH, BTH, DETH, ICRC, VCRC) in 4-byte words.
+MAD_WORDS = 73
+
+
+def _sm_key(rail: int) -> str:
+    return f"sm-rail{rail}:1"
+
+
+def raw_sm_counters(cluster: Cluster, rail: int) -> dict[str, int]:
+    """The SM port's counters since its host booted: no errors, one MAD per port per sweep each way."""
+    ports = sum(1 for node in cluster.compute_nodes for nic in node.nics
+                if nic.role == "compute" and nic.rail == rail and port_active(node, nic))
+    ports += sum(1 for kind, r in cluster.switches.values() if r in (rail, -1))
+    sweeps = int((SM_UPTIME_S + cluster.clock.elapsed) / SM_SWEEP_S)
+    pkts = sweeps * ports
+    values = {c: 0 for c in (*PORT_COUNTERS, *DATA_COUNTERS)}
+    values.update(PortXmitData=pkts * MAD_WORDS, PortRcvData=pkts * MAD_WORDS, PortXmitPkts=pkts, PortRcvPkts=pkts,
+                  PortUnicastXmitPkts=pkts, PortUnicastRcvPkts=pkts)
+    return values
+
+
+def sm_counters(cluster: Cluster, rail: int) -> dict[str, int]:
+    """The SM port's counters as a reader sees them now (since boot, or since the last reset)."""
+    values = raw_sm_counters(cluster, rail)
+    for key, base in cluster.switch_counter_baseline.get(_sm_key(rail), {}).items():
+        values[key] = max(0, values[key] - base)
+    return values
+
+
+def reset_sm_counters(cluster: Cluster, rail: int) -> None:
+    cluster.switch_counter_baseline[_sm_key(rail)] = raw_sm_counters(cluster, rail)

@@ -310,9 +310,10 @@ class Iblinkinfo(DiagCommand):
         return 0
 
 
-def _fabric_cas(ctx: Context) -> tuple[NIC, list[tuple[Node, NIC]]] | None:
-    """The local active IB port and every CA port its subnet (rail) reaches."""
-    local = next((n for n in devices(ctx) if n.link_layer == "InfiniBand" and is_up(n)), None)
+def _fabric_cas(ctx: Context, ca: str | None = None) -> tuple[NIC, list[tuple[Node, NIC]]] | None:
+    """The local active IB port (``ca``'s, or the first) and every CA port its subnet (rail) reaches."""
+    local = next((n for n in devices(ctx) if n.link_layer == "InfiniBand" and is_up(n) and ca in (None, n.name)),
+                 None)
     if local is None:
         return None
     found = [(node, nic) for node in ctx.cluster.compute_nodes for nic in node.nics
@@ -487,78 +488,128 @@ ERROR_THRESHOLDS = {
 }
 
 
+#: Data counters ``--data`` appends to a port with errors (extended PMA counters).
+DATA_FIELDS = ("PortXmitData", "PortRcvData", "PortXmitPkts", "PortRcvPkts", "PortUnicastXmitPkts",
+               "PortUnicastRcvPkts", "PortMulticastXmitPkts", "PortMulticastRcvPkts")
+
+
 class Ibqueryerrors(DiagCommand):
     name = "ibqueryerrors"
     summary = "query and report IB port counters above their thresholds across the fabric"
     section = "Fabric"
     notes = ("PortXmitWait is reported too: it counts ticks a port waited to send (congestion), not errors.\n"
-             "-s NAME[,NAME] suppresses counters; -k clears the counters after reading them.")
+             "-s NAME[,NAME] suppresses counters; -k clears the counters after reading them.\n"
+             "--data appends the data counters and -r the link of every port reported; --switch and --ca\n"
+             "limit the report to switches or to CAs.")
 
     def configure(self, parser: ArgumentParser) -> None:
         parser.add_argument("-s", "--suppress", metavar="ERR1,ERR2", help="suppress errors listed")
         parser.add_argument("-c", "--suppress-common", action="store_true",
                             help="suppress some of the common counters (RcvSwRelayErrors)")
+        parser.add_argument("-r", "--report-port", action="store_true", help="report port link information")
+        parser.add_argument("--data", action="store_true", help="include data counters for ports with errors")
+        parser.add_argument("--switch", action="store_true", help="print data for switches only")
+        parser.add_argument("--ca", action="store_true", help="print data for CA's only")
+        parser.add_argument("--router", action="store_true", help="print data for routers only")
+        parser.add_argument("--details", action="store_true", help="include transmit discard details")
         parser.add_argument("-k", "--clear-errors", action="store_true", help="clear error counters after read")
         parser.add_argument("-K", "--clear-counts", action="store_true", help="clear data counters after read")
         parser.add_argument("-C", "--Ca", metavar="CA", help="Ca name to use")
+        parser.add_argument("-P", "--Port", metavar="PORT", help="Ca port number to use")
+        parser.add_argument("-v", "--verbose", action="count", default=0, help="increase verbosity level")
 
     def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
         assert args is not None
         cl = ctx.cluster
-        fabric = _fabric_cas(ctx)
+        fabric = _fabric_cas(ctx, args.Ca) if args.Port in (None, "1") else None
         if fabric is None:
-            raise ctx.fail(f"ibwarn: [{fake_pid(ctx, self.name)}] mad_rpc_open_port: can't open UMAD port ((null):0)\n"
-                           "ibqueryerrors: iberror: failed: Failed to open '(null)' port '0'", 255)
+            name, num = args.Ca or "(null)", args.Port or "0"
+            raise ctx.fail(f"ibwarn: [{fake_pid(ctx, self.name)}] mad_rpc_open_port: can't open UMAD port "
+                           f"({name}:{num})\nibqueryerrors: iberror: failed: Failed to open '{name}' port '{num}'", 255)
         suppressed = {n.strip() for n in (args.suppress or "").split(",") if n.strip()}
         if args.suppress_common:
             suppressed.add("PortRcvSwitchRelayErrors")
         unknown = sorted(suppressed - set(ERROR_THRESHOLDS))
         if unknown:
             raise ctx.fail(f"ibqueryerrors: iberror: failed: Invalid suppress error field: {unknown[0]}", 255)
+        # --switch, --ca and --router each select a node type; several together print each of them.
+        kinds = {k for k, on in (("switch", args.switch), ("ca", args.ca), ("router", args.router)) if on} or \
+            {"switch", "ca", "router"}
         rail_gbps = links.job_rail_gbps(cl)
         bad_nodes = bad_ports = 0
 
-        def over(values: dict[str, int]) -> list[tuple[str, int]]:
-            return [(name, values[name]) for name, limit in ERROR_THRESHOLDS.items()
-                    if name not in suppressed and values[name] > limit]
+        def report(values: dict[str, int]) -> str:
+            found = [(name, values[name]) for name, limit in ERROR_THRESHOLDS.items()
+                     if name not in suppressed and values[name] > limit]
+            if not found:
+                return ""
+            if args.data:
+                found += [(name, values[name]) for name in DATA_FIELDS]
+            return "".join(f" [{k} == {v}]" for k, v in found)
 
-        for node, nic in fabric[1]:
-            found = over(links.counters(cl, node, nic, rail_gbps))
-            if found:
-                bad_nodes, bad_ports = bad_nodes + 1, bad_ports + 1
-                ctx.outln(f"Errors for {nic.node_guid} \"{node.name} {nic.name}\"")
-                ctx.outln(f"   GUID {nic.port_guid} port 1: " + " ".join(f"[{k} == {v}]" for k, v in found))
-            if args.clear_errors:
-                links.reset_counters(cl, node, nic, rail_gbps)
-        leaves = sorted({nic.peer_switch for _, nic in fabric[1]})
+        cas = fabric[1]
+        leaves = sorted({nic.peer_switch for _, nic in cas})
         spines = sorted(name for name, (kind, _) in cl.switches.items() if kind == "spine")
-        in_use = {leaf: [nic.peer_port for _, nic in fabric[1] if nic.peer_switch == leaf] +
-                  [links.DOWNLINKS + 1 + k for k in range(len(spines))] for leaf in leaves}
         all_leaves = sorted(name for name, (kind, _) in cl.switches.items() if kind == "leaf")
+        by_port = {(nic.peer_switch, nic.peer_port): (node, nic) for node, nic in cas}
+        if "ca" in kinds:
+            for node, nic in cas:
+                found = report(links.counters(cl, node, nic, rail_gbps))
+                if found:
+                    bad_nodes, bad_ports = bad_nodes + 1, bad_ports + 1
+                    ctx.outln(f"Errors for {nic.node_guid} \"{node.name} {nic.name}\"")
+                    ctx.outln(f"   GUID {nic.port_guid} port 1:{found}")
+                    if args.report_port:
+                        ctx.outln(LINK_INFO + _link(nic.lid, 1, _trained(node, nic), links.switch_lid(cl, nic.peer_switch),
+                                                    nic.peer_port, nic.peer_switch, _could_be(nic))[6:])
+                if args.clear_errors:
+                    links.reset_counters(cl, node, nic, rail_gbps)
+        in_use = {leaf: [nic.peer_port for _, nic in cas if nic.peer_switch == leaf] +
+                  [links.DOWNLINKS + 1 + k for k in range(len(spines))] for leaf in leaves}
         in_use.update({spine: [all_leaves.index(leaf) + 1 for leaf in leaves] for spine in spines})
         cables = links.cabling(cl)
-        for switch, used in in_use.items():
+
+        def link_info(switch: str, port: int) -> str:
+            lid = links.switch_lid(cl, switch)
+            if switch in spines:
+                leaf = all_leaves[port - 1]
+                return _link(lid, port, UPLINK, links.switch_lid(cl, leaf), links.DOWNLINKS + 1 + spines.index(switch),
+                             leaf, "")[6:]
+            if port > links.DOWNLINKS:
+                spine = spines[port - links.DOWNLINKS - 1]
+                return _link(lid, port, UPLINK, links.switch_lid(cl, spine), all_leaves.index(switch) + 1, spine,
+                             "")[6:]
+            node, nic = by_port[(switch, port)]
+            return _link(lid, port, _trained(node, nic), nic.lid, 1, f"{node.name} {nic.name}", _could_be(nic))[6:]
+
+        for switch, used in in_use.items() if "switch" in kinds else ():
             lines = []
             for port in sorted(used):
-                found = over(links.switch_counters(cl, switch, port, rail_gbps, cables))
+                found = report(links.switch_counters(cl, switch, port, rail_gbps, cables))
                 if found:
-                    guid = links.switch_guid(cl, switch)
-                    lines.append(f"   GUID {guid} port {port}: " + " ".join(f"[{k} == {v}]" for k, v in found))
+                    lines.append(f"   GUID {links.switch_guid(cl, switch)} port {port}:{found}")
+                    if args.report_port:
+                        lines.append(LINK_INFO + link_info(switch, port))
                 if args.clear_errors:
                     links.reset_switch_counters(cl, switch, port, cables)
             if lines:
-                bad_nodes, bad_ports = bad_nodes + 1, bad_ports + len(lines)
+                bad_nodes, bad_ports = bad_nodes + 1, bad_ports + sum(1 for ln in lines if ln.startswith("   GUID"))
                 ctx.outln(f"Errors for {links.switch_guid(cl, switch)} \"{switch}\"")
                 for line in lines:
                     ctx.outln(line)
-        nodes = len(fabric[1]) + len(leaves) + len(spines)
-        checked = len(fabric[1]) + sum(len(p) for p in in_use.values())
+        nodes = (len(cas) if "ca" in kinds else 0) + (len(leaves) + len(spines) if "switch" in kinds else 0)
+        checked = (len(cas) if "ca" in kinds else 0) + \
+            (sum(len(p) for p in in_use.values()) if "switch" in kinds else 0)
         ctx.outln(f"## Summary: {nodes} nodes checked, {bad_nodes} bad nodes found")
         ctx.outln(f"##          {checked} ports checked, {bad_ports} ports have errors beyond threshold")
         ctx.outln("## ")
         ctx.outln("## Thresholds: ")
         ctx.outln("## Suppressed:" + "".join(f" {n}" for n in sorted(suppressed)))
         return 0
+
+
+#: The prefix of the link line ``-r`` prints under a port with errors.
+LINK_INFO = "       Link info: "
 
 
 def commands() -> list[Command]:

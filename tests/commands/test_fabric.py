@@ -121,6 +121,20 @@ def test_perfquery_remote_lid_reads_the_other_nodes_port():
     assert out.startswith("# Port counters: Lid 123 port 1 (CapMask: 0x5A00)\n")
 
 
+def test_perfquery_sm_lid_reads_the_subnet_managers_port_and_resets_it():
+    s = on("node01")
+    sm_lid = re.search(r"SM lid: (\d+)", run(s, "ibstat mlx5_0"))
+    assert sm_lid and sm_lid.group(1) == "1"
+    out = run(s, "perfquery -x 1")
+    assert out.startswith("# Port extended counters: Lid 1 port 1 (CapMask: 0x5A00)\n")
+    assert int(re.search(r"PortXmitPkts:\.+(\d+)", out).group(1)) > 0
+    assert "SymbolErrorCounter:..............0\n" in out
+    assert run(s, "perfquery -R 1") == ""
+    assert "PortXmitPkts:....................0\n" in run(s, "perfquery 1")
+    out, status = s.execute("perfquery 1 2")
+    assert status == 255 and "dport (Lid 1)" in out
+
+
 def test_perfquery_unknown_lid_times_out():
     out, status = on("node01").execute("perfquery 4000")
     assert status == 255

@@ -82,6 +82,21 @@ def test_ibqueryerrors_reports_errors_and_congestion_but_not_healthy_ports():
     assert "Errors for" not in run(on("node01"), "ibqueryerrors")
 
 
+def test_ibqueryerrors_exporter_options_add_data_counters_and_link_info():
+    s = on("node01", ("symbol-errors", {"node": "node03", "port": "mlx5_0", "errors_per_s": 10}))
+    out = run(s, "ibqueryerrors --verbose --details --suppress-common --data --report-port --switch --ca")
+    lines = out.splitlines()
+    at = lines.index(next(line for line in lines if line.endswith('"node03 mlx5_0"')))
+    assert re.fullmatch(r"   GUID 0x[0-9a-f]{16} port 1: \[SymbolErrorCounter == \d+\].* \[PortXmitData == \d+\] "
+                        r"\[PortRcvData == \d+\].*\[PortMulticastRcvPkts == \d+\]", lines[at + 1])
+    assert re.fullmatch(r"       Link info: +116 +1\[  \] ==\( 4X .* Active/  LinkUp\)==> +\d+ +\d+\[  \] "
+                        r'"leaf-r0-01" \( \)', lines[at + 2])
+    assert "## Suppressed: PortRcvSwitchRelayErrors" in out
+    cas_only = run(s, "ibqueryerrors --ca")
+    assert "leaf-r0-01" not in cas_only and "## Summary: 8 nodes checked, 1 bad nodes found" in cas_only
+    assert '"node03 mlx5_0"' not in run(s, "ibqueryerrors --switch")
+
+
 def test_ibqueryerrors_names_the_congested_leaf_uplinks():
     out = run(on("node01", ("congestion", {"nodes": 2})), "ibqueryerrors")
     assert re.search(r'^Errors for 0xfc6a1c03[0-9a-f]{8} "leaf-r0-01"\n   GUID 0x[0-9a-f]{16} port 33: '

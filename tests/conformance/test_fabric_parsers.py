@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import re
 
-import pytest
-
 from tests.conformance import parsers
 from tests.conformance.support import on, together, truth
 
@@ -84,9 +82,11 @@ def test_perfquery_symbol_errors_show_on_the_faulted_port() -> None:
     assert counters["SymbolErrorCounter"] > 0
 
 
-@pytest.mark.xfail(reason="ibqueryerrors rejects --verbose/--details/--data/--report-port/--switch/--ca, the "
-                          "invocation of the fabric exporters", strict=True)
 def test_fabric_exporter_ibqueryerrors_invocation_runs() -> None:
-    out, status = on("node01").execute("ibqueryerrors --verbose --details --suppress-common --data --report-port "
-                                       "--switch --ca")
-    assert status == 0 and re.search(r'^Errors for (?:0x[\da-f]+ )?"(.*)"$', out, re.M)
+    s = on(None, "multi-node-slowdown")
+    t = truth(s, "symbol-errors")
+    out, status = s.execute(f"ssh node01 ibqueryerrors -C {t['port']} --verbose --details --suppress-common --data "
+                            "--report-port --switch --ca")
+    assert status == 0
+    names = re.findall(r'^Errors for (?:0x[\da-f]+ )?"(.*)"$', out, re.M)
+    assert f"{t['node']} {t['port']}" in names
