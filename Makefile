@@ -10,7 +10,7 @@ SITE_URL ?= http://127.0.0.1:$(PORT)/
 export NO_MKDOCS_2_WARNING := 1
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup site serve test lint workshop chromium clean
+.PHONY: setup site serve test lint bench workshop chromium clean
 
 setup: $(VENV)/.installed node_modules/.installed
 
@@ -36,12 +36,17 @@ serve: site
 # The browser tests build their own copy of the site once, for the port they serve it on.
 # Tests marked slow run only when asked for: make test PYTEST_ARGS="-m slow".
 PYTEST_ARGS ?= -m "not slow"
-test: setup chromium
+test: setup chromium lint
 	$(BIN)/pytest -q $(PYTEST_ARGS)
 
 lint: setup
-	$(BIN)/ruff check emulator tests hooks tools
+	$(BIN)/ruff check emulator tests hooks tools bench
 	$(BIN)/mypy
+
+# Every benchmark figure against its target, in one run: make bench BENCH_ARGS="--runs 5".
+BENCH_ARGS ?=
+bench: setup chromium
+	$(BIN)/python -m bench.run $(BENCH_ARGS)
 
 workshop: setup
 	rm -rf dist/workshop

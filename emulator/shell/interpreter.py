@@ -441,8 +441,9 @@ class Shell:
 
     def _pipeline(self, pipe: Pipeline, stdin: str, out: Sink, err: Sink) -> Run:
         filters = self._line_filters(pipe)
-        if filters is not None:
-            status = yield from self._streaming_pipeline(pipe.commands[0], filters, stdin, out, err)
+        first = pipe.commands[0]
+        if filters is not None and isinstance(first, Simple):
+            status = yield from self._streaming_pipeline(first, filters, stdin, out, err)
             return (0 if status else 1) if pipe.negate else status
         data = stdin
         status = 0
