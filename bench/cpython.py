@@ -11,7 +11,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from emulator.cluster.build import ClusterSpec, build_cluster
 from emulator.session import Session
+from emulator.shell.interpreter import Shell
 
 HERE = Path(__file__).resolve().parent
 Row = tuple[str, float, str, float | None, str]
@@ -58,11 +60,19 @@ def command_latency(rounds: int = 5) -> list[Row]:
     ]
 
 
+def sandbox_of(nodes: int) -> Session:
+    """A healthy session on a cluster of ``nodes`` compute nodes."""
+    session = Session(lab=None, seed=0)
+    session.cluster = build_cluster(ClusterSpec(nodes=nodes, seed=0))
+    session.shell = Shell(session, session.cluster)
+    return session
+
+
 def model_scaling(sizes: tuple[int, ...] = (2, 16, 128, 1024), repeat: int = 5) -> list[Row]:
     """sinfo, squeue and one multi-node all_reduce_perf at several model sizes."""
     rows: list[Row] = []
     for nodes in sizes:
-        session = Session(lab=None, seed=0, nodes=nodes)
+        session = sandbox_of(nodes)
         span = min(nodes, 2)
         for line in ("sinfo", "squeue", f"srun -N {span} --ntasks-per-node=8 all_reduce_perf -b 1M -e 1G -f 4 -g 1"):
             session.execute(line)
