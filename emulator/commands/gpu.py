@@ -490,15 +490,17 @@ class NvidiaSmi(Command):
     def _report(self, ctx: Context, gpus: list[GPU], sections: set[str] | None) -> int:
         stamp = timestamp(ctx)
         lines = nvsmi_report.report_header(ctx.cluster, ctx.host, stamp)
+        status = 0
         for gpu in gpus:
+            # A GPU the driver lost still counts as attached; its block is the handle error, then the rest follow.
             if not gpu.present:
-                ctx.out("\n".join(lines) + "\n")
-                ctx.out(lost_gpu_message(gpu))
-                return 15
+                lines.append(lost_gpu_message(gpu).rstrip("\n"))
+                status = 15
+                continue
             lines += nvsmi_report.text_lines(nvsmi_query.GpuView.of(ctx.cluster, ctx.host, gpu), sections)
             lines.append("")
         ctx.out("\n".join(lines) + "\n")
-        return 0
+        return status
 
     def _xml(self, ctx: Context, gpus: list[GPU]) -> int:
         status = self._lost(ctx, gpus)

@@ -199,6 +199,23 @@ def test_fallen_gpu_breaks_the_summary_with_the_real_error():
     assert (out, status) == (f"Unable to determine the device handle for GPU{bus}: Unknown Error\n", 15)
 
 
+def test_fallen_gpu_q_report_lists_the_others_like_list_and_query_gpu():
+    s = on("node02")
+    apply_fault(s.cluster, "xid", {"code": 79, "node": "node02", "gpu": 6})
+    gpus = s.cluster.nodes["node02"].gpus
+    lost = f"Unable to determine the device handle for GPU{gpus[6].pci_bus_id[4:]}: Unknown Error"
+    out, status = s.execute("nvidia-smi -q")
+    assert status == 15 and "Attached GPUs                             : 8\n" in out
+    heads = [ln for ln in out.splitlines() if ln.startswith(("GPU ", "Unable"))]
+    assert heads == [f"GPU {g.pci_bus_id}" for g in gpus[:6]] + [lost, f"GPU {gpus[7].pci_bus_id}"]
+    assert out.count("    Product Name") == 7
+    listed = s.execute("nvidia-smi -L")[0].splitlines()
+    queried = s.execute("nvidia-smi --query-gpu=pci.bus_id --format=csv,noheader")[0].splitlines()
+    assert [ln.startswith("GPU ") for ln in listed] == [not ln.startswith("Unable") for ln in queried] == \
+        [g.present for g in gpus]
+    assert [q for q in queried if not q.startswith("Unable")] == [h[4:] for h in heads if h.startswith("GPU ")]
+
+
 def test_compute_apps_lists_each_rank_with_its_gpu():
     s = on("node03")
     out, _ = s.execute("nvidia-smi --query-compute-apps=pid,process_name,used_memory,gpu_bus_id --format=csv")
