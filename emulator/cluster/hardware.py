@@ -286,6 +286,8 @@ class HostHealth:
     console: list[str] = field(default_factory=list)
     #: Offset when a boot in progress reaches the login prompt (None: no boot pending).
     boot_done_s: float | None = None
+    #: Kernel messages of earlier boots the persistent journal keeps (``journalctl -b -1``).
+    earlier_kernel_log: list[KernelEvent] = field(default_factory=list)
 
 
 @dataclass

@@ -177,6 +177,7 @@ def finish_boot(cluster: Cluster, node: Node, done: float) -> None:
     health.console = []
     kernel_start = done - KERNEL_TO_LOGIN_S
     health.boots.append(BootRecord(kernel_start, catalog.VERSIONS.kernel))
+    health.earlier_kernel_log += [e for e in node.hw.kernel_log if e.offset_s < kernel_start]
     node._hw = None  # a fresh boot: new kernel log, services, counters
     if cause == "cpu-ierr":
         node.hw.kernel_log += _mce_report(cluster, node, kernel_start, last_seen)

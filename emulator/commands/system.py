@@ -364,28 +364,44 @@ class Journalctl(Command):
     summary = "Query the systemd journal"
     section = "System"
     parses_args = False
-    notes = "Supports -u UNIT, -k, -b, -n N, --since/--until, -p err, --no-pager, -r, -o short-iso|cat|json."
+    notes = ("Supports -u UNIT, -k, -b [OFFSET|ID], --list-boots, -n N, --since/--until, -p err, --no-pager, -r,\n"
+             "-o short-iso|cat|json.")
 
     def option_strings(self) -> list[str]:
-        return ["-u", "--unit", "-k", "--dmesg", "-b", "--boot", "-n", "--lines", "--since", "-S", "--until",
-                "-U", "--no-pager", "-p", "--priority", "-r", "--reverse", "-o", "--output", "-e", "-x"]
+        return ["-u", "--unit", "-k", "--dmesg", "-b", "--boot", "--list-boots", "-n", "--lines", "--since", "-S",
+                "--until", "-U", "--no-pager", "-p", "--priority", "-r", "--reverse", "-o", "--output", "-e", "-x"]
 
     def execute(self, ctx: Context, args: Any) -> Outcome:
         argv = list(ctx.argv[1:])
-        for i, word in enumerate(argv[:-1]):
-            if word in ("-b", "--boot") and argv[i + 1].lstrip("-").isdecimal():
-                boot_arg = argv[i + 1]
-                if int(boot_arg) not in (0, 1):
-                    raise ctx.fail(f"Data from the specified boot ({boot_arg}) is not available: No such boot ID in "
-                                   "journal\n", 1)
-                del argv[i + 1]
-                break
+        boot_arg: str | None = None
+        for i, word in enumerate(argv):
+            # -b takes an optional argument (an offset or a boot ID), as getopt's "b::" would.
+            if word in ("-b", "--boot") and i + 1 < len(argv) and _boot_ref(argv[i + 1]):
+                boot_arg = argv.pop(i + 1)
+            elif word.startswith("--boot="):
+                boot_arg, argv[i] = word[7:], "--boot"
+            elif word.startswith("-b") and len(word) > 2 and _boot_ref(word[2:]):
+                boot_arg, argv[i] = word[2:], "-b"
+            else:
+                continue
+            break
         opts, rest = gnu_getopt(ctx, argv, "hu:kbn:S:U:p:ro:exf", [
             "help", "unit=", "dmesg", "boot", "lines=", "since=", "until=", "no-pager", "priority=", "reverse",
-            "output=", "pager-end", "catalog", "no-hostname", "utc", "all", "follow"])
+            "output=", "pager-end", "catalog", "no-hostname", "utc", "all", "follow", "list-boots"])
         if any(k in ("-h", "--help") for k, _ in opts):
             ctx.out(self.help_text())
             return 0
+        node = ctx.host
+        starts = boot_starts(ctx, node)
+        if any(k == "--list-boots" for k, _ in opts):
+            return _list_boots(ctx, node, starts)
+        interval: tuple[float, float] | None = None
+        if any(k in ("-b", "--boot") for k, _ in opts):
+            index = _boot_index(ctx, node, starts, boot_arg or "0")
+            if index is None:
+                raise ctx.fail(f"Data from the specified boot ({boot_arg}) is not available: No such boot ID in "
+                               "journal\n", 1)
+            interval = (starts[index], starts[index + 1] if index + 1 < len(starts) else ctx.clock.elapsed)
         units: list[str] = []
         kernel, reverse, limit = False, False, None
         since, until = None, None
@@ -423,7 +439,6 @@ class Journalctl(Command):
                 output = value
         if rest:
             raise ctx.fail(f"Failed to add match '{rest[0]}': Invalid argument\n", 1)
-        node = ctx.host
         entries: list[tuple[float, str, int, str, str]] = []   # offset, source, priority, message, unit
         chosen = [(u, find_unit(node, u)) for u in units] if units or kernel else \
             [(key, service) for key, service in node.hw.services.items()]
@@ -435,11 +450,15 @@ class Journalctl(Command):
                 entries.append((offset, _journal_source(unit, service, message), level, message,
                                 f"{service.name}.service"))
         if kernel or not units:
-            boot = boot_offset(node)
-            for event in kernel_events(ctx, node):
-                if kernel or event.offset_s >= boot:
-                    level = {"err": 3, "warn": 4}.get(event.level, 6)
-                    entries.append((event.offset_s, "kernel", level, event.text, ""))
+            events = kernel_events(ctx, node) if interval is None else \
+                [e for e in journal_kernel_log(node)
+                 if interval[0] <= e.offset_s < interval[1] or e.offset_s == interval[1] == ctx.clock.elapsed]
+            for event in events:
+                level = {"err": 3, "warn": 4}.get(event.level, 6)
+                entries.append((event.offset_s, "kernel", level, event.text, ""))
+        if interval is not None:
+            first, last = interval
+            entries = [e for e in entries if first <= e[0] and (e[0] < last or last == ctx.clock.elapsed)]
         now = ctx.clock.elapsed
         entries = [e for e in entries if e[0] <= now and (since is None or e[0] >= since)
                    and (until is None or e[0] <= until) and (priority is None or e[2] <= priority)]
@@ -469,15 +488,63 @@ class Journalctl(Command):
         return follow_forever() if follow else 0
 
 
+def journal_kernel_log(node: Node) -> list[KernelEvent]:
+    """Kernel messages of every boot the journal keeps, oldest first."""
+    return sorted([*node.health.earlier_kernel_log, *node.hw.kernel_log], key=lambda e: e.offset_s)
+
+
+def boot_starts(ctx: Context, node: Node) -> list[float]:
+    """When each boot the journal holds began, oldest first (the current boot last)."""
+    return sorted(b.offset_s for b in node.health.boots if b.offset_s <= ctx.clock.elapsed) or [boot_offset(node)]
+
+
+def boot_id(ctx: Context, node: Node, start: float) -> str:
+    """The 128-bit boot ID of the boot that began at ``start`` (``/proc/sys/kernel/random/boot_id``)."""
+    return f"{rng(ctx.cluster.seed, node.name, 'boot-id', start).getrandbits(128):032x}"
+
+
+def _boot_ref(text: str) -> bool:
+    """Whether ``text`` names a boot: an offset (0, -1, +2) or a 32-digit boot ID."""
+    return text.lstrip("+-").isdecimal() or (len(text) == 32 and all(c in "0123456789abcdef" for c in text))
+
+
+def _boot_index(ctx: Context, node: Node, starts: list[float], ref: str) -> int | None:
+    """The boot ``ref`` names: 0 the current one, -1 the one before, 1 the oldest in the journal."""
+    if not ref.lstrip("+-").isdecimal():
+        ids = [boot_id(ctx, node, start) for start in starts]
+        return ids.index(ref) if ref in ids else None
+    n = int(ref)
+    index = len(starts) - 1 + n if n <= 0 else n - 1
+    return index if 0 <= index < len(starts) else None
+
+
+def _list_boots(ctx: Context, node: Node, starts: list[float]) -> int:
+    """``journalctl --list-boots`` as systemd 249 prints it: offset, boot ID, first and last entry."""
+    stamps = sorted([e.offset_s for e in journal_kernel_log(node)] +
+                    [offset for service in node.hw.services.values() for offset, _ in unit_journal(ctx, node, service)])
+    width = len(str(len(starts) - 1)) + 1
+    for index, start in enumerate(starts):
+        end = starts[index + 1] if index + 1 < len(starts) else ctx.clock.elapsed
+        inside = [t for t in stamps if start <= t < end or t == end == ctx.clock.elapsed]
+        last = max(inside, default=start)
+        ctx.outln(f"{index - len(starts) + 1:>{width}} {boot_id(ctx, node, start)} {_journal_stamp(ctx, start)}—"
+                  f"{_journal_stamp(ctx, last)}")
+    return 0
+
+
+def _journal_stamp(ctx: Context, offset: float) -> str:
+    """``Wed 2026-03-11 09:00:00 UTC`` (systemd's format_timestamp)."""
+    return ctx.clock.at(offset).strftime("%a %Y-%m-%d %H:%M:%S UTC")
+
+
 def _journal_json(ctx: Context, node: Node, offset: float, source: str, level: int, message: str,
                   unit: str) -> str:
     """One entry as ``journalctl -o json`` prints it: one object per line, every value a string."""
     usec = int(round((ctx.clock.at(offset) - EPOCH).total_seconds() * 1e6))
     boot = max((b.offset_s for b in node.health.boots if b.offset_s <= offset), default=boot_offset(node))
-    boot_id = rng(ctx.cluster.seed, node.name, "boot-id", boot).getrandbits(128)
     identifier, _, pid = source.partition("[")
     entry = {"__REALTIME_TIMESTAMP": str(usec), "__MONOTONIC_TIMESTAMP": str(int(max(0.0, offset - boot) * 1e6)),
-             "_BOOT_ID": f"{boot_id:032x}", "PRIORITY": str(level), "_HOSTNAME": node.name,
+             "_BOOT_ID": boot_id(ctx, node, boot), "PRIORITY": str(level), "_HOSTNAME": node.name,
              "SYSLOG_IDENTIFIER": identifier}
     if identifier == "kernel":
         entry.update({"_TRANSPORT": "kernel", "SYSLOG_FACILITY": "0"})

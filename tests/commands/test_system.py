@@ -148,3 +148,27 @@ def test_a_failed_unit_degrades_the_host_state():
     out, _ = s.execute("systemctl status")
     assert out.startswith("● node03\n    State: degraded\n     Jobs: 0 queued\n   Failed: 1 units\n")
     assert s.execute("systemctl is-system-running") == ("degraded\n", 1)
+
+
+def test_journalctl_list_boots_after_a_power_cycle_keeps_the_earlier_boot():
+    import json
+    import re
+
+    s = Session(None, 0)
+    s.execute("ipmitool -I lanplus -H node03-bmc -U admin -P admin chassis power cycle")
+    s.execute("sleep 600")
+    s.execute("ssh node03")
+    out, status = s.execute("journalctl --list-boots")
+    rows = out.splitlines()
+    assert status == 0 and len(rows) == 2
+    pattern = r"( 0|-1) ([0-9a-f]{32}) (\w{3} \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC)—(\w{3} \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC)"
+    (prev, prev_id, *_), (cur, cur_id, cur_first, _) = (re.fullmatch(pattern, row).groups() for row in rows)
+    assert (prev, cur) == ("-1", " 0") and prev_id != cur_id
+    earlier = s.execute("journalctl -b -1 -o short-iso")[0].splitlines()
+    assert earlier and all(line.split()[0] < "2026-03-11T09" for line in earlier)
+    assert s.execute(f"journalctl -b {prev_id} -o short-iso")[0].splitlines() == earlier
+    assert json.loads(s.execute("journalctl -b -o json -n 1")[0])["_BOOT_ID"] == cur_id
+    first = s.execute("journalctl -b 0 -o short-iso")[0].splitlines()[0]
+    assert first.startswith(s.cluster.clock.at(s.cluster.nodes["node03"].health.boots[-1].offset_s)
+                            .strftime("%Y-%m-%dT%H:%M:%S")) and cur_first.startswith("Wed 2026-03-11")
+    assert s.execute("journalctl -b -2")[1] == 1
