@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import struct
 from collections.abc import Generator
 from typing import TYPE_CHECKING
 
@@ -539,13 +540,15 @@ class Ibqueryerrors(DiagCommand):
         bad_nodes = bad_ports = 0
 
         def report(values: dict[str, int]) -> str:
-            found = [(name, values[name]) for name, limit in ERROR_THRESHOLDS.items()
-                     if name not in suppressed and values[name] > limit]
-            if not found:
-                return ""
-            if args.data:
-                found += [(name, values[name]) for name in DATA_FIELDS]
-            return "".join(f" [{k} == {v}]" for k, v in found)
+            # CX-7 and Quantum-2 PMAs have the extended error counters: 64-bit values with a human-readable form.
+            found = "".join(f" [{name} == {values[name]} ({human(values[name])})]"
+                            + (_rcv_error_details(values) if name == "PortRcvErrors" and args.details else "")
+                            for name, limit in ERROR_THRESHOLDS.items()
+                            if name not in suppressed and values[name] > limit)
+            if found and args.data:
+                found += "".join(f" [{name} == {values[name]} ({human(values[name], name in DATA_WORDS)})]"
+                                 for name in DATA_FIELDS if values[name])
+            return found
 
         cas = fabric[1]
         leaves = sorted({nic.peer_switch for _, nic in cas})
@@ -557,11 +560,12 @@ class Ibqueryerrors(DiagCommand):
                 found = report(links.counters(cl, node, nic, rail_gbps))
                 if found:
                     bad_nodes, bad_ports = bad_nodes + 1, bad_ports + 1
-                    ctx.outln(f"Errors for {nic.node_guid} \"{node.name} {nic.name}\"")
+                    ctx.outln(f"Errors for \"{node.name} {nic.name}\"")
                     ctx.outln(f"   GUID {nic.port_guid} port 1:{found}")
                     if args.report_port:
-                        ctx.outln(LINK_INFO + _link(nic.lid, 1, _trained(node, nic), links.switch_lid(cl, nic.peer_switch),
-                                                    nic.peer_port, nic.peer_switch, _could_be(nic))[6:])
+                        ctx.outln(_link_info(nic.lid, 1, _trained(node, nic), links.switch_guid(cl, nic.peer_switch),
+                                             links.switch_lid(cl, nic.peer_switch), nic.peer_port, nic.peer_switch,
+                                             _could_be(nic)))
                 if args.clear_errors:
                     links.reset_counters(cl, node, nic, rail_gbps)
         in_use = {leaf: [nic.peer_port for _, nic in cas if nic.peer_switch == leaf] +
@@ -573,14 +577,15 @@ class Ibqueryerrors(DiagCommand):
             lid = links.switch_lid(cl, switch)
             if switch in spines:
                 leaf = all_leaves[port - 1]
-                return _link(lid, port, UPLINK, links.switch_lid(cl, leaf), links.DOWNLINKS + 1 + spines.index(switch),
-                             leaf, "")[6:]
+                return _link_info(lid, port, UPLINK, links.switch_guid(cl, leaf), links.switch_lid(cl, leaf),
+                                  links.DOWNLINKS + 1 + spines.index(switch), leaf, "")
             if port > links.DOWNLINKS:
                 spine = spines[port - links.DOWNLINKS - 1]
-                return _link(lid, port, UPLINK, links.switch_lid(cl, spine), all_leaves.index(switch) + 1, spine,
-                             "")[6:]
+                return _link_info(lid, port, UPLINK, links.switch_guid(cl, spine), links.switch_lid(cl, spine),
+                                  all_leaves.index(switch) + 1, spine, "")
             node, nic = by_port[(switch, port)]
-            return _link(lid, port, _trained(node, nic), nic.lid, 1, f"{node.name} {nic.name}", _could_be(nic))[6:]
+            return _link_info(lid, port, _trained(node, nic), nic.port_guid, nic.lid, 1, f"{node.name} {nic.name}",
+                              _could_be(nic))
 
         for switch, used in in_use.items() if "switch" in kinds else ():
             lines = []
@@ -589,7 +594,7 @@ class Ibqueryerrors(DiagCommand):
                 if found:
                     lines.append(f"   GUID {links.switch_guid(cl, switch)} port {port}:{found}")
                     if args.report_port:
-                        lines.append(LINK_INFO + link_info(switch, port))
+                        lines.append(link_info(switch, port))
                 if args.clear_errors:
                     links.reset_switch_counters(cl, switch, port, cables)
             if lines:
@@ -600,16 +605,57 @@ class Ibqueryerrors(DiagCommand):
         nodes = (len(cas) if "ca" in kinds else 0) + (len(leaves) + len(spines) if "switch" in kinds else 0)
         checked = (len(cas) if "ca" in kinds else 0) + \
             (sum(len(p) for p in in_use.values()) if "switch" in kinds else 0)
+        ctx.outln()
         ctx.outln(f"## Summary: {nodes} nodes checked, {bad_nodes} bad nodes found")
         ctx.outln(f"##          {checked} ports checked, {bad_ports} ports have errors beyond threshold")
-        ctx.outln("## ")
-        ctx.outln("## Thresholds: ")
-        ctx.outln("## Suppressed:" + "".join(f" {n}" for n in sorted(suppressed)))
+        ctx.outln("## Thresholds: " + "".join(f"[{name} = {limit}]" for name, limit in ERROR_THRESHOLDS.items()
+                                              if name != "PortXmitWait"))
+        ctx.outln("## Suppressed:" + "".join(f" {n}" for n in ERROR_THRESHOLDS if n in suppressed))
         return 0
 
 
-#: The prefix of the link line ``-r`` prints under a port with errors.
-LINK_INFO = "       Link info: "
+def _f32(value: float) -> float:
+    """``value`` rounded to a C float, as the tool computes it."""
+    return float(struct.unpack("f", struct.pack("f", value))[0])
+
+
+def human(value: int, data: bool = False) -> str:
+    """infiniband-diags' conv_cnt_human_readable: ``32.238K``; data counters count 4-byte words → ``1.540TB``."""
+    units = ("B", "KB", "MB", "GB", "TB", "PB", "EB") if data else ("", "K", "M", "G", "T", "P", "E")
+    ui, div, tmp = 0, 1, value // 1024
+    while tmp:
+        ui, tmp, div = ui + 1, tmp // 1024, div * 1024
+    val = _f32(float(value))
+    if data:
+        val = _f32(val * 4)
+        if val / div > 1024:
+            ui, div = ui + 1, div * 1024
+    val = _f32(val / div)
+    return f"{val:5.3f}{units[ui] if ui < len(units) else ''}"
+
+
+#: Data counters that count 4-byte words.
+DATA_WORDS = ("PortXmitData", "PortRcvData")
+
+
+def _rcv_error_details(values: dict[str, int]) -> str:
+    """``--details`` for PortRcvErrors: the tool reads PortRcvErrorDetails but labels its 16-bit
+    fields with the PortXmitDiscardDetails names, so local physical errors print as the first of those."""
+    physical = min(values["PortRcvErrors"], 0xFFFF)
+    return f" [PortInactiveDiscards == {physical}]" if physical else ""
+
+
+def _link_info(lid: int, port: int, trained: tuple[str, str] | None, peer_guid: str, peer_lid: int,
+               peer_port: int, peer: str, could_be: str) -> str:
+    """The ``Link info:`` line ``-r`` prints under a port with errors (print_port_config)."""
+    if trained is None:
+        return f"       Link info: {lid:6d}{port:4d}[  ] ==(              {'Down':>6}/{'Polling':>8})==>  " \
+               '           [  ] "" ( )'
+    width, speed = trained
+    width_msg, speed_msg = (could_be, "") if could_be.endswith("X") else ("", could_be)
+    return (f"       Link info: {lid:6d}{port:4d}[  ] ==({width:>3} {LANE_TEXT.get(speed, ''):>18} {'Active':>6}/"
+            f"{'LinkUp':>8})==>  0x{int(peer_guid, 16):016x} {peer_lid:6d} {peer_port:4d}[  ] \"{peer}\" "
+            f"({width_msg} {speed_msg})")
 
 
 def commands() -> list[Command]:

@@ -74,8 +74,8 @@ def test_ibqueryerrors_reports_errors_and_congestion_but_not_healthy_ports():
     s = on("node01", ("symbol-errors", {"node": "node03", "port": "mlx5_0", "errors_per_s": 10}),
            ("congestion", {"nodes": 1}))
     out = run(s, "ibqueryerrors")
-    assert re.search(r'^Errors for 0x[0-9a-f]{16} "node03 mlx5_0"\n   GUID 0x[0-9a-f]{16} port 1: '
-                     r"\[SymbolErrorCounter == \d+\]", out, re.M)
+    assert re.search(r'^Errors for "node03 mlx5_0"\n   GUID 0x[0-9a-f]{16} port 1: '
+                     r"\[SymbolErrorCounter == \d+ \(\d+\.\d{3}K?\)\]", out, re.M)
     assert "PortXmitWait ==" in out
     assert out.count("Errors for") == 3   # node03, the congested node, and their leaf switch
     assert "## Summary: 11 nodes checked" in out
@@ -86,22 +86,35 @@ def test_ibqueryerrors_exporter_options_add_data_counters_and_link_info():
     s = on("node01", ("symbol-errors", {"node": "node03", "port": "mlx5_0", "errors_per_s": 10}))
     out = run(s, "ibqueryerrors --verbose --details --suppress-common --data --report-port --switch --ca")
     lines = out.splitlines()
-    at = lines.index(next(line for line in lines if line.endswith('"node03 mlx5_0"')))
-    assert re.fullmatch(r"   GUID 0x[0-9a-f]{16} port 1: \[SymbolErrorCounter == \d+\].* \[PortXmitData == \d+\] "
-                        r"\[PortRcvData == \d+\].*\[PortMulticastRcvPkts == \d+\]", lines[at + 1])
-    assert re.fullmatch(r"       Link info: +116 +1\[  \] ==\( 4X .* Active/  LinkUp\)==> +\d+ +\d+\[  \] "
-                        r'"leaf-r0-01" \( \)', lines[at + 2])
-    assert "## Suppressed: PortRcvSwitchRelayErrors" in out
+    at = lines.index('Errors for "node03 mlx5_0"')
+    assert re.fullmatch(r"   GUID 0x[0-9a-f]{16} port 1: \[SymbolErrorCounter == \d+ \([\d.]+K?\)\] "
+                        r"\[PortRcvErrors == (\d+) \([\d.]+K?\)\] \[PortInactiveDiscards == \1\] "
+                        r"\[PortXmitData == \d+ \([\d.]+[KMGT]B\)\] \[PortRcvData == \d+ \([\d.]+[KMGT]B\)\].*"
+                        r"\[PortMulticastRcvPkts == \d+ \([\d.]+K?\)\]", lines[at + 1])
+    leaf = s.cluster.nodes["node03"].nics[0].peer_switch
+    assert re.fullmatch(r"       Link info:    116   1\[  \] ==\( 4X        106\.25 Gbps Active/  LinkUp\)==>  "
+                        rf'0xfc6a1c03[0-9a-f]{{8}} +\d+ +\d+\[  \] "{leaf}" \( \)', lines[at + 2])
+    assert out.endswith("\n## Suppressed: PortRcvSwitchRelayErrors\n")
+    assert "\n\n## Summary: 11 nodes checked, 2 bad nodes found\n" in out
     cas_only = run(s, "ibqueryerrors --ca")
-    assert "leaf-r0-01" not in cas_only and "## Summary: 8 nodes checked, 1 bad nodes found" in cas_only
+    assert leaf not in cas_only and "## Summary: 8 nodes checked, 1 bad nodes found" in cas_only
     assert '"node03 mlx5_0"' not in run(s, "ibqueryerrors --switch")
+
+
+def test_ibqueryerrors_human_readable_values_follow_infiniband_diags():
+    from emulator.commands.ibscan import human
+
+    assert [human(0), human(40), human(6714), human(29638), human(2930775814)] == \
+        ["0.000", "40.000", "6.557K", "28.943K", "2.729G"]
+    assert [human(100, data=True), human(300, data=True), human(1934732822901, data=True)] == \
+        ["400.000B", "1.172KB", "7.039TB"]
 
 
 def test_ibqueryerrors_names_the_congested_leaf_uplinks():
     out = run(on("node01", ("congestion", {"nodes": 2})), "ibqueryerrors")
     assert re.search(r'^Errors for 0xfc6a1c03[0-9a-f]{8} "leaf-r0-01"\n   GUID 0x[0-9a-f]{16} port 33: '
-                     r"\[PortXmitWait == \d+\]", out, re.M)
-    assert "SymbolErrorCounter" not in out
+                     r"\[PortXmitWait == \d+ \([\d.]+[KMG]?\)\]", out, re.M)
+    assert "SymbolErrorCounter ==" not in out
 
 
 def test_ibnetdiscover_topology_file_names_both_ends_and_the_speed():
@@ -124,7 +137,7 @@ def test_ibclearcounters_then_ibqueryerrors_shows_only_what_grew():
     assert "Errors for" not in run(s, "ibqueryerrors")
     run(s, "sleep 30")
     grown = run(s, "ibqueryerrors")
-    count = int(re.search(r'"node02 mlx5_0"\n   GUID 0x[0-9a-f]{16} port 1: \[SymbolErrorCounter == (\d+)\]',
+    count = int(re.search(r'"node02 mlx5_0"\n   GUID 0x[0-9a-f]{16} port 1: \[SymbolErrorCounter == (\d+) ',
                           grown).group(1))
     assert 60 <= count <= 80   # 2 per second over the sleep and the commands' own time
 
