@@ -442,7 +442,7 @@ class Perfquery(DiagCommand):
         cl = ctx.cluster
         found: tuple[Node, NIC] | None = (ctx.host, local)
         switch: str | None = None
-        sm = False
+        sm_rail: int | None = None  # the rail whose subnet manager answers at the target LID
         shown = str(local.lid)
         if args.target is not None:
             try:
@@ -453,19 +453,19 @@ class Perfquery(DiagCommand):
                     lid = int(args.target, 0)
                     found, shown = nic_by_lid(cl, lid), str(lid)
                     switch = links.switch_by_lid(cl, lid) if found is None else None
-                    sm = lid == local.sm_lid
+                    sm_rail = local.rail if lid == local.sm_lid else None
             except ValueError:
                 raise ctx.fail(f"perfquery: iberror: [{pid}] main: can't resolve destination port {args.target}",
                                255) from None
         port = args.port or "1"
         valid_port = port.isdecimal() and (links.switch_port_exists(cl, switch, int(port)) if switch else port == "1")
-        if (found is None and switch is None and not sm) or not valid_port:
+        if (found is None and switch is None and sm_rail is None) or not valid_port:
             raise ctx.fail(f"ibwarn: [{pid}] _do_madrpc: recv failed: Connection timed out\n"
                            f"ibwarn: [{pid}] mad_rpc: _do_madrpc failed; dport (Lid {shown})\n"
                            "perfquery: iberror: failed: classportinfo query", 255)
-        if sm:
+        if sm_rail is not None:
             # The subnet manager's own HCA port on this rail's subnet.
-            values = links.sm_counters(cl, local.rail)
+            values = links.sm_counters(cl, sm_rail)
             lid, number = local.sm_lid, 1
         elif switch is not None:
             values = links.switch_counters(cl, switch, int(port))
@@ -478,8 +478,8 @@ class Perfquery(DiagCommand):
         if not args.Reset_only:
             self._print(ctx, values, lid, number, args.extended)
         if args.reset_after_read or args.Reset_only:
-            if sm:
-                links.reset_sm_counters(cl, local.rail)
+            if sm_rail is not None:
+                links.reset_sm_counters(cl, sm_rail)
             elif switch is not None:
                 links.reset_switch_counters(cl, switch, number)
             else:
