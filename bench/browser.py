@@ -17,7 +17,7 @@ from playwright.sync_api import Page, sync_playwright
 
 from tests.e2e.site import SiteServer, build_site
 
-from .cpython import percentile, representative_commands
+from .cpython import paced_commands, percentile, representative_commands
 
 Row = tuple[str, float, str, float | None, str]
 HERE = Path(__file__).resolve().parent
@@ -57,7 +57,7 @@ def _add_plain_page(site: Path) -> None:
 def _first_command_ms(page: Page, url: str) -> float:
     """Navigation start → the output of ``help`` on screen, in the page's own clock."""
     page.goto(url, wait_until="commit")
-    page.wait_for_selector(INPUT)
+    page.wait_for_selector(f"{TERMINAL}[data-mdx-state]")  # mounted: typing is queued from here on
     page.fill(INPUT, "help")
     page.press(INPUT, "Enter")
     return float(page.wait_for_function(
@@ -80,22 +80,26 @@ def _fcp_ms(page: Page, url: str) -> float:
 
 
 def _navigation_ms(page: Page) -> float:
-    """Click an in-site link; time until the next page's terminal is ready."""
+    """Click an in-site link; time until the next page's terminal is ready, in the page's clock."""
     link = page.locator(f'a.md-nav__link[href$="{OTHER_PAGE.split("/")[-2]}/"]').first
-    start = page.evaluate("() => performance.now()")
+    page.evaluate("window.__benchSameWindow = true")
+    start = float(page.evaluate("() => performance.now()"))
     link.click()
-    page.wait_for_url(re.compile(re.escape(OTHER_PAGE)))
-    end = page.wait_for_function(
+    end = float(page.wait_for_function(
         f"() => {{ const t = document.querySelector('{TERMINAL}');"
-        " return t && t.dataset.mdxState === 'ready' && t.dataset.mdxOpen === 'true' ? performance.now() : null; }",
-        timeout=60000, polling=5).json_value()
-    return float(end) - float(start)
+        f" return location.pathname.endsWith('/{OTHER_PAGE}') && t && t.dataset.mdxState === 'ready'"
+        " && t.dataset.mdxOpen === 'true' ? performance.now() : null; }",
+        timeout=60000, polling=5).json_value())
+    if not page.evaluate("window.__benchSameWindow === true"):
+        raise RuntimeError("the in-site click reloaded the page: instant navigation is not working")
+    return end - start
 
 
-def _command_latencies(page: Page) -> list[float]:
-    samples = []
+def _command_latencies(page: Page) -> dict[str, float]:
+    """Enter → the command done, for each representative command, through the worker."""
+    samples = {}
     for line in representative_commands():
-        samples.append(float(page.evaluate(
+        samples[line] = (float(page.evaluate(
             "([sel, line]) => new Promise(done => {"
             " const t = document.querySelector(sel); const input = t.querySelector('[data-mdx-input]');"
             " const before = Number(t.dataset.mdxRuns || 0); const start = performance.now();"
@@ -155,6 +159,9 @@ def _measure(url: str, tmp: Path) -> list[Row]:
         later = _Bytes(page2)
         navigation = _navigation_ms(page2)
         latencies = _command_latencies(page2)
+        paced = paced_commands()
+        unpaced = [ms for line, ms in latencies.items() if line not in paced]
+        slowest = max((line for line in latencies if line not in paced), key=latencies.__getitem__)
         fcp_lab = statistics.median(_fcp_ms(site_ctx.new_page(), url + LAB_PAGE) for _ in range(3))
         fcp_plain = statistics.median(_fcp_ms(site_ctx.new_page(), url + LAB_PAGE.rstrip("/") + "-plain/")
                                       for _ in range(3))
@@ -170,8 +177,9 @@ def _measure(url: str, tmp: Path) -> list[Row]:
         ("in-site navigation to terminal ready", navigation / 1000.0, "s", 0.2, "max"),
         ("first contentful paint, lab page", fcp_lab, "ms", None, ""),
         ("first contentful paint, lab / plain page", fcp_lab / fcp_plain, "x", 1.05, "max"),
-        ("browser command p50", percentile(latencies, 0.5), "ms", None, ""),
-        ("browser command p95", percentile(latencies, 0.95), "ms", 30.0, "max"),
+        ("browser command p50", percentile(unpaced, 0.5), "ms", None, ""),
+        ("browser command p95", percentile(unpaced, 0.95), "ms", 30.0, "max"),
+        (f"browser slowest unpaced command ({slowest})", latencies[slowest], "ms", None, ""),
         ("bytes, first visit", first_bytes / 1e6, "MB", None, ""),
         ("bytes, each further page", later.total / 1e6, "MB", None, ""),
     ]

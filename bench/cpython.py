@@ -24,6 +24,18 @@ def representative_commands() -> list[str]:
     return [line for line in lines if line.strip() and not line.startswith("#")]
 
 
+def paced_commands() -> set[str]:
+    """The representative commands that stream with pauses (their output is paced on purpose)."""
+    session = Session(lab=None, seed=0)
+    paced = set()
+    for line in representative_commands():
+        run = session.run(line)
+        while (chunk := run.step()) is not None:
+            if chunk.pause:
+                paced.add(line)
+    return paced
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     index = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))

@@ -5,9 +5,15 @@ After the pages are written this hook
 * builds the ``emulator`` package into a pure-Python wheel (``py3-none-any``)
   from a clean copy of the sources, cached under ``.cache/wheels/`` by a hash
   of those sources;
+* adds bytecode compiled by the vendored Pyodide's own CPython
+  (``tools/wheel_bytecode.py``), so browsers import it instead of compiling
+  every module at start;
 * copies it to ``assets/emulator/<sha>/`` and writes
-  ``assets/emulator/manifest.json`` (wheel path, sha256, Pyodide folder), the
-  one stable address the terminal's worker reads;
+  ``assets/emulator/manifest.json`` (wheel path, sha256, Pyodide folder and
+  version, and ``snapshot``: whether browsers may start the runtime from a
+  memory snapshot they made themselves, from ``extra: snapshot:`` in
+  mkdocs.yml, on unless set to false), the one stable address the terminal's
+  worker reads;
 * copies the Pyodide runtime files from ``node_modules/pyodide`` (the version
   pinned in ``package.json``) to ``assets/pyodide/<version>/``.
 
@@ -26,6 +32,10 @@ import zipfile
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tools.wheel_bytecode import BytecodeError, add_bytecode  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
@@ -57,7 +67,8 @@ def _sources_hash(files: list[Path]) -> str:
 def build_wheel() -> Path:
     """The emulator wheel for the current sources, built once per change."""
     files = _source_files()
-    cache = ROOT / ".cache" / "wheels" / _sources_hash(files)
+    tools = [ROOT / "tools" / "wheel_bytecode.py", ROOT / "tools" / "wheel_bytecode.mjs", ROOT / "package-lock.json"]
+    cache = ROOT / ".cache" / "wheels" / _sources_hash(files + tools)
     built = sorted(cache.glob("*.whl")) if cache.is_dir() else []
     if built:
         return built[0]
@@ -79,6 +90,10 @@ def build_wheel() -> Path:
         if len(wheels) != 1 or not wheels[0].name.endswith("-py3-none-any.whl"):
             raise PluginError(f"expected one py3-none-any emulator wheel, got {[w.name for w in wheels]}")
         check_wheel(wheels[0], files)
+        try:
+            add_bytecode(wheels[0], ROOT)
+        except BytecodeError as error:
+            raise PluginError(str(error)) from error
         cache.mkdir(parents=True, exist_ok=True)
         return Path(shutil.copy2(wheels[0], cache / wheels[0].name))
 
@@ -112,6 +127,14 @@ def pyodide_dir() -> tuple[Path, str]:
     return folder, version
 
 
+def snapshots_enabled(config) -> bool:
+    """``extra: snapshot:`` in mkdocs.yml: true (the default) or false."""
+    value = (config.get("extra") or {}).get("snapshot", True)
+    if not isinstance(value, bool):
+        raise PluginError(f"mkdocs.yml extra: snapshot: must be true or false, not {value!r}")
+    return value
+
+
 def on_post_build(config):
     site = Path(config["site_dir"])
     folder, version = pyodide_dir()
@@ -132,5 +155,6 @@ def on_post_build(config):
         "sha256": sha256,
         "pyodide": f"../pyodide/{version}/",
         "pyodideVersion": version,
+        "snapshot": snapshots_enabled(config),
     }
     (assets / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")

@@ -15,8 +15,8 @@ import pytest
 from emulator.commands.registry import commands
 
 ROOT = Path(__file__).resolve().parents[2]
-COPIED = ("mkdocs.yml", "hooks", "overrides", "docs", "emulator", "labs", "pyproject.toml", "README.md",
-          "package.json")
+COPIED = ("mkdocs.yml", "hooks", "tools", "overrides", "docs", "emulator", "labs", "pyproject.toml", "README.md",
+          "package.json", "package-lock.json")
 
 
 def load_hook(name: str):
