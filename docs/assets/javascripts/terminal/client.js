@@ -6,6 +6,10 @@
  * Requests are matched to replies by id. Listeners hear the runtime's state
  * (loading progress, ready, failed). `restart()` replaces a worker that no
  * longer answers; terminals then reopen their sessions from saved state.
+ *
+ * The runtime starts from a memory snapshot when the browser holds one (see
+ * worker.js) unless the page's address says `?snapshot=off` or localStorage
+ * holds `mdx-terminal:snapshot` = `off`. `origin` says which path ran.
  */
 
 import { Msg, LOAD_TIMEOUT_MS } from "./protocol.js";
@@ -30,6 +34,19 @@ export const Failure = Object.freeze({
     "Reload the page to try again; the rest of the page reads fine without the terminal.",
 });
 
+/** The localStorage key that turns start-up snapshots off in this browser ("off"). */
+export const SNAPSHOT_SETTING = "mdx-terminal:snapshot";
+
+/** Whether this page load may start the runtime from a snapshot (and make one). */
+export function snapshotsWanted() {
+  if (new URLSearchParams(location.search).get("snapshot") === "off") return false;
+  try {
+    return localStorage.getItem(SNAPSHOT_SETTING) !== "off";
+  } catch {
+    return true;
+  }
+}
+
 /** Why this browser or address cannot run the terminal at all, or null. */
 export function environmentFailure() {
   if (location.protocol === "file:") return Failure.FILE;
@@ -49,6 +66,14 @@ export class Runtime {
     this.progress = null;
     this.failure = null;
     this.timer = null;
+    /** "snapshot" or "fresh" once loaded: how the runtime started; the worker's LOADED report. */
+    this.origin = null;
+    this.loaded = null;
+    /** A sentence about the start-up for the learner, or null; shown once (noteShown). */
+    this.note = null;
+    this.noteShown = false;
+    /** The snapshot maker's report {stored, reason, bytes, ms} once it has finished. */
+    this.saved = null;
   }
 
   /** Hear state changes: listener({state, progress, failure, restarted}). */
@@ -59,7 +84,8 @@ export class Runtime {
 
   emit(extra = {}) {
     for (const listener of this.listeners) {
-      listener({ state: this.state, progress: this.progress, failure: this.failure, ...extra });
+      listener({ state: this.state, progress: this.progress, failure: this.failure, origin: this.origin,
+                 note: this.note, saved: this.saved, ...extra });
     }
   }
 
@@ -69,7 +95,9 @@ export class Runtime {
     const failure = environmentFailure();
     if (failure) return this.fail(failure);
     try {
-      this.worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
+      const url = new URL("./worker.js", import.meta.url);
+      if (!snapshotsWanted()) url.searchParams.set("snapshot", "off");
+      this.worker = new Worker(url, { type: "module" });
     } catch {
       return this.fail(Failure.NO_WORKER);
     }
@@ -90,6 +118,7 @@ export class Runtime {
     this.stop();
     this.state = "idle";
     this.failure = null;
+    this.origin = null;
     this.start();
     this.emit({ restarted: true });
   }
@@ -140,6 +169,16 @@ export class Runtime {
         return;
       case Msg.FATAL:
         this.fail(Failure.RUNTIME(message.message));
+        return;
+      case Msg.LOADED:
+        this.loaded = message;
+        this.origin = message.runtime;
+        this.note = message.note;
+        this.emit();
+        return;
+      case Msg.SAVED:
+        this.saved = message;
+        this.emit();
         return;
       default:
         // Any answer to a request means the runtime has loaded.

@@ -14,6 +14,10 @@
  *
  * Worker → page
  *   {type: PROGRESS,   stage, loaded, total}  while the runtime loads (bytes, or 0)
+ *   {type: LOADED,     runtime, note, reason, ms}   once, when the runtime has loaded: runtime is
+ *                                         "snapshot" (restored) or "fresh"; note: a sentence for the
+ *                                         learner or null; reason: why no snapshot was restored
+ *   {type: SAVED,      stored, reason, bytes, ms}   once, when a snapshot was made (or could not be)
  *   {type: READY,      id, sid, banner, prompt, lab, seed, notice}   reply to OPEN and RESET
  *   {type: OUTPUT,     id, chunks}            chunks: [[stream, text], ...] of a RUN
  *   {type: DONE,       id, status, prompt, state, more}   end of a RUN (state null) or reply to SNAPSHOT;
@@ -37,6 +41,8 @@ export const Msg = Object.freeze({
   COMPLETION: "completion",
   ERROR: "error",
   FATAL: "fatal",
+  LOADED: "loaded",
+  SAVED: "saved",
 });
 
 /** Loading stages, in order, as the worker reports them in PROGRESS. */
@@ -44,6 +50,7 @@ export const Stage = Object.freeze({
   MANIFEST: "Reading the runtime manifest",
   RUNTIME: "Downloading the Python runtime",
   STARTING: "Starting Python",
+  RESTORING: "Restoring the saved Python runtime",
   WHEEL: "Installing the emulator",
   SESSION: "Opening the session",
 });

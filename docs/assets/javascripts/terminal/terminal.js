@@ -86,7 +86,8 @@ export class Terminal {
     for (const [stream, text] of this.record.scrollback) this.draw(stream, text);
     this.wire();
     this.unlisten = runtime.listen((event) => this.onRuntime(event));
-    this.onRuntime({ state: runtime.state, progress: runtime.progress, failure: runtime.failure });
+    this.onRuntime({ state: runtime.state, progress: runtime.progress, failure: runtime.failure,
+                     origin: runtime.origin, saved: runtime.saved });
   }
 
   dispose() {
@@ -102,9 +103,10 @@ export class Terminal {
 
   // -- runtime ------------------------------------------------------------------
 
-  onRuntime({ state, progress, failure, restarted }) {
+  onRuntime({ state, progress, failure, restarted, origin, note, saved }) {
     if (this.disposed) return;
     this.el.dataset.mdxState = state;
+    this.markStartup(origin, note, saved);
     if (restarted) {
       this.sid = null;
       this.el.dataset.mdxOpen = "false";
@@ -131,6 +133,18 @@ export class Terminal {
     }
     if (state === "ready" && this.sid !== null) this.showStatus("");
     this.open();
+  }
+
+  /** How the runtime started ("snapshot" or "fresh") and whether a snapshot was stored, as attributes. */
+  markStartup(origin, note, saved) {
+    if (origin) this.el.dataset.mdxRuntime = origin;
+    if (saved) this.el.dataset.mdxSnapshot = saved.stored ? "stored" : "not-stored";
+    if (note && !runtime.noteShown) {
+      // Said once per visit, by the terminal that hears it first.
+      runtime.noteShown = true;
+      if (this.sid !== null) this.print("err", `${note}\n`);
+      else this.notices.push(note);
+    }
   }
 
   showStatus(text, failed = false) {

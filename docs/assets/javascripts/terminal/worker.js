@@ -3,15 +3,29 @@
  *
  * It loads the runtime on the first request (Pyodide from the site, then the
  * emulator wheel named by the manifest, checked against its sha256), imports
- * `emulator.web` and answers the messages of protocol.js. A RUN is driven
+ * `emulator.web` and answers the messages of protocol.js.
+ *
+ * Start-up from a memory snapshot (snapshot.js): when this browser holds a
+ * snapshot for this deploy, Pyodide is restored from it instead of booting,
+ * the wheel is unpacked again (files are not in the snapshot) and `random` is
+ * reseeded. Any failure drops that instance and loads normally. After a
+ * normal load, once the terminal has been idle, maker.js makes the snapshot
+ * in a worker of its own. LOADED tells the page which path ran.
+ * `?snapshot=off` on this worker's address turns all of it off.
+ *
+ * A RUN is driven
  * chunk by chunk: `step` until done, posting each chunk, sleeping between
  * chunks with setTimeout so an INTERRUPT is handled in between (no
  * SharedArrayBuffer needed).
  */
 
 import { Msg, Stage, MAX_PAUSE_MS } from "./protocol.js";
+import * as snapshots from "./snapshot.js";
 
 const MANIFEST_URL = new URL("../../emulator/manifest.json", import.meta.url);
+const SNAPSHOTS_WANTED = new URL(import.meta.url).searchParams.get("snapshot") !== "off";
+/** How long the terminal must be idle after a normal load before the snapshot is made. */
+const MAKE_AFTER_IDLE_MS = 3000;
 
 /** Bytes seen so far of the runtime files, for PROGRESS. */
 const bytes = { loaded: 0, total: 0, stage: Stage.MANIFEST };
@@ -73,29 +87,116 @@ async function fetchOk(url, what) {
   return response;
 }
 
-async function sha256Hex(buffer) {
-  const digest = await crypto.subtle.digest("SHA-256", buffer);
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+/** The wheel named by the manifest, checked against its sha256. */
+async function fetchWheel(manifest) {
+  const wheel = await (await fetchOk(new URL(manifest.wheel, MANIFEST_URL), "The emulator package")).arrayBuffer();
+  if ((await snapshots.sha256Hex(wheel)) !== manifest.sha256) {
+    throw new Error("the emulator package does not match its manifest (a stale cache?)");
+  }
+  return wheel;
+}
+
+/** Unpack the wheel into site-packages (files are not part of a snapshot, so after a restore too). */
+function install(pyodide, wheel) {
+  const sitePackages = pyodide.runPython("import site; site.getsitepackages()[0]");
+  pyodide.unpackArchive(wheel, "wheel", { extractDir: sitePackages });
+  pyodide.runPython("import importlib; importlib.invalidate_caches()");
+}
+
+const quiet = { stdout: () => {}, stderr: () => {} };
+
+/** A Pyodide restored from `bytes` with the emulator usable, or an exception (the instance is dropped). */
+async function restore(loadPyodide, indexURL, bytes, wheelPromise) {
+  const undo = snapshots.growMemoryWhileLoading(bytes);
+  let pyodide;
+  try {
+    pyodide = await loadPyodide({ indexURL, _loadSnapshot: bytes, ...quiet });
+  } finally {
+    undo();
+  }
+  install(pyodide, await wheelPromise);
+  // Every restore starts from the same random state: reseed from the browser's entropy.
+  pyodide.runPython("import random; random.seed()");
+  const module = pyodide.pyimport("emulator.web");
+  if (module.incomplete("for x in a; do") !== "true" || module.incomplete("echo ok") !== "false") {
+    throw new Error("the restored emulator does not answer as it should");
+  }
+  return module;
+}
+
+/** What the snapshot maker needs, kept after a normal load; null once started or when not wanted. */
+let maker = null;
+let idleTimer = null;
+
+function armMaker() {
+  clearTimeout(idleTimer);
+  if (maker) idleTimer = setTimeout(startMaker, MAKE_AFTER_IDLE_MS);
+}
+
+function startMaker() {
+  const { indexURL, wheel, key } = maker;
+  maker = null;
+  let child;
+  try {
+    child = new Worker(new URL("./maker.js", import.meta.url), { type: "module" });
+  } catch (error) {
+    post({ type: Msg.SAVED, stored: false, reason: `no worker for the snapshot (${describe(error)})` });
+    return;
+  }
+  child.addEventListener("message", (event) => {
+    child.terminate();
+    post({ type: Msg.SAVED, ...event.data });
+  });
+  child.addEventListener("error", (event) => {
+    event.preventDefault();
+    child.terminate();
+    post({ type: Msg.SAVED, stored: false, reason: event.message || "the snapshot worker failed" });
+  });
+  child.postMessage({ indexURL, wheel, key }, [wheel]);
 }
 
 async function loadRuntime() {
+  const started = performance.now();
   progress(Stage.MANIFEST);
   const manifest = await (await fetchOk(MANIFEST_URL, "The runtime manifest")).json();
   const pyodideURL = new URL(manifest.pyodide, MANIFEST_URL);
+  const key = snapshots.snapshotKey(MANIFEST_URL, manifest.pyodideVersion, manifest.sha256);
+  const wanted = SNAPSHOTS_WANTED && manifest.snapshot !== false;
+  const stored = wanted ? snapshots.read(key) : Promise.resolve({ missing: "turned off", skip: true });
   progress(Stage.RUNTIME);
+  const wheelPromise = fetchWheel(manifest);
+  wheelPromise.catch(() => {}); // awaited below; a failure is reported there
   const { loadPyodide } = await import(new URL("pyodide.mjs", pyodideURL).href);
   self.fetch = countingFetch;
-  const pyodide = await loadPyodide({ indexURL: pyodideURL.href, stdout: () => {}, stderr: () => {} });
-  progress(Stage.WHEEL);
-  const wheel = await (await fetchOk(new URL(manifest.wheel, MANIFEST_URL), "The emulator package")).arrayBuffer();
-  const sha = await sha256Hex(wheel);
-  if (sha !== manifest.sha256) {
-    throw new Error("the emulator package does not match its manifest (a stale cache?)");
+  const found = await stored;
+  let note = null;
+  if (found.bytes) {
+    progress(Stage.RESTORING);
+    try {
+      const module = await restore(loadPyodide, pyodideURL.href, found.bytes, wheelPromise);
+      post({ type: Msg.LOADED, runtime: "snapshot", note, ms: Math.round(performance.now() - started) });
+      return module;
+    } catch (error) {
+      // Never reuse a half-restored instance: drop it, remember not to try this snapshot again, load normally.
+      const reason = describe(error);
+      await snapshots.skip(key, `restore failed: ${reason}`);
+      note = "The terminal's saved start-up copy could not be used, so it started normally.";
+      found.skip = true;
+      progress(Stage.RUNTIME);
+    }
+  } else if (found.damaged) {
+    note = "The terminal's saved start-up copy was damaged, so it started normally.";
   }
-  pyodide.unpackArchive(wheel, "wheel");
-  pyodide.runPython("import importlib; importlib.invalidate_caches()");
+  const pyodide = await loadPyodide({ indexURL: pyodideURL.href, ...quiet });
+  progress(Stage.WHEEL);
+  const wheel = await wheelPromise;
+  install(pyodide, wheel);
   progress(Stage.SESSION);
-  return pyodide.pyimport("emulator.web");
+  const module = pyodide.pyimport("emulator.web");
+  if (wanted && !found.skip) maker = { indexURL: pyodideURL.href, wheel: wheel.slice(0), key };
+  post({ type: Msg.LOADED, runtime: "fresh", note, reason: found.missing ?? null,
+         ms: Math.round(performance.now() - started) });
+  return module;
 }
 
 function runtime() {
@@ -178,6 +279,7 @@ const handlers = {
 
 self.addEventListener("message", async (event) => {
   const message = event.data;
+  clearTimeout(idleTimer); // the terminal is in use: the snapshot waits for the next quiet moment
   if (message.type === Msg.INTERRUPT) {
     if (web) call("interrupt", message.sid);
     return;
@@ -197,4 +299,5 @@ self.addEventListener("message", async (event) => {
   } catch (error) {
     post({ type: Msg.ERROR, id: message.id, message: describe(error) });
   }
+  armMaker();
 });

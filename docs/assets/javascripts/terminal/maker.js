@@ -1,0 +1,36 @@
+/**
+ * Makes the runtime's memory snapshot, in a worker of its own.
+ *
+ * The emulator worker starts it once the reader's terminal has been idle
+ * after a normal load, so the learner's first command never waits for it. It
+ * loads a second, clean Pyodide with `_makeSnapshot`, unpacks the wheel into
+ * site-packages (loadPackage would break the snapshot), imports the emulator,
+ * takes the snapshot before any session exists, stores it (snapshot.js) and
+ * reports {stored, reason, bytes, ms} to its parent, which then ends it.
+ */
+
+import { MAX_HEAP_BYTES, skip, unusable, write } from "./snapshot.js";
+
+self.addEventListener("message", async (event) => {
+  const { indexURL, wheel, key } = event.data;
+  const started = performance.now();
+  let report;
+  try {
+    const { loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href);
+    const pyodide = await loadPyodide({ indexURL, _makeSnapshot: true, stdout: () => {}, stderr: () => {} });
+    const sitePackages = pyodide.runPython("import site; site.getsitepackages()[0]");
+    pyodide.unpackArchive(wheel, "wheel", { extractDir: sitePackages });
+    pyodide.runPython("import importlib; importlib.invalidate_caches(); import emulator.web");
+    const bytes = pyodide.makeMemorySnapshot();
+    const reason = unusable(bytes);
+    if (reason) {
+      await skip(key, reason);
+      report = { stored: false, reason, bytes: bytes.byteLength, heapLimit: MAX_HEAP_BYTES };
+    } else {
+      report = { ...(await write(key, bytes)), bytes: bytes.byteLength };
+    }
+  } catch (error) {
+    report = { stored: false, reason: String(error && error.message ? error.message : error).split("\n")[0] };
+  }
+  self.postMessage({ ...report, ms: Math.round(performance.now() - started) });
+});

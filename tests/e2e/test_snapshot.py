@@ -1,0 +1,156 @@
+"""Start-up from a memory snapshot the browser made itself, and every way back to a normal load.
+
+The first load of a visit boots Pyodide normally and, once the terminal is
+idle, stores a snapshot; later loads restore it (``data-mdx-runtime``). A
+damaged, foreign or stale snapshot is never used: the terminal loads normally
+and the learner's lab state and history are still there.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import zipfile
+from hashlib import sha256
+from pathlib import Path
+
+from .site import SiteServer
+from .terminal import INPUT, OUTPUT, TERMINAL, run, wait_ready
+
+LAB_PAGE = "guides/training-step/"
+CACHE = "mdx-runtime-snapshot-v1"
+STORE_TIMEOUT = 120000
+
+
+def runtime_of(page) -> str | None:
+    return page.get_attribute(TERMINAL, "data-mdx-runtime")
+
+
+def first_visit(page, url: str) -> None:
+    """Open the lab page, change the session's state, wait until the snapshot is stored."""
+    page.goto(url + LAB_PAGE)
+    page.click(INPUT)
+    wait_ready(page)
+    assert runtime_of(page) == "fresh"
+    run(page, "cd /tmp")
+    run(page, "export COLOR=teal")
+    page.wait_for_selector(f'{TERMINAL}[data-mdx-snapshot="stored"]', timeout=STORE_TIMEOUT)
+
+
+def reload(page, query: str = "") -> None:
+    page.goto(page.url.split("?")[0] + query)
+    page.click(INPUT)
+    wait_ready(page)
+
+
+def assert_state_survived(page) -> None:
+    assert run(page, "pwd").endswith("/tmp\n")
+    assert run(page, "echo $COLOR").endswith("teal\n")
+    page.press(INPUT, "ArrowUp")
+    assert page.input_value(INPUT) == "echo $COLOR"
+    page.fill(INPUT, "")
+
+
+def stored_keys(page) -> list[str]:
+    return page.evaluate("async (name) => (await (await caches.open(name)).keys()).map((r) => r.url)", CACHE)
+
+
+def damage(page, how: str) -> None:
+    """Rewrite the stored snapshot: flip heap bytes (digest left stale) or change its build id (digest fixed up)."""
+    page.evaluate(
+        """async ([name, how]) => {
+          const cache = await caches.open(name);
+          const [key] = await cache.keys();
+          const response = await cache.match(key);
+          const bytes = new Uint8Array(await response.arrayBuffer());
+          const headers = Object.fromEntries(response.headers);
+          if (how === "heap") {
+            for (let i = 0; i < 4096; i++) bytes[bytes.length / 2 + i] ^= 0xff;
+          } else {
+            bytes[20] ^= 0xff;  // inside the build id: Pyodide refuses to restore it
+            const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+            headers["x-mdx-snapshot-sha256"] = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+          }
+          await cache.put(key, new Response(bytes, { headers }));
+        }""",
+        [CACHE, how],
+    )
+
+
+def test_the_second_load_restores_from_the_snapshot_with_state_and_history(page, site):
+    first_visit(page, site.url)
+    assert len(stored_keys(page)) == 1
+    reload(page)
+    assert runtime_of(page) == "snapshot"
+    assert_state_survived(page)
+    assert run(page, "hostname").endswith("login01\n")
+
+
+def test_snapshots_turned_off_by_the_address_load_normally(page, site):
+    first_visit(page, site.url)
+    reload(page, "?snapshot=off")
+    assert runtime_of(page) == "fresh"
+    assert_state_survived(page)
+
+
+def test_a_damaged_snapshot_falls_back_to_a_normal_load_and_still_runs_commands(page, site):
+    first_visit(page, site.url)
+    damage(page, "heap")
+    reload(page)
+    assert runtime_of(page) == "fresh"
+    assert "damaged" in page.text_content(OUTPUT)
+    assert_state_survived(page)
+    # The damaged copy was dropped and a good one is made again.
+    page.wait_for_selector(f'{TERMINAL}[data-mdx-snapshot="stored"]', timeout=STORE_TIMEOUT)
+    reload(page)
+    assert runtime_of(page) == "snapshot"
+
+
+def test_a_snapshot_that_fails_to_restore_is_dropped_and_not_tried_again(page, site):
+    first_visit(page, site.url)
+    damage(page, "build-id")
+    reload(page)
+    assert runtime_of(page) == "fresh"
+    assert "could not be used" in page.text_content(OUTPUT)
+    assert_state_survived(page)
+    reload(page)
+    assert runtime_of(page) == "fresh"
+    assert run(page, "hostname").endswith("login01\n")
+
+
+def _new_wheel(folder: Path) -> None:
+    """Deploy another wheel: same modules, another archive comment, so another sha256."""
+    manifest_path = folder / "assets" / "emulator" / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    old = manifest_path.parent / manifest["wheel"]
+    data = old.read_bytes()
+    new_dir = manifest_path.parent / "redeployed"
+    new_dir.mkdir()
+    new = new_dir / old.name
+    new.write_bytes(data)
+    with zipfile.ZipFile(new, "a") as archive:
+        archive.comment = b"redeployed"
+    manifest["wheel"] = f"redeployed/{old.name}"
+    manifest["sha256"] = sha256(new.read_bytes()).hexdigest()
+    manifest_path.write_text(json.dumps(manifest))
+
+
+def test_a_new_wheel_invalidates_the_snapshot(page, site, tmp_path):
+    copy = tmp_path / "site"
+    shutil.copytree(site.folder, copy)
+    server = SiteServer()
+    server.serve(copy)
+    try:
+        first_visit(page, server.url)
+        (old_key,) = stored_keys(page)
+        _new_wheel(copy)
+        reload(page)
+        assert runtime_of(page) == "fresh"
+        assert_state_survived(page)
+        page.wait_for_selector(f'{TERMINAL}[data-mdx-snapshot="stored"]', timeout=STORE_TIMEOUT)
+        (new_key,) = stored_keys(page)
+        assert new_key != old_key
+        reload(page)
+        assert runtime_of(page) == "snapshot"
+    finally:
+        server.close()
