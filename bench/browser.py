@@ -184,3 +184,62 @@ def _measure(url: str, tmp: Path) -> list[Row]:
         ("bytes, each further page", later.total / 1e6, "MB", None, ""),
     ]
     return rows
+
+
+# -- Repeat visits started from the browser's own memory snapshot (README, "Snapshots") ----------------------------
+
+SNAPSHOT_STORED = f'{TERMINAL}[data-mdx-snapshot="stored"]'
+
+
+def _repeat_first_command_ms(page: Page, reload: bool, url: str) -> float:
+    """Navigation start → ``help`` done, on a page whose saved scrollback may already show ``help``."""
+    if reload:
+        page.reload(wait_until="commit")
+    else:
+        page.goto(url, wait_until="commit")
+    page.wait_for_selector(f"{TERMINAL}[data-mdx-state]")
+    page.fill(INPUT, "help")
+    page.press(INPUT, "Enter")
+    done = float(page.wait_for_function(
+        "(sel) => Number(document.querySelector(sel).dataset.mdxRuns || 0) >= 1 ? performance.now() : null",
+        arg=TERMINAL, timeout=60000, polling=10).json_value())
+    started = page.get_attribute(TERMINAL, "data-mdx-runtime")
+    if started != "snapshot":
+        raise RuntimeError(f"the repeat visit did not start from the snapshot (data-mdx-runtime={started})")
+    return done
+
+
+def snapshot_figures() -> list[Row]:
+    """A full reload and a new tab after the first visit stored its snapshot, each against the floor page warm."""
+    server = SiteServer()
+    with tempfile.TemporaryDirectory() as tmp:
+        site = Path(tmp) / "site"
+        built = build_site(site, server.url)
+        if built.returncode != 0:
+            raise RuntimeError(f"mkdocs build failed:\n{built.stdout}{built.stderr}")
+        _add_floor(site)
+        server.serve(site)
+        try:
+            with sync_playwright() as p:
+                ctx = p.chromium.launch_persistent_context(str(Path(tmp) / "profile"), executable_path=CHROMIUM,
+                                                           args=FLAGS, headless=True)
+                _floor_ms(ctx.new_page(), server.url + "_floor/")
+                floor_warm = _floor_ms(ctx.new_page(), server.url + "_floor/")
+                page = ctx.new_page()
+                page.set_default_timeout(60000)
+                _first_command_ms(page, server.url + LAB_PAGE)
+                page.wait_for_selector(SNAPSHOT_STORED, timeout=180000)
+                reload = _repeat_first_command_ms(page, True, server.url + LAB_PAGE)
+                tab = ctx.new_page()
+                tab.set_default_timeout(60000)
+                new_tab = _repeat_first_command_ms(tab, False, server.url + LAB_PAGE)
+                ctx.close()
+        finally:
+            server.close()
+    return [
+        ("snapshot: floor page warm", floor_warm, "ms", None, ""),
+        ("snapshot: full reload, time to first command", reload, "ms", None, ""),
+        ("snapshot: full reload / floor warm", reload / floor_warm, "x", 0.3, "max"),
+        ("snapshot: new tab, time to first command", new_tab, "ms", None, ""),
+        ("snapshot: new tab / floor warm", new_tab / floor_warm, "x", 0.3, "max"),
+    ]
