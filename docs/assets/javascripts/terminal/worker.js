@@ -79,17 +79,21 @@ async function countingFetch(input, init) {
   });
 }
 
-async function fetchOk(url, what) {
-  const response = await countingFetch(url, { cache: "no-cache" });
+async function fetchOk(url, what, fetcher = countingFetch) {
+  const response = await fetcher(url, { cache: "no-cache" });
   if (!response.ok) {
     throw new Error(`${what} could not be fetched (HTTP ${response.status} for ${new URL(url).pathname})`);
   }
   return response;
 }
 
-/** The wheel named by the manifest, checked against its sha256. */
+/**
+ * The wheel named by the manifest, checked against its sha256. It downloads
+ * while Pyodide does, so its bytes stay out of the runtime's progress count.
+ */
 async function fetchWheel(manifest) {
-  const wheel = await (await fetchOk(new URL(manifest.wheel, MANIFEST_URL), "The emulator package")).arrayBuffer();
+  const url = new URL(manifest.wheel, MANIFEST_URL);
+  const wheel = await (await fetchOk(url, "The emulator package", plainFetch)).arrayBuffer();
   if ((await snapshots.sha256Hex(wheel)) !== manifest.sha256) {
     throw new Error("the emulator package does not match its manifest (a stale cache?)");
   }
