@@ -66,6 +66,12 @@ def _first_command_ms(page: Page, url: str) -> float:
         arg=[OUTPUT, HELP_MARK], timeout=60000, polling=10).json_value())
 
 
+def _forget_sessions(page: Page, url: str) -> None:
+    """Empty the site's storage (saved sessions and scrollback) but keep the HTTP cache."""
+    page.goto(url + "_floor/", wait_until="commit")
+    page.evaluate("() => localStorage.clear()")
+
+
 def _floor_ms(page: Page, url: str) -> float:
     page.goto(url, wait_until="commit")
     return float(page.wait_for_function("() => window.floorReadyAt || null", timeout=60000, polling=10).json_value())
@@ -154,8 +160,10 @@ def _measure(url: str, tmp: Path) -> list[Row]:
         first_visit = _Bytes(page)
         cold = _first_command_ms(page, url + LAB_PAGE)
         first_bytes = first_visit.total
+        page.close()
         page2 = site_ctx.new_page()
-        warm = _first_command_ms(page2, url + LAB_PAGE)
+        _forget_sessions(page2, url)
+        warm = _first_command_ms(page2, url + LAB_PAGE + "?snapshot=off")
         later = _Bytes(page2)
         navigation = _navigation_ms(page2)
         latencies = _command_latencies(page2)
