@@ -53,6 +53,7 @@ def test_every_page_carries_one_terminal_with_its_lab_and_seed(built):
         assert html.count('data-mdx-component="terminal"') == 1, source
         assert f'data-mdx-lab="{meta.get("lab", "sandbox")}"' in html, source
         assert f'data-mdx-seed="{meta.get("seed", "0")}"' in html, source
+        assert "its outputs do not validate your environment" in html, source
 
 
 def test_no_page_loads_anything_from_another_host(built):
