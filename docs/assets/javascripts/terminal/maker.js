@@ -4,12 +4,30 @@
  * The emulator worker starts it once the reader's terminal has been idle
  * after a normal load, so the learner's first command never waits for it. It
  * loads a second, clean Pyodide with `_makeSnapshot`, unpacks the wheel into
- * site-packages (loadPackage would break the snapshot), imports the emulator,
- * takes the snapshot before any session exists, stores it (snapshot.js) and
+ * site-packages (loadPackage would break the snapshot), imports every module
+ * of the emulator and warms it with one throw-away session (so a restored
+ * runtime opens its first session without importing or compiling anything),
+ * takes the snapshot once no session is left, stores it (snapshot.js) and
  * reports {stored, reason, bytes, ms} to its parent, which then ends it.
  */
 
 import { MAX_HEAP_BYTES, skip, unusable, write } from "./snapshot.js";
+
+/** Python run before the snapshot: import everything, open, use and close one session. */
+const WARM_UP = `
+import importlib, json, pkgutil
+import emulator, emulator.web as web
+for info in pkgutil.walk_packages(emulator.__path__, "emulator."):
+    if not info.name.endswith(".__main__"):
+        importlib.import_module(info.name)
+sid = json.loads(web.open_session("sandbox", 0, None))["sid"]
+web.start(sid, "help")
+for _ in range(1000):
+    if json.loads(web.step(sid))["done"]:
+        break
+web.close(sid)
+del info, sid, _
+`;
 
 self.addEventListener("message", async (event) => {
   const { indexURL, wheel, key } = event.data;
@@ -20,7 +38,8 @@ self.addEventListener("message", async (event) => {
     const pyodide = await loadPyodide({ indexURL, _makeSnapshot: true, stdout: () => {}, stderr: () => {} });
     const sitePackages = pyodide.runPython("import site; site.getsitepackages()[0]");
     pyodide.unpackArchive(wheel, "wheel", { extractDir: sitePackages });
-    pyodide.runPython("import importlib; importlib.invalidate_caches(); import emulator.web");
+    pyodide.runPython("import importlib; importlib.invalidate_caches()");
+    pyodide.runPython(WARM_UP);
     const bytes = pyodide.makeMemorySnapshot();
     const reason = unusable(bytes);
     if (reason) {

@@ -79,23 +79,44 @@ async function open() {
   return caches.open(CACHE_NAME);
 }
 
-/** The stored snapshot for `key` as a Uint8Array, or {missing: reason}. */
+/**
+ * The stored snapshot for `key`, read without waiting for the manifest:
+ * `{bytes, intact}` where `intact` is a promise of whether its digest matches
+ * (computed while Pyodide's script loads), or `{missing: reason, skip, damaged}`.
+ * `key` is a promise of the key this deploy expects.
+ */
 export async function read(key) {
-  let cache;
   try {
-    cache = await open();
+    const cache = await open();
     if (!cache) return { missing: "no Cache Storage" };
-    const response = await cache.match(key);
-    if (!response) return { missing: "none stored" };
+    const [request] = await cache.keys();
+    if (!request) return { missing: "none stored" };
+    const response = await cache.match(request);
+    const body = response.arrayBuffer();
+    body.catch(() => {}); // awaited below unless the entry is not wanted
+    if (request.url !== (await key)) return { missing: "made for another deploy" };
     const skipped = response.headers.get(SKIP_HEADER);
     if (skipped) return { missing: `not usable here (${skipped})`, skip: true };
-    const bytes = new Uint8Array(await response.arrayBuffer());
+    const bytes = new Uint8Array(await body);
     const reason = unusable(bytes);
-    if (!reason && (await sha256Hex(bytes)) === response.headers.get(DIGEST_HEADER)) return { bytes };
-    await cache.delete(key);
-    return { missing: reason || "damaged", damaged: true };
+    const digest = response.headers.get(DIGEST_HEADER);
+    if (reason) {
+      await cache.delete(request);
+      return { missing: reason, damaged: true };
+    }
+    return { bytes, intact: sha256Hex(bytes).then((hex) => hex === digest) };
   } catch (error) {
     return { missing: `unreadable (${error && error.name ? error.name : error})` };
+  }
+}
+
+/** Drop a damaged snapshot, so a good one is made again. */
+export async function forget(key) {
+  try {
+    const cache = await open();
+    if (cache) await cache.delete(key);
+  } catch {
+    // nothing to forget
   }
 }
 

@@ -109,12 +109,17 @@ function install(pyodide, wheel) {
 
 const quiet = { stdout: () => {}, stderr: () => {} };
 
-/** A Pyodide restored from `bytes` with the emulator usable, or an exception (the instance is dropped). */
-async function restore(loadPyodide, indexURL, bytes, wheelPromise) {
-  const undo = snapshots.growMemoryWhileLoading(bytes);
+/** Raised when a stored snapshot's bytes do not match their digest. */
+class Damaged extends Error {}
+
+/** A Pyodide restored from `found` with the emulator usable, or an exception (the instance is dropped). */
+async function restore(loadPyodide, indexURL, found, wheelPromise) {
+  // The digest was computed while Pyodide's script loaded; a damaged heap is never restored.
+  if (!(await found.intact)) throw new Damaged("the stored snapshot is damaged");
+  const undo = snapshots.growMemoryWhileLoading(found.bytes);
   let pyodide;
   try {
-    pyodide = await loadPyodide({ indexURL, _loadSnapshot: bytes, ...quiet });
+    pyodide = await loadPyodide({ indexURL, _loadSnapshot: found.bytes, ...quiet });
   } finally {
     undo();
   }
@@ -162,42 +167,50 @@ function startMaker() {
 async function loadRuntime() {
   const started = performance.now();
   progress(Stage.MANIFEST);
-  const manifest = await (await fetchOk(MANIFEST_URL, "The runtime manifest")).json();
+  const manifestPromise = fetchOk(MANIFEST_URL, "The runtime manifest").then((response) => response.json());
+  const keyPromise = manifestPromise.then((m) => snapshots.snapshotKey(MANIFEST_URL, m.pyodideVersion, m.sha256));
+  keyPromise.catch(() => {}); // a failed manifest is reported just below
+  // The stored snapshot is read while the manifest is fetched; the manifest then says whether it fits.
+  const stored = SNAPSHOTS_WANTED ? snapshots.read(keyPromise) : Promise.resolve({ missing: "turned off", skip: true });
+  const manifest = await manifestPromise;
+  const key = await keyPromise;
   const pyodideURL = new URL(manifest.pyodide, MANIFEST_URL);
-  const key = snapshots.snapshotKey(MANIFEST_URL, manifest.pyodideVersion, manifest.sha256);
-  const wanted = SNAPSHOTS_WANTED && manifest.snapshot !== false;
-  const stored = wanted ? snapshots.read(key) : Promise.resolve({ missing: "turned off", skip: true });
   progress(Stage.RUNTIME);
   const wheelPromise = fetchWheel(manifest);
   wheelPromise.catch(() => {}); // awaited below; a failure is reported there
   const { loadPyodide } = await import(new URL("pyodide.mjs", pyodideURL).href);
   self.fetch = countingFetch;
-  const found = await stored;
+  const found = manifest.snapshot === false ? { missing: "turned off for this site", skip: true } : await stored;
   let note = null;
   if (found.bytes) {
     progress(Stage.RESTORING);
     try {
-      const module = await restore(loadPyodide, pyodideURL.href, found.bytes, wheelPromise);
+      const module = await restore(loadPyodide, pyodideURL.href, found, wheelPromise);
       post({ type: Msg.LOADED, runtime: "snapshot", note, ms: Math.round(performance.now() - started) });
       return module;
     } catch (error) {
-      // Never reuse a half-restored instance: drop it, remember not to try this snapshot again, load normally.
-      const reason = describe(error);
-      await snapshots.skip(key, `restore failed: ${reason}`);
-      note = "The terminal's saved start-up copy could not be used, so it started normally.";
-      found.skip = true;
+      // Never reuse a half-restored instance: drop it and load normally. A damaged copy is made again;
+      // one that fails to restore is marked, so this browser does not try it again.
+      if (error instanceof Damaged) {
+        await snapshots.forget(key);
+        found.damaged = true;
+      } else {
+        await snapshots.skip(key, `restore failed: ${describe(error)}`);
+        note = "The terminal's saved start-up copy could not be used, so it started normally.";
+        found.skip = true;
+      }
+      found.missing = describe(error);
       progress(Stage.RUNTIME);
     }
-  } else if (found.damaged) {
-    note = "The terminal's saved start-up copy was damaged, so it started normally.";
   }
+  if (found.damaged) note = "The terminal's saved start-up copy was damaged, so it started normally.";
   const pyodide = await loadPyodide({ indexURL: pyodideURL.href, ...quiet });
   progress(Stage.WHEEL);
   const wheel = await wheelPromise;
   install(pyodide, wheel);
   progress(Stage.SESSION);
   const module = pyodide.pyimport("emulator.web");
-  if (wanted && !found.skip) maker = { indexURL: pyodideURL.href, wheel: wheel.slice(0), key };
+  if (!found.skip) maker = { indexURL: pyodideURL.href, wheel: wheel.slice(0), key };
   post({ type: Msg.LOADED, runtime: "fresh", note, reason: found.missing ?? null,
          ms: Math.round(performance.now() - started) });
   return module;
