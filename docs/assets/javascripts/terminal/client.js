@@ -37,6 +37,27 @@ export const Failure = Object.freeze({
 /** The localStorage key that turns start-up snapshots off in this browser ("off"). */
 export const SNAPSHOT_SETTING = "mdx-terminal:snapshot";
 
+/** localStorage: "1" while this browser holds a usable snapshot, so the next page load starts the runtime at once. */
+const SNAPSHOT_HELD = "mdx-terminal:snapshot-held";
+
+function remember(held) {
+  try {
+    if (held) localStorage.setItem(SNAPSHOT_HELD, "1");
+    else localStorage.removeItem(SNAPSHOT_HELD);
+  } catch {
+    // storage disabled: the runtime starts when the page is idle
+  }
+}
+
+/** Whether a snapshot is (very likely) stored: starting from it costs little, so start at once. */
+export function snapshotHeld() {
+  try {
+    return snapshotsWanted() && localStorage.getItem(SNAPSHOT_HELD) === "1";
+  } catch {
+    return false;
+  }
+}
+
 /** Whether this page load may start the runtime from a snapshot (and make one). */
 export function snapshotsWanted() {
   if (new URLSearchParams(location.search).get("snapshot") === "off") return false;
@@ -173,11 +194,13 @@ export class Runtime {
       case Msg.LOADED:
         this.loaded = message;
         this.origin = message.runtime;
+        if (snapshotsWanted()) remember(message.runtime === "snapshot");
         this.note = message.note;
         this.emit();
         return;
       case Msg.SAVED:
         this.saved = message;
+        remember(message.stored);
         this.emit();
         return;
       default:

@@ -1,7 +1,7 @@
 /**
  * The emulator worker: owns Pyodide and every emulator session of the visit.
  *
- * It loads the runtime on the first request (Pyodide from the site, then the
+ * It loads the runtime as soon as it starts (Pyodide from the site, then the
  * emulator wheel named by the manifest, checked against its sha256), imports
  * `emulator.web` and answers the messages of protocol.js.
  *
@@ -26,6 +26,8 @@ const MANIFEST_URL = new URL("../../emulator/manifest.json", import.meta.url);
 const SNAPSHOTS_WANTED = new URL(import.meta.url).searchParams.get("snapshot") !== "off";
 /** How long the terminal must be idle after a normal load before the snapshot is made. */
 const MAKE_AFTER_IDLE_MS = 3000;
+/** How long after the session opened, with no command yet, the wheel is unpacked again after a restore. */
+const UNPACK_AFTER_IDLE_MS = 1000;
 
 /** Bytes seen so far of the runtime files, for PROGRESS. */
 const bytes = { loaded: 0, total: 0, stage: Stage.MANIFEST };
@@ -112,7 +114,13 @@ const quiet = { stdout: () => {}, stderr: () => {} };
 /** Raised when a stored snapshot's bytes do not match their digest. */
 class Damaged extends Error {}
 
-/** A Pyodide restored from `found` with the emulator usable, or an exception (the instance is dropped). */
+/**
+ * A Pyodide restored from `found` with the emulator usable, or an exception (the instance is dropped).
+ *
+ * The snapshot holds every emulator module and the parsed labs, so the first
+ * commands read no file; the wheel's files are unpacked again once the
+ * terminal is idle (`unpackLater`).
+ */
 async function restore(loadPyodide, indexURL, found, wheelPromise) {
   // The digest was computed while Pyodide's script loaded; a damaged heap is never restored.
   if (!(await found.intact)) throw new Damaged("the stored snapshot is damaged");
@@ -123,22 +131,31 @@ async function restore(loadPyodide, indexURL, found, wheelPromise) {
   } finally {
     undo();
   }
-  install(pyodide, await wheelPromise);
   // Every restore starts from the same random state: reseed from the browser's entropy.
   pyodide.runPython("import random; random.seed()");
   const module = pyodide.pyimport("emulator.web");
   if (module.incomplete("for x in a; do") !== "true" || module.incomplete("echo ok") !== "false") {
     throw new Error("the restored emulator does not answer as it should");
   }
+  unpackLater = () => wheelPromise.then((wheel) => install(pyodide, wheel)).catch(() => {});
   return module;
 }
+
+/** After a restore: unpack the wheel's files (not part of a snapshot) at the next quiet moment. */
+let unpackLater = null;
 
 /** What the snapshot maker needs, kept after a normal load; null once started or when not wanted. */
 let maker = null;
 let idleTimer = null;
 
-function armMaker() {
+/** After each request: background work waits for the terminal to be quiet (the first command done). */
+function whenQuiet(handled) {
   clearTimeout(idleTimer);
+  if (unpackLater) {
+    const unpack = unpackLater;
+    unpackLater = null;
+    setTimeout(unpack, handled === Msg.RUN ? 0 : UNPACK_AFTER_IDLE_MS);
+  }
   if (maker) idleTimer = setTimeout(startMaker, MAKE_AFTER_IDLE_MS);
 }
 
@@ -178,6 +195,8 @@ async function loadRuntime() {
   progress(Stage.RUNTIME);
   const wheelPromise = fetchWheel(manifest);
   wheelPromise.catch(() => {}); // awaited below; a failure is reported there
+  const asm = import(new URL("pyodide.asm.mjs", pyodideURL).href); // loadPyodide imports it too: start it now
+  asm.catch(() => {});
   const { loadPyodide } = await import(new URL("pyodide.mjs", pyodideURL).href);
   self.fetch = countingFetch;
   const found = manifest.snapshot === false ? { missing: "turned off for this site", skip: true } : await stored;
@@ -316,5 +335,8 @@ self.addEventListener("message", async (event) => {
   } catch (error) {
     post({ type: Msg.ERROR, id: message.id, message: describe(error) });
   }
-  armMaker();
+  whenQuiet(message.type);
 });
+
+// The page starts this worker only when it wants the runtime: begin loading now, not at the first request.
+runtime().catch(() => {});
