@@ -47,6 +47,8 @@ self.addEventListener("message", async (event) => {
       report = { stored: false, reason, bytes: bytes.byteLength, heapLimit: MAX_HEAP_BYTES };
     } else {
       report = { ...(await write(key, bytes)), bytes: bytes.byteLength };
+      // Out of quota or refused: do not spend a second Pyodide on every visit of this deploy.
+      if (!report.stored) await skip(key, `not stored: ${report.reason}`);
     }
   } catch (error) {
     report = { stored: false, reason: String(error && error.message ? error.message : error).split("\n")[0] };

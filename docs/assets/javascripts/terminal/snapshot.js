@@ -88,7 +88,7 @@ async function open() {
 export async function read(key) {
   try {
     const cache = await open();
-    if (!cache) return { missing: "no Cache Storage" };
+    if (!cache) return { missing: "no Cache Storage", skip: true };
     const [request] = await cache.keys();
     if (!request) return { missing: "none stored" };
     const response = await cache.match(request);
@@ -106,7 +106,8 @@ export async function read(key) {
     }
     return { bytes, intact: sha256Hex(bytes).then((hex) => hex === digest) };
   } catch (error) {
-    return { missing: `unreadable (${error && error.name ? error.name : error})` };
+    // Storage refused (a private window, a blocked origin): nothing can be kept, so none is made.
+    return { missing: `unreadable (${error && error.name ? error.name : error})`, skip: true };
   }
 }
 
