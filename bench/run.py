@@ -33,7 +33,7 @@ def _collect(runs: int, skip_browser: bool, skip_build: bool) -> dict[str, list[
         if not skip_browser:
             from . import browser
 
-            rows += browser.browser_figures()
+            rows += browser.browser_figures() + browser.snapshot_figures()
         for row in rows:
             samples[row[0]].append(row)
     return samples
