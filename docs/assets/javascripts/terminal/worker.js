@@ -45,7 +45,12 @@ function progress(stage) {
   post({ type: Msg.PROGRESS, stage, loaded: bytes.loaded, total: bytes.total });
 }
 
-/** fetch that reports the bytes of big downloads as they arrive. */
+/**
+ * fetch that reports the bytes of big downloads as they arrive. It counts a
+ * clone of the body and hands back the original response untouched: Chromium
+ * caches compiled WebAssembly by the response's URL, which a rebuilt Response
+ * would lose (every warm load would compile the runtime again).
+ */
 const plainFetch = self.fetch.bind(self);
 async function countingFetch(input, init) {
   const response = await plainFetch(input, init);
@@ -58,27 +63,28 @@ async function countingFetch(input, init) {
   }
   if (!response.body) return response;
   bytes.total += Number(response.headers.get("content-length")) || 0;
-  let last = 0;
   tracking += 1;
-  const counter = new TransformStream({
-    flush() {
-      tracking -= 1;
-      if (tracking === 0 && bytes.stage === Stage.RUNTIME) progress(Stage.STARTING);
-    },
-    transform(chunk, controller) {
-      bytes.loaded += chunk.byteLength;
+  countBytes(response.clone().body);
+  return response;
+}
+
+async function countBytes(body) {
+  const reader = body.getReader();
+  let last = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      bytes.loaded += value.byteLength;
       if (bytes.loaded - last > 262144) {
         last = bytes.loaded;
         progress(bytes.stage);
       }
-      controller.enqueue(chunk);
-    },
-  });
-  return new Response(response.body.pipeThrough(counter), {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
+    }
+  } finally {
+    tracking -= 1;
+    if (tracking === 0 && bytes.stage === Stage.RUNTIME) progress(Stage.STARTING);
+  }
 }
 
 async function fetchOk(url, what, fetcher = countingFetch) {
