@@ -2,25 +2,15 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
 from emulator.cluster import lifecycle
 from emulator.cluster.faults import apply_fault
 from emulator.session import Session
+from tests.support import golden
 
-GOLDEN = Path(__file__).parent / "golden"
 LAN = "ipmitool -I lanplus -H {bmc} -U admin -P secret"
 
-
-def golden(name: str, text: str) -> None:
-    """Compare with tests/commands/golden/NAME; REGOLD=1 rewrites it."""
-    path = GOLDEN / name
-    if os.environ.get("REGOLD"):
-        path.write_text(text)
-    assert text == path.read_text()
 
 
 def down(cause: str, node: str = "node03") -> Session:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
 
 import pytest
 
 from emulator.cluster.faults import apply_fault
 from emulator.session import Session
+from tests.support import golden
 
 
 def on(node: str, *faults: tuple[str, dict[str, object]], seed: int = 0) -> Session:
@@ -249,15 +248,7 @@ def test_ibdev2netdev_maps_devices_to_netdevs_with_state():
     assert "mlx5_8 port 1 ==> enp41s0f0np0 (Up)\n" in out
 
 
-GOLDEN = Path(__file__).parent / "golden"
 
-
-def golden(name: str, text: str) -> None:
-    """Compare with ``golden/<name>``; ``REGOLD=1`` rewrites it."""
-    path = GOLDEN / name
-    if os.environ.get("REGOLD"):
-        path.write_text(text)
-    assert text == path.read_text()
 
 
 @pytest.mark.parametrize("name,line,faults", [

@@ -2,38 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 
 from emulator.cluster.faults import apply_fault
-from emulator.commands.registry import lookup
 from emulator.session import Session
-from emulator.shell.interpreter import Frame
-
-GOLDEN = Path(__file__).parent / "golden"
-
-
-def on(host: str, lab: str | None = None, seed: int = 0) -> Session:
-    """A fresh session whose shell stands on ``host``."""
-    s = Session(lab, seed)
-    if host != s.cluster.login:
-        if lookup("ssh") is not None:
-            s.execute(f"ssh {host}")
-        else:
-            s.shell.frames.append(Frame(s.cluster.nodes[host], "/home/alice"))
-    return s
-
-
-def golden(name: str, text: str) -> None:
-    """Compare with tests/commands/golden/NAME; REGOLD=1 rewrites it."""
-    path = GOLDEN / name
-    if os.environ.get("REGOLD"):
-        path.write_text(text)
-    assert text == path.read_text()
-
+from tests.support import golden, on
 
 # -- golden outputs on the healthy sandbox, seed 0 --------------------------------------
 

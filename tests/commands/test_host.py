@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
 from emulator.session import Session
+from tests.support import golden
 
 
 def on(node: str, seed: int = 0) -> Session:
@@ -73,15 +71,7 @@ def test_bad_flags_are_errors_not_tracebacks():
         assert status != 0 and "Traceback" not in out, line
 
 
-GOLDEN = Path(__file__).parent / "golden"
 
-
-def golden(name: str, text: str) -> None:
-    """Compare with ``golden/<name>``; ``REGOLD=1`` rewrites it."""
-    path = GOLDEN / name
-    if os.environ.get("REGOLD"):
-        path.write_text(text)
-    assert text == path.read_text()
 
 
 @pytest.mark.parametrize("name,line", [

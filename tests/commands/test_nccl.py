@@ -2,26 +2,17 @@
 
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
 
 import pytest
 
 from emulator.cluster.faults import apply_fault
 from emulator.session import Session
+from tests.support import golden
 
-GOLDEN = Path(__file__).parent / "golden"
 ROW = re.compile(r"^\s+(\d+)\s+(\d+)\s+(\w+)\s+(\w+)\s+(-?\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\S+)"
                  r"\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\S+)$")
 
-
-def golden(name: str, text: str) -> None:
-    """Compare with tests/commands/golden/NAME; REGOLD=1 rewrites it."""
-    path = GOLDEN / name
-    if os.environ.get("REGOLD"):
-        path.write_text(text)
-    assert text == path.read_text()
 
 
 def rows(out: str) -> list[tuple[int, float, float]]:

@@ -2,25 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import time
-from pathlib import Path
 
 import pytest
 
 from emulator.cluster.build import ClusterSpec, build_cluster
 from emulator.cluster.faults import apply_fault
 from emulator.session import Session
-
-GOLDEN = Path(__file__).parent / "golden"
-
-
-def golden(name: str, text: str) -> None:
-    """Compare with tests/commands/golden/NAME; REGOLD=1 rewrites it."""
-    path = GOLDEN / name
-    if os.environ.get("REGOLD"):
-        path.write_text(text)
-    assert text == path.read_text()
+from tests.support import golden
 
 
 def run(line: str, lab: str | None = None, seed: int = 0) -> tuple[str, int]:

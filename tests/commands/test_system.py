@@ -2,34 +2,11 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
 from emulator.cluster.faults import apply_fault
-from emulator.commands.registry import lookup
 from emulator.session import Session
-from emulator.shell.interpreter import Frame
-
-GOLDEN = Path(__file__).parent / "golden"
-
-
-def on(host: str, lab: str | None = None, seed: int = 0) -> Session:
-    s = Session(lab, seed)
-    if host != s.cluster.login:
-        if lookup("ssh") is not None:
-            s.execute(f"ssh {host}")
-        else:
-            s.shell.frames.append(Frame(s.cluster.nodes[host], "/home/alice"))
-    return s
-
-
-def golden(name: str, text: str) -> None:
-    path = GOLDEN / name
-    if os.environ.get("REGOLD"):
-        path.write_text(text)
-    assert text == path.read_text()
+from tests.support import golden, on
 
 
 @pytest.mark.parametrize("name,line", [

@@ -2,24 +2,12 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
 from emulator.cluster import steps
 from emulator.cluster.faults import apply_fault
 from emulator.session import Session
-
-GOLDEN = Path(__file__).parent / "golden"
-
-
-def golden(name: str, text: str) -> None:
-    """Compare with tests/commands/golden/NAME; REGOLD=1 rewrites it."""
-    path = GOLDEN / name
-    if os.environ.get("REGOLD"):
-        path.write_text(text)
-    assert text == path.read_text()
+from tests.support import golden
 
 
 def session(fault: str | None = None, **params: object) -> Session:

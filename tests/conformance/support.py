@@ -3,17 +3,10 @@
 from __future__ import annotations
 
 from emulator.session import Session
+from tests.support import on  # noqa: F401 - re-exported for the conformance tests
 
 MARK = "@@@@"
 
-
-def on(host: str | None, lab: str | None = None, seed: int = 0) -> Session:
-    """A fresh session on ``host`` (None: the login node) in ``lab``."""
-    s = Session(lab=lab, seed=seed)
-    if host:
-        out, status = s.execute(f"ssh {host}")
-        assert status == 0, out
-    return s
 
 
 def together(s: Session, *commands: str) -> list[str]:
