@@ -26,7 +26,7 @@ def build_times() -> list[Row]:
     """Time a full build of a copy of the project, then a build after editing one page."""
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp) / "project"
-        shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(".git", ".venv", "site", "test-results",
+        shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(".git", ".venv", ".cache", "site", "test-results",
                                                                    "bench-results", "__pycache__", "node_modules"))
         (copy / "node_modules").symlink_to(ROOT / "node_modules")
         full = _build(copy, Path(tmp) / "site")
