@@ -321,7 +321,52 @@ def posix_regex(pattern: str, extended: bool) -> str:
         else:
             out.append(c)
         i += 1
-    return "".join(out)
+    result = "".join(out)
+    if _nested_repetition(result):
+        raise RegexError("Nested repetition such as (a+)+ is refused here: Python's matcher can take exponential time on it")
+    return result
+
+
+_UNBOUNDED = re.compile(r"[*+]|\{\d*,\}")
+
+
+def _nested_repetition(regex: str) -> bool:
+    """Whether a group holding an unbounded repetition is itself repeated without bound.
+
+    Python's backtracking matcher can take exponential time on such patterns
+    (``(a+)+$`` against ``aaaa...b``), where GNU's tools use an automaton; the
+    emulator refuses them so that no command can hang.
+    """
+    stack: list[bool] = []
+    inner = False  # whether the text since the innermost open group holds an unbounded repetition
+    i, n = 0, len(regex)
+    while i < n:
+        c = regex[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            j = i + 1
+            if j < n and regex[j] == "^":
+                j += 1
+            if j < n and regex[j] == "]":
+                j += 1
+            while j < n and regex[j] != "]":
+                j += 2 if regex[j] == "\\" else 1
+            i = j + 1
+            continue
+        if c == "(":
+            stack.append(inner)
+            inner = False
+        elif c == ")" and stack:
+            repeated = _UNBOUNDED.match(regex, i + 1) is not None
+            if repeated and inner:
+                return True
+            inner = stack.pop() or inner
+        elif _UNBOUNDED.match(regex, i):
+            inner = True
+        i += 1
+    return False
 
 
 def compile_regex(pattern: str, extended: bool, ignore_case: bool = False) -> re.Pattern[str]:
