@@ -82,3 +82,19 @@ def test_seq_and_xargs(s):
 def test_paste_and_attached_option_values(s):
     assert s.execute("seq 3 | paste -sd,") == ("1,2,3\n", 0)
     assert s.execute("echo x=1 | cut -d= -f2") == ("1\n", 0)
+
+
+@pytest.mark.parametrize("line", [
+    "echo aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab | grep -E '(a+)+$'",
+    "echo aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab | sed -E 's/(a*)*$/x/'",
+    "echo aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab | awk '/(a+)+$/'",
+])
+def test_nested_repetition_is_refused_instead_of_running_for_hours(s, line):
+    out, status = s.execute(line)
+    assert status != 0
+    assert any(word in out for word in ("Nested repetition", "Invalid regular expression", "compile failed")), out
+
+
+def test_repetition_that_is_not_nested_still_matches(s):
+    assert s.execute("echo aab | grep -E '(ab|a)+b'") == ("aab\n", 0)
+    assert s.execute("echo '((b' | grep -cE '[(]+b'") == ("1\n", 0)
