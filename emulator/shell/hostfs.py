@@ -9,6 +9,7 @@ as the simulated clock runs and as faults act.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, cast
@@ -18,7 +19,7 @@ from ..cluster.scheduler import compress_hostlist
 from ..vfs import Dir, File, FileSystem
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..cluster.hardware import NIC
+    from ..cluster.hardware import GPU, NIC
     from ..cluster.model import Cluster, Node
     from ..commands.base import Context
 
@@ -375,10 +376,21 @@ def _sys(cluster: Cluster, node: Node, sys_dir: Dir) -> None:
     for gpu in node.gpus:
         bus = f"bus/pci/devices/{gpu.pci_bus_id[4:].lower()}"
         files[f"{bus}/numa_node"] = File(f"{gpu.numa_node}\n", mode=0o444, fixed_size=4096)
-        files[f"{bus}/current_link_speed"] = File("32.0 GT/s PCIe\n", mode=0o444, fixed_size=4096)
-        files[f"{bus}/current_link_width"] = File("16\n", mode=0o444, fixed_size=4096)
+        for name, field in (("current_link_speed", "pcie_gen_current"), ("current_link_width", "pcie_width_current"),
+                            ("max_link_speed", "pcie_gen_max"), ("max_link_width", "pcie_width_max")):
+            files[f"{bus}/{name}"] = _live(functools.partial(_pcie_link, gpu, field), 4096)
     files["devices/system/node/online"] = File(f"0-{node.cpu.sockets - 1}\n", mode=0o444, fixed_size=4096)
     sys_dir.children.update(_tree(files).children)
+
+
+#: PCIe generation → the link speed as sysfs prints it.
+_PCIE_GTS = {1: "2.5 GT/s", 2: "5.0 GT/s", 3: "8.0 GT/s", 4: "16.0 GT/s", 5: "32.0 GT/s"}
+
+
+def _pcie_link(gpu: GPU, field: str) -> str:
+    """A GPU's PCIe link attribute, read live: ``16.0 GT/s PCIe`` for a speed, ``16`` for a width."""
+    value = getattr(gpu, field)
+    return f"{_PCIE_GTS[value]} PCIe\n" if "gen" in field else f"{value}\n"
 
 
 def _attribute(nic: NIC, render: Callable[[NIC], object]) -> File:

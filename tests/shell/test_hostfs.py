@@ -49,3 +49,19 @@ def test_proc_files_per_host(s):
 def test_job_files_in_the_shared_job_directory(s):
     assert s.execute("ls /lustre/jobs/llm-pretrain") == ("slurm-48213.out  train.log\n", 0)
     assert "#SBATCH" in s.execute("ssh node03 cat ~/jobs/pretrain.sbatch")[0]
+
+
+def test_sysfs_pcie_link_follows_a_downgraded_gpu_as_nvidia_smi_does():
+    """The seed-1 variant of the gpu-data-path lab trains one GPU's link at Gen4."""
+    from emulator.session import Session
+
+    session = Session(lab="gpu-data-path", seed=1)
+    truth = session.cluster.truth()
+    assert truth["cause"] == "pcie-downgrade"
+    bus = truth["bus_id"][4:].lower()
+    out, status = session.execute(f"ssh {truth['node']} cat /sys/bus/pci/devices/{bus}/current_link_speed "
+                                  f"/sys/bus/pci/devices/{bus}/max_link_speed")
+    assert (out, status) == (f"{'16.0' if truth['gen'] == '4' else '8.0'} GT/s PCIe\n32.0 GT/s PCIe\n", 0)
+    query, _ = session.execute(f"ssh {truth['node']} nvidia-smi -i {truth['gpu']} "
+                               "--query-gpu=pcie.link.gen.current --format=csv,noheader")
+    assert query.strip() == truth["gen"]
