@@ -116,3 +116,12 @@ def test_ps_takes_combined_unix_flags_and_header_overrides():
     assert run(s, f"ps -p {rank.pid} -o pid=").strip() == str(rank.pid)
     assert run(s, "ps -p 1 -o pid,comm=NAME").splitlines()[0] == "    PID NAME"
     assert s.execute("ps -o")[1] == 1
+
+
+def test_pgrep_finds_the_training_ranks_that_ps_lists():
+    s = on("node01")
+    ranks, status = s.execute("pgrep -f train.py")
+    table, _ = s.execute("ps -eo pid,args")
+    listed = {line.split()[0] for line in table.splitlines() if "train.py" in line}
+    assert status == 0 and set(ranks.split()) == listed and listed
+    assert s.execute("pgrep no-such-process") == ("", 1)
