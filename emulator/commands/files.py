@@ -111,7 +111,32 @@ class Intermixed(Command):
         return out
 
 
-class Ls(Intermixed):
+def _coreutils_error(name: str, message: str) -> str:
+    """argparse's complaint reworded as coreutils prints it."""
+    if message.startswith("unrecognized arguments:"):
+        bad = message.split(":", 1)[1].strip().split(" ")[0]
+        if not bad.startswith("-") or bad == "-":
+            text = f"extra operand ‘{bad}’"
+        elif bad.startswith("--"):
+            text = f"unrecognized option '{bad}'"
+        else:
+            text = f"invalid option -- '{bad.lstrip('-')[:1]}'"
+    elif "expected one argument" in message and len(message.split()) > 1:
+        flag = message.split()[1].split("/")[0]
+        text = f"option requires an argument -- '{flag.lstrip('-')[:1]}'"
+    else:
+        text = message
+    return f"{name}: {text}\nTry '{name} --help' for more information."
+
+
+class CoreutilsErrors(Command):
+    """Bad usage worded as GNU coreutils words it (``head: invalid option -- 'z'``)."""
+
+    def usage_error(self, message: str) -> str:
+        return _coreutils_error(self.name, message)
+
+
+class Ls(CoreutilsErrors, Intermixed):
     name = "ls"
     summary = "list directory contents (-l -a -A -h -1 -d -r -t -S -R)"
     section = SECTION
@@ -133,9 +158,6 @@ class Ls(Intermixed):
         parser.add_argument("-C", dest="columns", action="store_true", help="list entries by columns")
         parser.add_argument("--color", nargs="?", const="always", metavar="WHEN", help="accepted; no colors")
         parser.add_argument("paths", nargs="*", metavar="FILE", help="files or directories (default: .)")
-
-    def usage_error(self, message: str) -> str:
-        return _coreutils_error(self.name, message)
 
     def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
         assert args is not None
@@ -229,25 +251,7 @@ class Ls(Intermixed):
         return lines
 
 
-def _coreutils_error(name: str, message: str) -> str:
-    """argparse's complaint reworded as coreutils prints it."""
-    if message.startswith("unrecognized arguments:"):
-        bad = message.split(":", 1)[1].strip().split(" ")[0]
-        if not bad.startswith("-") or bad == "-":
-            text = f"extra operand ‘{bad}’"
-        elif bad.startswith("--"):
-            text = f"unrecognized option '{bad}'"
-        else:
-            text = f"invalid option -- '{bad.lstrip('-')[:1]}'"
-    elif "expected one argument" in message and len(message.split()) > 1:
-        flag = message.split()[1].split("/")[0]
-        text = f"option requires an argument -- '{flag.lstrip('-')[:1]}'"
-    else:
-        text = message
-    return f"{name}: {text}\nTry '{name} --help' for more information."
-
-
-class Cat(Intermixed):
+class Cat(CoreutilsErrors, Intermixed):
     name = "cat"
     summary = "print files (-n: number lines)"
     section = SECTION
@@ -257,9 +261,6 @@ class Cat(Intermixed):
         parser.add_argument("-n", "--number", action="store_true", help="number all output lines")
         parser.add_argument("-A", "--show-all", action="store_true", help="show tabs as ^I and line ends as $")
         parser.add_argument("files", nargs="*", metavar="FILE", help="files to print (- or none: stdin)")
-
-    def usage_error(self, message: str) -> str:
-        return _coreutils_error(self.name, message)
 
     def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
         assert args is not None
@@ -311,7 +312,7 @@ class Less(Command):
         return status
 
 
-class Tee(Intermixed):
+class Tee(CoreutilsErrors, Intermixed):
     name = "tee"
     summary = "copy stdin to stdout and to files (-a: append)"
     section = SECTION
@@ -320,9 +321,6 @@ class Tee(Intermixed):
     def configure(self, parser: ArgumentParser) -> None:
         parser.add_argument("-a", "--append", action="store_true", help="append to the given files")
         parser.add_argument("files", nargs="*", metavar="FILE", help="files to write")
-
-    def usage_error(self, message: str) -> str:
-        return _coreutils_error(self.name, message)
 
     def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
         assert args is not None
@@ -390,7 +388,7 @@ class Mkdir(Intermixed):
         return status
 
 
-class Rm(Intermixed):
+class Rm(CoreutilsErrors, Intermixed):
     name = "rm"
     summary = "remove files you created (-f: ignore missing ones)"
     section = SECTION
@@ -400,9 +398,6 @@ class Rm(Intermixed):
         parser.add_argument("-f", "--force", action="store_true", help="ignore nonexistent files")
         parser.add_argument("-r", "-R", "--recursive", action="store_true", help="accepted; directories are kept")
         parser.add_argument("files", nargs="*", metavar="FILE", help="files to remove")
-
-    def usage_error(self, message: str) -> str:
-        return _coreutils_error(self.name, message)
 
     def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
         assert args is not None
@@ -421,7 +416,7 @@ class Rm(Intermixed):
         return status
 
 
-class Cp(Intermixed):
+class Cp(CoreutilsErrors, Intermixed):
     name = "cp"
     summary = "copy a file (cp SOURCE DEST, or files into a directory)"
     section = SECTION
@@ -433,9 +428,6 @@ class Cp(Intermixed):
         parser.add_argument("-f", "--force", action="store_true", help="accepted")
         parser.add_argument("-v", "--verbose", action="store_true", help="explain what is being done")
         parser.add_argument("paths", nargs="*", metavar="SOURCE DEST", help="source files, then the destination")
-
-    def usage_error(self, message: str) -> str:
-        return _coreutils_error(self.name, message)
 
     def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
         assert args is not None
@@ -546,7 +538,7 @@ def _find_test(flag: str, value: str, path: str, node: File | Dir) -> bool:
     return isinstance(node, Dir) == (value == "d")
 
 
-class Du(Intermixed):
+class Du(CoreutilsErrors, Intermixed):
     name = "du"
     summary = "estimate file space usage (-s -h -a -c -d N)"
     section = SECTION
@@ -560,9 +552,6 @@ class Du(Intermixed):
         parser.add_argument("-c", "--total", action="store_true", help="produce a grand total")
         parser.add_argument("-d", "--max-depth", type=int, metavar="N", help="print totals only N levels deep")
         parser.add_argument("paths", nargs="*", metavar="FILE", help="files or directories (default: .)")
-
-    def usage_error(self, message: str) -> str:
-        return _coreutils_error(self.name, message)
 
     def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
         assert args is not None

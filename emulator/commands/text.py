@@ -18,7 +18,7 @@ from ..errors import CommandError
 from ..vfs import Dir, FsError
 from . import awk
 from .base import ArgumentParser, Command, Context, Outcome
-from .files import SECTION, Intermixed, _coreutils_error, columns, join_lines, read_input, split_lines
+from .files import SECTION, CoreutilsErrors, Intermixed, _coreutils_error, columns, join_lines, read_input, split_lines
 
 #: Rounds ``tail -f`` polls before it stops by itself, and the pause between them.
 FOLLOW_ROUNDS = 12
@@ -72,7 +72,7 @@ def _fail(message: str, status: int) -> Exception:
     return CommandError(message, status)
 
 
-class Head(Intermixed):
+class Head(CoreutilsErrors, Intermixed):
     name = "head"
     summary = "print the first lines of files (-n N, -c N)"
     section = SECTION
@@ -84,9 +84,6 @@ class Head(Intermixed):
         parser.add_argument("-q", "--quiet", action="store_true", help="never print headers giving file names")
         parser.add_argument("-v", "--verbose", action="store_true", help="always print headers giving file names")
         parser.add_argument("files", nargs="*", metavar="FILE", help="files (- or none: stdin)")
-
-    def usage_error(self, message: str) -> str:
-        return _coreutils_error(self.name, message)
 
     def parse(self, argv: Iterable[str]) -> argparse.Namespace:
         return super().parse(_count_shorthand(list(argv)))
@@ -122,7 +119,7 @@ class Head(Intermixed):
         return status
 
 
-class Tail(Intermixed):
+class Tail(CoreutilsErrors, Intermixed):
     name = "tail"
     summary = "print the last lines of files (-n N, -n +N, -f: follow a growing file for a while)"
     section = SECTION
@@ -136,9 +133,6 @@ class Tail(Intermixed):
         parser.add_argument("-q", "--quiet", action="store_true", help="never output headers giving file names")
         parser.add_argument("-s", "--sleep-interval", type=float, metavar="N", help="seconds between checks with -f")
         parser.add_argument("files", nargs="*", metavar="FILE", help="files (- or none: stdin)")
-
-    def usage_error(self, message: str) -> str:
-        return _coreutils_error(self.name, message)
 
     def parse(self, argv: Iterable[str]) -> argparse.Namespace:
         return super().parse(_count_shorthand(list(argv)))
@@ -202,7 +196,7 @@ def _tail_text(text: str, count: int, from_start: bool, as_bytes: bool) -> str:
     return "".join(lines[-count:]) if count else ""
 
 
-class Wc(Intermixed):
+class Wc(CoreutilsErrors, Intermixed):
     name = "wc"
     summary = "count lines, words and bytes (-l -w -c -m)"
     section = SECTION
@@ -215,9 +209,6 @@ class Wc(Intermixed):
         parser.add_argument("-m", "--chars", action="store_true", help="print the character counts")
         parser.add_argument("-L", "--max-line-length", action="store_true", help="print the maximum display width")
         parser.add_argument("files", nargs="*", metavar="FILE", help="files (- or none: stdin)")
-
-    def usage_error(self, message: str) -> str:
-        return _coreutils_error(self.name, message)
 
     def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
         assert args is not None
@@ -609,7 +600,7 @@ def _human(text: str) -> tuple[int, float]:
     return (sign * _HUMAN[match.group(2)], value)
 
 
-class Sort(Intermixed):
+class Sort(CoreutilsErrors, Intermixed):
     name = "sort"
     summary = "sort lines (-n -r -k -t -h -u -f -g -s -b -V)"
     section = SECTION
@@ -630,9 +621,6 @@ class Sort(Intermixed):
         parser.add_argument("-t", "--field-separator", metavar="SEP", help="use SEP instead of non-blank to blank transition")
         parser.add_argument("-o", "--output", metavar="FILE", help="write result to FILE instead of standard output")
         parser.add_argument("files", nargs="*", metavar="FILE", help="files (- or none: stdin)")
-
-    def usage_error(self, message: str) -> str:
-        return _coreutils_error(self.name, message)
 
     def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
         assert args is not None
@@ -742,7 +730,7 @@ def _version_key(text: str) -> list[tuple[int, object]]:
     return [(0, int(part)) if part.isdecimal() else (1, part) for part in re.findall(r"\d+|\D+", text)]
 
 
-class Uniq(Intermixed):
+class Uniq(CoreutilsErrors, Intermixed):
     name = "uniq"
     summary = "report or omit repeated adjacent lines (-c -d -u -i)"
     section = SECTION
@@ -755,9 +743,6 @@ class Uniq(Intermixed):
         parser.add_argument("-i", "--ignore-case", action="store_true", help="ignore differences in case when comparing")
         parser.add_argument("input", nargs="?", default="-", metavar="INPUT", help="input file (- or none: stdin)")
         parser.add_argument("output", nargs="?", metavar="OUTPUT", help="output file (none: stdout)")
-
-    def usage_error(self, message: str) -> str:
-        return _coreutils_error(self.name, message)
 
     def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
         assert args is not None
@@ -808,7 +793,7 @@ def _selected(index: int, ranges: list[tuple[int, int]]) -> bool:
     return any(lo <= index <= hi for lo, hi in ranges)
 
 
-class Cut(Intermixed):
+class Cut(CoreutilsErrors, Intermixed):
     name = "cut"
     summary = "print selected fields or characters of each line (-d -f -c -s)"
     section = SECTION
@@ -822,9 +807,6 @@ class Cut(Intermixed):
         parser.add_argument("-s", "--only-delimited", action="store_true", help="do not print lines not containing delimiters")
         parser.add_argument("--output-delimiter", metavar="STRING", help="use STRING as the output delimiter")
         parser.add_argument("files", nargs="*", metavar="FILE", help="files (- or none: stdin)")
-
-    def usage_error(self, message: str) -> str:
-        return _coreutils_error(self.name, message)
 
     def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
         assert args is not None
@@ -904,7 +886,7 @@ def tr_set(spec: str) -> str:
     return "".join(chars)
 
 
-class Tr(Intermixed):
+class Tr(CoreutilsErrors, Intermixed):
     name = "tr"
     summary = "translate, squeeze or delete characters (-d -s -c)"
     section = SECTION
@@ -915,9 +897,6 @@ class Tr(Intermixed):
         parser.add_argument("-s", "--squeeze-repeats", action="store_true", help="squeeze repeats of characters in the last SET")
         parser.add_argument("-c", "-C", "--complement", action="store_true", help="use the complement of SET1")
         parser.add_argument("sets", nargs="*", metavar="SET", help="SET1 [SET2]")
-
-    def usage_error(self, message: str) -> str:
-        return _coreutils_error(self.name, message)
 
     def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
         assert args is not None
@@ -963,7 +942,7 @@ class Tr(Intermixed):
         return 0
 
 
-class Column(Intermixed):
+class Column(CoreutilsErrors, Intermixed):
     name = "column"
     summary = "format input into columns (-t: a table; -s SEP; -o OUTSEP)"
     section = SECTION
@@ -975,9 +954,6 @@ class Column(Intermixed):
         parser.add_argument("-o", "--output-separator", default="  ", metavar="STRING", help="columns separator for table output")
         parser.add_argument("-c", "--output-width", type=int, default=80, metavar="WIDTH", help="width of output in number of characters")
         parser.add_argument("files", nargs="*", metavar="FILE", help="files (none: stdin)")
-
-    def usage_error(self, message: str) -> str:
-        return _coreutils_error(self.name, message)
 
     def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
         assert args is not None
@@ -1284,7 +1260,7 @@ def _sed_selects_again(cmd: _SedCommand, lineno: int, line: str, last: bool) -> 
     return _sed_matches(cmd.addr1, lineno, line, last) != cmd.negate
 
 
-class Sed(Intermixed):
+class Sed(CoreutilsErrors, Intermixed):
     name = "sed"
     summary = "stream editor: s///[gpI], p, d, q, =, a/i/c; addresses N, $, /re/, ranges; -n -E -i -e"
     section = SECTION
@@ -1297,9 +1273,6 @@ class Sed(Intermixed):
         parser.add_argument("-i", "--in-place", nargs="?", const="", metavar="SUFFIX", help="edit files in place")
         parser.add_argument("-s", "--separate", action="store_true", help="consider files as separate")
         parser.add_argument("operands", nargs="*", metavar="script [input-file]", help="the script (without -e), then files")
-
-    def usage_error(self, message: str) -> str:
-        return _coreutils_error(self.name, message)
 
     def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
         assert args is not None
@@ -1433,7 +1406,7 @@ def split_words(text: str) -> list[str]:
     return words
 
 
-class Xargs(Command):
+class Xargs(CoreutilsErrors):
     name = "xargs"
     summary = "build and run command lines from standard input (-I REPLACE, -n MAX, -t)"
     section = SECTION
@@ -1449,9 +1422,6 @@ class Xargs(Command):
         parser.add_argument("-r", "--no-run-if-empty", action="store_true", help="if there are no arguments, do not run")
         parser.add_argument("-0", "--null", action="store_true", help="items are separated by a null character")
         parser.add_argument("command", nargs=argparse.REMAINDER, help="command and initial arguments (default: echo)")
-
-    def usage_error(self, message: str) -> str:
-        return _coreutils_error(self.name, message)
 
     def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
         assert args is not None
@@ -1484,7 +1454,7 @@ class Xargs(Command):
         return status
 
 
-class Paste(Intermixed):
+class Paste(CoreutilsErrors, Intermixed):
     name = "paste"
     summary = "merge lines of files (-s: one file per line; -d LIST: delimiters)"
     section = SECTION
@@ -1494,9 +1464,6 @@ class Paste(Intermixed):
         parser.add_argument("-d", "--delimiters", default="\t", metavar="LIST", help="reuse characters from LIST instead of TABs")
         parser.add_argument("-s", "--serial", action="store_true", help="paste one file at a time instead of in parallel")
         parser.add_argument("files", nargs="*", metavar="FILE", help="files (- or none: stdin)")
-
-    def usage_error(self, message: str) -> str:
-        return _coreutils_error(self.name, message)
 
     def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
         assert args is not None
