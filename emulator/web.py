@@ -5,15 +5,20 @@ a JSON string (or None). Sessions live in this module, keyed by ``sid``.
 
 ``open_session(lab, seed, state) -> str``
     ``{"sid": str, "banner": str, "prompt": str, "lab": str|null, "seed": int,
-    "notice": str|null}``. ``state`` is an earlier :func:`snapshot` string or
-    None. An unreadable state, a state of another schema version or of another
+    "title": str, "goal": str, "notice": str|null}``. ``lab`` and ``seed`` are
+    the session's current ones: a restored session that ran ``lab start``
+    reports the lab it switched to, with that lab's ``title`` and ``goal``
+    (the goal is "" for the healthy sandbox). ``state`` is an earlier
+    :func:`snapshot` string or None. An unreadable state, a state of another schema version or of another
     lab/seed starts a fresh session and ``notice`` says so in one sentence; an
     unknown lab opens the sandbox (``lab`` null) with a notice.
 ``start(sid, line) -> None``
     Begin running one input line (an unfinished previous line is interrupted).
 ``step(sid) -> str``
     ``{"out": [["out"|"err", text], ...], "pause": float, "done": bool,
-    "status": int|null, "prompt": str}``. Call repeatedly until ``done``;
+    "status": int|null, "prompt": str}``; the ``done`` reply adds the session's
+    current ``"lab"``, ``"seed"``, ``"title"`` and ``"goal"``, which change
+    when the line ran ``lab start``. Call repeatedly until ``done``;
     ``pause`` is the simulated time the command waits before its next chunk
     (the browser sleeps min(pause, 1 s)). ``status`` is set when done.
 ``interrupt(sid) -> None``
@@ -25,9 +30,12 @@ a JSON string (or None). Sessions live in this module, keyed by ``sid``.
     what may replace it (the longest common prefix, or the single match
     followed by a space).
 ``snapshot(sid) -> str``
-    JSON with a ``"schema"`` version, enough to restore the whole session.
+    JSON with a ``"schema"`` version, enough to restore the whole session;
+    its ``"current"`` is ``{"lab", "seed", "title", "goal"}`` of the lab the
+    session is in now, for a page that learns of a ``lab start`` this way.
 ``reset(sid) -> str``
-    Fresh state for the same lab and seed; same shape as ``open_session``.
+    Fresh state for the lab and seed the session was opened with (not one a
+    ``lab start`` switched to); same shape as ``open_session``.
 ``history(sid) -> str``
     JSON list of the lines entered, oldest first.
 ``close(sid) -> None``
@@ -48,6 +56,7 @@ import json
 from collections import OrderedDict
 from itertools import count
 
+from . import labs
 from .errors import LabError
 from .session import Run, Session
 
@@ -66,9 +75,15 @@ def _session(sid: str) -> Session:
     return session
 
 
+def _variant(session: Session) -> dict[str, object]:
+    """The lab the session is in now (after any ``lab start``): id, seed, title and goal."""
+    lab = labs.get(session.lab)
+    return {"lab": session.lab, "seed": session.seed, "title": lab.title, "goal": " ".join(lab.goal.split())}
+
+
 def _opened(sid: str, session: Session, notice: str | None) -> str:
-    return json.dumps({"sid": sid, "banner": session.banner(), "prompt": session.prompt, "lab": session.lab,
-                       "seed": session.seed, "notice": notice})
+    return json.dumps({"sid": sid, "banner": session.banner(), "prompt": session.prompt, **_variant(session),
+                       "notice": notice})
 
 
 def _fresh(lab: str | None, seed: int) -> tuple[Session, str | None]:
@@ -118,11 +133,13 @@ def step(sid: str) -> str:
     if chunk is None:
         _runs.pop(sid, None)
         return json.dumps({"out": [], "pause": 0.0, "done": True, "status": run.status if run else None,
-                           "prompt": session.prompt})
+                           "prompt": session.prompt, **_variant(session)})
+    reply = {"out": [list(pair) for pair in chunk.out], "pause": chunk.pause, "done": chunk.done,
+             "status": chunk.status, "prompt": session.prompt}
     if chunk.done:
         _runs.pop(sid, None)
-    return json.dumps({"out": [list(pair) for pair in chunk.out], "pause": chunk.pause, "done": chunk.done,
-                       "status": chunk.status, "prompt": session.prompt})
+        reply.update(_variant(session))
+    return json.dumps(reply)
 
 
 def interrupt(sid: str) -> None:
@@ -137,7 +154,8 @@ def complete(sid: str, line: str) -> str:
 
 
 def snapshot(sid: str) -> str:
-    return json.dumps(_session(sid).snapshot())
+    session = _session(sid)
+    return json.dumps({**session.snapshot(), "current": _variant(session)})
 
 
 def reset(sid: str) -> str:

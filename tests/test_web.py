@@ -17,7 +17,7 @@ def test_start_and_step_until_done_gives_output_and_status():
     web.start(sid, "hostname")
     reply = json.loads(web.step(sid))
     assert reply == {"out": [["out", "login01\n"]], "pause": 0.0, "done": True, "status": 0,
-                     "prompt": "alice@login01:~$ "}
+                     "prompt": "alice@login01:~$ ", "lab": None, "seed": 0, "title": "Healthy sandbox", "goal": ""}
 
 
 def test_unknown_command_goes_to_stderr_with_status_127():
@@ -99,3 +99,47 @@ def test_least_recently_used_sessions_are_closed_beyond_the_limit():
 def test_incomplete_tells_the_page_to_ask_for_another_line():
     assert json.loads(web.incomplete("for h in a b; do")) is True
     assert json.loads(web.incomplete("echo done")) is False
+
+
+def _run(sid: str, line: str) -> dict:
+    """Start ``line`` and step it to the end; the done reply."""
+    web.start(sid, line)
+    while not (reply := json.loads(web.step(sid)))["done"]:
+        pass
+    return reply
+
+
+def test_open_session_names_the_lab_title_and_goal():
+    opened = json.loads(web.open_session("late-rank", 0, None))
+    assert (opened["lab"], opened["seed"], opened["title"]) == ("late-rank", 0, "A late rank")
+    assert opened["goal"] == "Which rank is late, on which node and GPU, and why?"
+
+
+def test_lab_start_is_reported_by_the_done_reply_and_the_snapshot():
+    sid = json.loads(web.open_session("late-rank", 0, None))["sid"]
+    assert _run(sid, "hostname")["lab"] == "late-rank"
+    done = _run(sid, "lab start input-wait --seed 3")
+    assert (done["lab"], done["seed"], done["title"]) == ("input-wait", 3, "Input wait")
+    assert done["goal"] == "What makes the training loop wait for its input?"
+    state = json.loads(web.snapshot(sid))
+    assert (state["lab"], state["seed"]) == ("late-rank", 0)  # the origin, which restores
+    assert state["current"] == {key: done[key] for key in ("lab", "seed", "title", "goal")}
+    assert _run(sid, "lab start sandbox")["lab"] is None
+
+
+def test_a_failed_lab_start_leaves_the_reported_lab_alone():
+    sid = json.loads(web.open_session("late-rank", 2, None))["sid"]
+    done = _run(sid, "lab start no-such-lab")
+    assert done["status"] == 2 and (done["lab"], done["seed"]) == ("late-rank", 2)
+
+
+def test_a_restored_session_reports_the_lab_it_switched_to_and_reset_returns_to_the_origin():
+    sid = json.loads(web.open_session("late-rank", 0, None))["sid"]
+    _run(sid, "lab start input-wait --seed 3")
+    _run(sid, "hint")
+    restored = json.loads(web.open_session("late-rank", 0, web.snapshot(sid)))
+    assert restored["notice"] is None
+    assert (restored["lab"], restored["seed"], restored["title"]) == ("input-wait", 3, "Input wait")
+    assert "Progress: 1 of 4 hints used" in "".join(text for _, text in _run(restored["sid"], "lab")["out"])
+    again = json.loads(web.reset(restored["sid"]))
+    assert (again["lab"], again["seed"], again["title"]) == ("late-rank", 0, "A late rank")
