@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, cast
 from ..cluster import links
 from ..cluster.scheduler import compress_hostlist
 from ..vfs import Dir, File, FileSystem
+from . import procfs
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..cluster.hardware import GPU, NIC
@@ -247,7 +248,8 @@ def _proc(cluster: Cluster, node: Node) -> Dir:
     }
     if node.role == "compute":
         files["driver/nvidia/version"] = _live(lambda: _nvidia_version(cluster), now=now)
-    return _tree(files)
+    files["sys/kernel/random/boot_id"] = procfs.boot_id_file(cluster, node)
+    return procfs.ProcDir(cluster, node, _tree(files).children)
 
 
 def _once(render: Callable[[], str]) -> Callable[[], str]:
