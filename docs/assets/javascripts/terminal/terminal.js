@@ -45,6 +45,29 @@ runtime.listen(({ restarted }) => {
   if (restarted) sessions.clear();
 });
 
+/** How the bar names a lab and seed: "lab late-rank · seed 7", or "healthy cluster". */
+function variantLabel(lab, seed) {
+  return (lab === "sandbox" ? "healthy cluster" : `lab ${lab}`) + (seed ? ` · seed ${seed}` : "");
+}
+
+/** An element with text and dataset entries; `attributes` go through setAttribute. */
+function element(tag, text, dataset = {}, attributes = {}) {
+  const made = document.createElement(tag);
+  if (text) made.textContent = text;
+  Object.assign(made.dataset, dataset);
+  for (const [name, value] of Object.entries(attributes)) made.setAttribute(name, value);
+  return made;
+}
+
+/** The lab a session's snapshot says it is in now (emulator.web.snapshot's "current"), or null. */
+function currentLab(state) {
+  try {
+    return JSON.parse(state).current ?? null;
+  } catch {
+    return null;
+  }
+}
+
 function megabytes(n) {
   return (n / 1048576).toFixed(1);
 }
@@ -55,6 +78,9 @@ export class Terminal {
     this.lab = lab;
     this.seed = seed;
     this.key = `${lab}:${seed}`;
+    /** The lab the session is in now ({lab, seed, title, goal}); `lab start` changes it. */
+    this.now = { lab, seed };
+    this.shown = null;
     this.q = (selector) => el.querySelector(selector);
     this.output = this.q("[data-mdx-output]");
     this.screen = this.q("[data-mdx-screen]");
@@ -169,7 +195,8 @@ export class Terminal {
       {
         onReady: (m) => {
           this.opening = false;
-          remember(this.key, { sid: m.sid, prompt: m.prompt });
+          const { sid, prompt, lab, seed, title, goal } = m;
+          remember(this.key, { sid, prompt, lab, seed, title, goal }); // even if this page has gone meanwhile
           this.ready(m, state === null);
           if (m.notice) this.print("err", `${m.notice}\n`);
         },
@@ -188,15 +215,80 @@ export class Terminal {
     );
   }
 
-  ready(opened, fresh) {
+  /** The session is open: `opened` is open_session's report, or the one remembered for this page. */
+  ready(opened, fresh, said = "") {
     if (this.disposed) return;
     this.sid = opened.sid;
     this.el.dataset.mdxOpen = "true";
     this.setPrompt(opened.prompt);
+    this.follow(opened);
+    this.keep();
     this.showStatus("");
     if (fresh && opened.banner) this.print("out", opened.banner.endsWith("\n") ? opened.banner : `${opened.banner}\n`);
+    this.print("out", said);
     for (const notice of this.notices.splice(0)) this.print("err", `${notice}\n`);
     this.drain();
+  }
+
+  /** Remember this page's session, for the next page of the same lab and seed (instant navigation). */
+  keep() {
+    if (this.sid !== null) remember(this.key, { sid: this.sid, prompt: this.prompt, ...this.now });
+  }
+
+  // -- the lab panel -----------------------------------------------------------------
+
+  /**
+   * Show the lab the session is in now, which `lab start` changes and which a
+   * restored session may have switched to: the bar's label, the panel's title,
+   * goal and share link. The panel is offered only while a lab runs; a page of
+   * the healthy cluster gets one when a lab starts there.
+   */
+  follow(variant) {
+    if (!variant || variant.title === undefined || this.disposed) return;
+    const lab = variant.lab || "sandbox";
+    const { seed, title, goal } = variant;
+    this.now = { lab, seed, title, goal };
+    this.keep();
+    const shown = JSON.stringify(this.now);
+    if (shown === this.shown) return;
+    this.shown = shown;
+    const label = this.q("[data-mdx-variant]");
+    if (label) label.textContent = variantLabel(lab, seed);
+    const running = lab !== "sandbox";
+    const panel = running ? this.panel() : this.q("[data-mdx-panel]");
+    const toggle = this.q('[data-mdx-action="panel"]');
+    if (!panel || !toggle) return;
+    toggle.hidden = !running;
+    if (!running) {
+      panel.hidden = true;
+      toggle.setAttribute("aria-expanded", "false");
+    }
+    panel.querySelector("[data-mdx-lab-title]").textContent = title;
+    panel.querySelector("[data-mdx-lab-goal]").textContent = goal;
+    panel.querySelector("[data-mdx-share]").href = `?lab=${encodeURIComponent(lab)}&seed=${seed}`;
+  }
+
+  /** The lab panel and its toggle, made as the page template makes them when the page has none. */
+  panel() {
+    const found = this.q("[data-mdx-panel]");
+    if (found) return found;
+    const button = (text, dataset, attributes = {}) =>
+      element("button", text, dataset, { type: "button", class: "mdx-terminal__button", ...attributes });
+    const toggle = button("Lab panel", { mdxAction: "panel" },
+                          { "aria-expanded": "false", "aria-controls": "mdx-terminal-panel" });
+    this.q(".mdx-terminal__actions")?.prepend(toggle);
+    const panel = element("div", "", { mdxPanel: "" }, { class: "mdx-terminal__panel", id: "mdx-terminal-panel" });
+    panel.hidden = true;
+    const title = element("p");
+    title.append(element("strong", "", { mdxLabTitle: "" }));
+    const runs = element("p");
+    runs.append(button("Show progress", { mdxRun: "lab" }), " ", button("Next hint", { mdxRun: "hint" }), " ",
+                button("Reference procedure", { mdxRun: "solutions" }));
+    const share = element("p");
+    share.append(element("a", "Link to this lab and seed", { mdxShare: "" }), " (for a bug report or a class)");
+    panel.append(title, element("p", "", { mdxLabGoal: "" }), runs, share);
+    this.status.before(panel);
+    return panel;
   }
 
   // -- running lines -------------------------------------------------------------
@@ -279,7 +371,7 @@ export class Terminal {
     delete this.el.dataset.mdxBusy;
     this.el.dataset.mdxRuns = String(Number(this.el.dataset.mdxRuns || 0) + 1);
     if (prompt) this.setPrompt(prompt);
-    if (this.sid !== null) remember(this.key, { sid: this.sid, prompt: this.prompt });
+    this.keep();
     this.announce(collected.join(""));
     this.save();
     this.drain();
@@ -295,6 +387,7 @@ export class Terminal {
         onDone: (m) => {
           this.record.state = m.state;
           store.save(this.record);
+          this.follow(currentLab(m.state));
         },
       },
     );
@@ -337,10 +430,9 @@ export class Terminal {
       { type: Msg.RESET, sid: this.sid },
       {
         onReady: (m) => {
-          remember(this.key, { sid: m.sid, prompt: m.prompt });
           this.clear();
           this.sid = null;
-          this.ready(m, true);
+          this.ready(m, true, `Reset to a fresh ${variantLabel(m.lab || "sandbox", m.seed)}.\n`);
           this.save();
         },
         onError: (message) => this.print("err", `${message}\n`),
@@ -465,7 +557,8 @@ export class Terminal {
       return;
     }
     button.dataset.mdxConfirm = "true";
-    button.textContent = "Click again to reset";
+    const switched = this.now.lab !== this.lab || this.now.seed !== this.seed;
+    button.textContent = switched ? `Click again to reset to ${variantLabel(this.lab, this.seed)}` : "Click again to reset";
     this.confirmTimer = setTimeout(() => {
       delete button.dataset.mdxConfirm;
       button.textContent = "Reset lab";
