@@ -54,6 +54,12 @@ class Job:
     step_names: dict[str, str] = field(default_factory=dict)
     #: ``--dependency``, e.g. ``afterok:48213``.
     dependency: str = ""
+    #: An allocation made by ``salloc``: its shell runs on the login node, it has no batch script.
+    salloc: bool = False
+    #: Times the job was requeued (``scontrol requeue``), for ``Restarts=``.
+    restarts: int = 0
+    #: The runs before each requeue, ended in state REQUEUED, for ``sacct --duplicates``.
+    earlier_runs: list[Job] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self.num_nodes:
@@ -124,6 +130,18 @@ def job_ended(slurm: SlurmState, job: Job) -> None:
 
 
 @dataclass
+class Reboot:
+    """A pending ``scontrol reboot`` of one node: REBOOT_REQUESTED until slurmctld issues it."""
+
+    asap: bool = False
+    #: The node carries the DRAIN flag until the reboot completes (``ASAP``, or drained before).
+    drain: bool = False
+    #: The state the node takes when slurmd registers after the boot: ``resume`` or ``down``.
+    next_state: str = "resume"
+    issued: bool = False
+
+
+@dataclass
 class SlurmState:
     cluster_name: str
     controller: str
@@ -138,6 +156,8 @@ class SlurmState:
     reason_set: dict[str, tuple[str, float]] = field(default_factory=dict)
     #: slurm.conf SlurmdTimeout: seconds without contact before a node is set DOWN.
     slurmd_timeout_s: float = 300.0
+    #: Nodes with a reboot requested or issued (``scontrol reboot``).
+    reboots: dict[str, Reboot] = field(default_factory=dict)
 
     def job(self, job_id: int) -> Job | None:
         for job in self.jobs:

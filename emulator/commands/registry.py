@@ -26,6 +26,7 @@ from . import (
     perftest,
     procs,
     sacct,
+    salloc,
     slurm,
     slurm_jobs,
     snapshot,
@@ -35,7 +36,7 @@ from . import (
 )
 from .base import Command
 
-MODULES: tuple[ModuleType, ...] = (builtins, files, text, gpu, system, dcgm, labcmds, slurm, sacct, slurm_jobs, fabric, host, bmc, nccl, training, snapshot, ibscan, netif, procs, fsio, perftest)
+MODULES: tuple[ModuleType, ...] = (builtins, files, text, gpu, system, dcgm, labcmds, slurm, sacct, slurm_jobs, salloc, fabric, host, bmc, nccl, training, snapshot, ibscan, netif, procs, fsio, perftest)
 
 
 def _build() -> dict[str, Command]:

@@ -124,19 +124,44 @@ class NodeState:
     long: str
     code: int
     responding: bool
+    #: A pending ``scontrol reboot``: ``requested`` (flag REBOOT_REQUESTED) or ``issued`` (REBOOT_ISSUED).
+    reboot: str = ""
+    #: The DRAIN flag on a node whose base state does not show it (an ``ASAP`` reboot in progress).
+    drain: bool = False
+
+    @property
+    def _booting(self) -> bool:
+        """Slurm shows a reboot as the state itself (``boot``), except on a node still running jobs."""
+        return bool(self.reboot) and self.short not in ("alloc", "mix", "drng")
+
+    @property
+    def _mark(self) -> str:
+        return "^" if self.reboot == "issued" else "@"
 
     @property
     def short_name(self) -> str:
+        if self._booting:
+            return "boot^" if self.reboot == "issued" else "boot" + ("" if self.responding else "*")
+        if self.reboot:
+            return self.short + self._mark
         return self.short + ("" if self.responding else "*")
 
     @property
     def long_name(self) -> str:
+        if self._booting:
+            return "REBOOT^" if self.reboot == "issued" else "REBOOT" + ("" if self.responding else "*")
+        if self.reboot:
+            return self.long + self._mark
         return self.long + ("" if self.responding else "*")
 
     @property
     def scontrol(self) -> str:
-        """``IDLE+DRAIN``, ``DOWN+NOT_RESPONDING`` as ``scontrol show node`` prints."""
+        """``IDLE+DRAIN``, ``DOWN+DRAIN+REBOOT_ISSUED+NOT_RESPONDING`` as ``scontrol show node`` prints."""
         base = {"DRAINED": "IDLE+DRAIN", "DRAINING": "ALLOCATED+DRAIN"}.get(self.long, self.long)
+        if self.drain and "+DRAIN" not in base:
+            base += "+DRAIN"
+        if self.reboot:
+            base += "+REBOOT_ISSUED" if self.reboot == "issued" else "+REBOOT_REQUESTED"
         return base + ("" if self.responding else "+NOT_RESPONDING")
 
     @property
@@ -149,7 +174,10 @@ def node_state(cluster: Cluster, name: str) -> NodeState:
     short, long, code = _NODE_STATES.get(base, (base, base.upper(), 0))
     node = cluster.nodes.get(name)
     responding = node is None or node.health.os_up
-    return NodeState(short, long, code, responding)
+    pending = cluster.slurm.reboots.get(name)
+    if pending is None:
+        return NodeState(short, long, code, responding)
+    return NodeState(short, long, code, responding, "issued" if pending.issued else "requested", pending.drain)
 
 
 def busy(state: NodeState) -> bool:
@@ -176,6 +204,8 @@ def state_matches(state: NodeState, wanted: set[str]) -> bool:
         names |= {"drain", "drained" if state.short == "drain" else "draining"}
     if not state.responding:
         names |= {"no_respond"}
+    if state.reboot:
+        names |= {"reboot", "boot"}
     return any(name.startswith(w) for name in names for w in wanted)
 
 

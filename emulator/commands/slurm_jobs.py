@@ -37,12 +37,14 @@ QUEUE_POLL_S = 5.0
 MAX_TASKS = 256
 #: Seconds a batch job stays running after its command lines ran.
 BATCH_RUNTIME_S = 30.0
+#: GPUs a compute node offers to jobs (Gres=gpu:h100:8).
+GPUS_PER_NODE = 8
 #: Programs that ``srun --pty`` turns into an interactive login on the node.
 SHELLS = ("bash", "sh", "zsh", "-bash")
 
 
-def _job_options(parser: Any) -> None:
-    """Options srun and sbatch share."""
+def job_options(parser: Any) -> None:
+    """Options srun, sbatch and salloc share."""
     parser.add_argument("-N", "--nodes", metavar="N", help="number of nodes")
     parser.add_argument("-n", "--ntasks", type=int, metavar="N", help="number of tasks")
     parser.add_argument("--ntasks-per-node", type=int, metavar="N", help="tasks on each node")
@@ -101,6 +103,8 @@ class Request:
             raise ctx.fail(f"{prog}: error: Invalid numeric value \"{self.ntasks}\" for --ntasks.")
         self.members = members
         self.gpus = _gpus(args)
+        if self.gpus > GPUS_PER_NODE:
+            raise ctx.fail(self.error("Requested node configuration is not available"))
         self.time = args.time
         if self.time is not None:
             limit = sc.parse_limit(self.time)
@@ -114,15 +118,24 @@ class Request:
         self.account = args.account or "llm"
 
     def error(self, reason: str) -> str:
-        verb = "Batch job submission failed" if self.prog == "sbatch" else "Unable to allocate resources"
+        verb = {"sbatch": "Batch job submission failed", "salloc": "Job submit/allocate failed"}.get(
+            self.prog, "Unable to allocate resources")
         return f"{self.prog}: error: {verb}: {reason}"
+
+    def note_unavailable(self, cluster: Cluster, job: Job) -> bool:
+        """Give a pending job the reason ``ReqNodeNotAvail`` when a node it names is down or drained."""
+        unavailable = [n for n in self.nodelist if not free(cluster, n)
+                       and cluster.slurm.node_state.get(n) in ("down", "drain", "drng")]
+        if unavailable:
+            job.reason = f"ReqNodeNotAvail, UnavailableNodes:{compress_hostlist(unavailable)}"
+        return bool(unavailable)
 
     def pick(self, cluster: Cluster) -> list[str] | None:
         """Nodes to allocate now, or None when the request must wait."""
-        free = [n for n in self.members if n not in self.exclude and _free(cluster, n)]
-        if any(n not in free for n in self.nodelist):
+        idle = [n for n in self.members if n not in self.exclude and free(cluster, n)]
+        if any(n not in idle for n in self.nodelist):
             return None
-        chosen = list(self.nodelist) + [n for n in free if n not in self.nodelist]
+        chosen = list(self.nodelist) + [n for n in idle if n not in self.nodelist]
         chosen = chosen[: self.num_nodes]
         return chosen if len(chosen) == self.num_nodes else None
 
@@ -132,16 +145,16 @@ def _gpus(args: argparse.Namespace) -> int:
         if value:
             digits = re.sub(r"^.*:", "", str(value))
             if digits.isdecimal():
-                return min(8, int(digits))
-    return 8
+                return int(digits)
+    return GPUS_PER_NODE
 
 
-def _free(cluster: Cluster, name: str) -> bool:
+def free(cluster: Cluster, name: str) -> bool:
     node = cluster.nodes.get(name)
     return cluster.slurm.node_state.get(name) == "idle" and node is not None and node.health.os_up
 
 
-def _new_job(ctx: Context, req: Request, name: str, state: str, command: str) -> Job:
+def new_job(ctx: Context, req: Request, name: str, state: str, command: str) -> Job:
     slurm = ctx.cluster.slurm
     now = ctx.clock.elapsed
     job = Job(job_id=slurm.next_job_id, name=name, user=sc.user(ctx.env), partition=req.partition, nodes=[],
@@ -155,7 +168,7 @@ def _new_job(ctx: Context, req: Request, name: str, state: str, command: str) ->
     return job
 
 
-def _start(cluster: Cluster, job: Job, nodes: list[str]) -> None:
+def start(cluster: Cluster, job: Job, nodes: list[str]) -> None:
     job.nodes, job.state, job.start_s, job.reason = list(nodes), "RUNNING", cluster.clock.elapsed, "None"
     for n in nodes:
         cluster.slurm.node_state[n] = "alloc"
@@ -201,7 +214,7 @@ class Srun(sc.SlurmCommand):
              "nodes; if none are free it prints 'queued and waiting for resources' and waits (Ctrl-C stops it).")
 
     def configure(self, parser: Any) -> None:
-        _job_options(parser)
+        job_options(parser)
         parser.add_argument("-l", "--label", action="store_true", help="prefix each output line with its task id")
         parser.add_argument("--jobid", metavar="ID", help="run inside this existing allocation")
         parser.add_argument("--overlap", action="store_true", help="share the allocation's resources with its other "
@@ -233,6 +246,10 @@ class Srun(sc.SlurmCommand):
             count = int(args.nodes) if args.nodes and str(args.nodes).isdecimal() else len(nodes)
             nodes = nodes[:max(1, count)]
             ntasks = args.ntasks or len(nodes) * (args.ntasks_per_node or 1)
+            inherited = ctx.env.get("SLURM_NTASKS", "")
+            if not (args.ntasks or args.ntasks_per_node or args.nodes or args.nodelist or args.jobid) \
+                    and inherited.isdecimal():
+                ntasks = int(inherited)  # salloc -n: the allocation's task count is srun's default
             status = _run_tasks(ctx, job, nodes, min(ntasks, MAX_TASKS), args)
             add_step(job, posixpath.basename(args.command[0]), "COMPLETED" if status == 0 else "FAILED",
                      f"{status}:0")
@@ -241,16 +258,13 @@ class Srun(sc.SlurmCommand):
         name = args.job_name or posixpath.basename(args.command[0])
         chosen = req.pick(cluster)
         if chosen is not None:
-            job = _new_job(ctx, req, name, "PENDING", args.command[0])
-            _start(cluster, job, chosen)
+            job = new_job(ctx, req, name, "PENDING", args.command[0])
+            start(cluster, job, chosen)
             if args.pty and posixpath.basename(args.command[0]) in SHELLS:
                 return _shell(ctx, job)
             return _interactive(ctx, job, req, args)
-        job = _new_job(ctx, req, name, "PENDING", args.command[0])
-        unavailable = [n for n in req.nodelist if not _free(cluster, n)
-                       and cluster.slurm.node_state.get(n) in ("down", "drain", "drng")]
-        if unavailable:
-            job.reason = f"ReqNodeNotAvail, UnavailableNodes:{compress_hostlist(unavailable)}"
+        job = new_job(ctx, req, name, "PENDING", args.command[0])
+        req.note_unavailable(cluster, job)
         return _wait_then_run(ctx, job, req, args)
 
 
@@ -279,24 +293,31 @@ def _interactive(ctx: Context, job: Job, req: Request, args: argparse.Namespace)
 
 
 def _wait_then_run(ctx: Context, job: Job, req: Request, args: argparse.Namespace) -> Generator[float, None, int]:
-    cluster = ctx.cluster
     ctx.err(f"srun: job {job.job_id} queued and waiting for resources\n")
+    nodes = yield from wait_for_nodes(ctx, job, req)
+    return 1 if nodes is None else _interactive(ctx, job, req, args)
+
+
+def wait_for_nodes(ctx: Context, job: Job, req: Request) -> Generator[float, None, list[str] | None]:
+    """Poll the queue in simulated time and start ``job`` once nodes are free; None when it gives up.
+
+    Giving up, or Ctrl-C while waiting, cancels the pending job.
+    """
+    cluster = ctx.cluster
     waited = 0.0
-    finished = False
     try:
         while waited < QUEUE_WAIT_S:
             yield QUEUE_POLL_S
             waited += QUEUE_POLL_S
             chosen = req.pick(cluster)
             if chosen is not None:
-                ctx.err(f"srun: job {job.job_id} has been allocated resources\n")
-                _start(cluster, job, chosen)
-                finished = True
-                return _interactive(ctx, job, req, args)
-        ctx.err(f"srun: Job allocation {job.job_id} has been revoked.\n")
-        return 1
+                ctx.err(f"{req.prog}: job {job.job_id} has been allocated resources\n")
+                start(cluster, job, chosen)
+                return chosen
+        ctx.err(f"{req.prog}: Job allocation {job.job_id} has been revoked.\n")
+        return None
     finally:
-        if not finished and job.state == "PENDING":
+        if job.state == "PENDING":
             job.state, job.end_s, job.reason = "CANCELLED", cluster.clock.elapsed, "None"
             job.cancelled_by = sc.UIDS.get(job.user, 1000)
 
@@ -338,7 +359,7 @@ class Sbatch(sc.SlurmCommand):
              "The script's plain command lines run on the first allocated node.")
 
     def configure(self, parser: Any) -> None:
-        _job_options(parser)
+        job_options(parser)
         parser.add_argument("-o", "--output", metavar="FILE", help="stdout file (%%j = job id)")
         parser.add_argument("-e", "--error", metavar="FILE", help="stderr file")
         parser.add_argument("-D", "--chdir", metavar="DIR", help="working directory of the job")
@@ -371,7 +392,7 @@ class Sbatch(sc.SlurmCommand):
         cluster = ctx.cluster
         name = merged.job_name or ("wrap" if args.wrap is not None else posixpath.basename(path))
         command = "(null)" if args.wrap is not None else ctx.fs.abspath(path)
-        job = _new_job(ctx, req, name, "PENDING", command)
+        job = new_job(ctx, req, name, "PENDING", command)
         workdir = ctx.fs.abspath(merged.chdir) if merged.chdir else ctx.cwd
         job.workdir = workdir
         job.stdout = posixpath.join(workdir, (merged.output or "slurm-%j.out").replace("%j", str(job.job_id))
@@ -381,7 +402,7 @@ class Sbatch(sc.SlurmCommand):
         else:
             chosen = req.pick(cluster)
             if chosen is not None:
-                _start(cluster, job, chosen)
+                start(cluster, job, chosen)
                 job.steps = [("batch", "RUNNING", "0:0"), ("extern", "RUNNING", "0:0")]
                 self._run_script(ctx, job, text)
         ctx.outln(str(job.job_id) if merged.parsable else f"Submitted batch job {job.job_id}")

@@ -13,8 +13,8 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 import shlex
-from collections.abc import Generator
-from dataclasses import dataclass
+from collections.abc import Callable, Generator
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from ..cluster.ids import rng
@@ -143,6 +143,10 @@ class Frame:
     oldpwd: str = ""
     #: A host entered only to run one line (``ssh host cmd``): ``exit`` there just ends.
     remote: bool = False
+    #: A child shell a command started (``salloc``): ``exit`` ends it and prints what this returns.
+    leave: Callable[[], str] | None = None
+    #: The parent shell's environment, variables and aliases, restored when the child shell ends.
+    parent: tuple[dict[str, str], dict[str, str], dict[str, str]] | None = None
 
 
 #: Variables bash sets without exporting them (Ubuntu 22.04's bash).
@@ -222,6 +226,26 @@ class Shell:
         cwd = HOME if self.fs_for(host).isdir(HOME) else "/"
         self.frames.append(Frame(host, cwd))
         self._sync_env()
+
+    def start_shell(self, env: dict[str, str], leave: Callable[[], str]) -> None:
+        """A child shell on this host with ``env`` added (``salloc``); ``exit`` ends it, see :meth:`end_shell`."""
+        frame = self.frames[-1]
+        parent = (dict(self.env), dict(self.vars), dict(self.aliases))
+        self.frames.append(Frame(frame.host, frame.cwd, frame.oldpwd, True, leave, parent))
+        level = self.env.get("SHLVL", "1")
+        self.env.update(env)
+        self.env["SHLVL"] = str(int(level) + 1 if level.isdecimal() else 1)
+
+    def end_shell(self) -> None:
+        """After ``exit`` in a child shell: bash says ``exit``, the parent's variables return, the command ends."""
+        frame = self.frames[-1]
+        if frame.leave is None or frame.parent is None:
+            return
+        self.frames.pop()
+        env, variables, aliases = frame.parent
+        self.env, self.vars, self.aliases = dict(env), dict(variables), dict(aliases)
+        self._sync_env()
+        self.emit("err", "exit\n" + frame.leave())
 
     def pop_host(self) -> bool:
         """Return to the previous host; False on the first host."""
@@ -380,6 +404,7 @@ class Shell:
             status = yield from self.run_script(script, "", Terminal(self, "out"), err)
         except ExitShell as stop:
             status = stop.status
+            self.end_shell()
         except ShellSyntaxError as exc:
             # An expansion error ends the whole line, as in an interactive bash.
             self.emit("err", f"bash: {exc.message}\n")
@@ -532,7 +557,7 @@ class Shell:
         if isinstance(command, Group):
             if not command.subshell:
                 return (yield from self.run_script(command.body, stdin, out, err))
-            frames = [Frame(f.host, f.cwd, f.oldpwd, f.remote) for f in self.frames]
+            frames = [replace(f) for f in self.frames]
             env, variables, aliases = dict(self.env), dict(self.vars), dict(self.aliases)
             self.subshells += 1
             try:
