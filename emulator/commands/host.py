@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..cluster.model import Node
+from . import pcitree
 from .base import ArgumentParser, Command, Context, Outcome
 from .fabric import getopt_error
 from .procs import memory
@@ -32,6 +34,7 @@ PCI_IDS = {
     "nvme": ("Non-Volatile memory controller", "0108", "Samsung Electronics Co Ltd",
              "144d", "NVMe SSD Controller PM9A1/PM9A3/980PRO", "a80a", ""),
     "host": ("Host bridge", "0600", "Intel Corporation", "8086", "Device", "09a2", "20"),
+    "rootport": ("PCI bridge", "0604", "Intel Corporation", "8086", "Device", "352a", "04"),
     "vga": ("VGA compatible controller", "0300", "ASPEED Technology, Inc.", "1a03", "ASPEED Graphics Family",
             "2000", "52"),
     "e810": ("Ethernet controller", "0200", "Intel Corporation", "8086", "Ethernet Controller E810-C for QSFP",
@@ -53,34 +56,70 @@ class PciDev:
     width_max: int = 16
     #: The device stopped answering config reads (a GPU that fell off the bus).
     lost: bool = False
+    #: For a bridge: the buses behind it, secondary to subordinate (-1: not a bridge).
+    secondary: int = -1
+    subordinate: int = -1
+
+    @property
+    def bus_number(self) -> int:
+        return int(self.bus[:2], 16)
 
 
 def pci_devices(node: Node) -> list[PciDev]:
-    devs = [PciDev("00:00.0", "host", 0, ""), PciDev("03:00.0", "vga", 0, "ast", 1, 1, 1, 1)]
+    """Every PCI function of the host: endpoints from the model, and the root ports and switch
+    ports whose bus ranges lead to them (the tree ``lspci -t`` draws)."""
+    devs = [PciDev("03:00.0", "vga", 0, "ast", 1, 1, 1, 1)]
     if node.role == "login":
         devs.append(PciDev("8a:00.0", "e810", 1, "ice", 4, 16, 4, 16))
         for nic in node.nics:
             devs.append(PciDev(nic.pci_bus_id[5:].lower(), "eth", nic.numa_node, "mlx5_core"))
         for i in range(len(node.hw.disks)):
             devs.append(PciDev(f"{NVME_BUSES[i]:02x}:00.0", "nvme", 0, "nvme", 4, 4, 4, 4))
-        return sorted(devs, key=lambda d: d.bus)
-    for sw in node.hw.pcie_switches:
-        bus = int(sw.bus[5:7], 16)
-        devs.append(PciDev(f"{bus:02x}:00.0", "switch", sw.numa_node, "pcieport"))
-        devs.append(PciDev(f"{bus + 1:02x}:00.0", "switch", sw.numa_node, "pcieport"))
-        devs.append(PciDev(f"{bus + 1:02x}:01.0", "switch", sw.numa_node, "pcieport"))
+        return _with_bridges(devs, [])
     for k in range(node.hw.nvswitches):
         devs.append(PciDev(f"{0x05 + k:02x}:00.0", "nvswitch", 0, "", 4, 2, 4, 2))
+    behind: dict[int, list[PciDev]] = {sw.index: [] for sw in node.hw.pcie_switches}
     for gpu in node.gpus:
         # A GPU that fell off the bus stays enumerated, but its config space reads all ones.
-        devs.append(PciDev(gpu.pci_bus_id[9:].lower(), "gpu", gpu.numa_node, "nvidia", gpu.pcie_gen_current,
-                           gpu.pcie_width_current, gpu.pcie_gen_max, gpu.pcie_width_max, lost=not gpu.present))
+        behind[gpu.pcie_switch].append(PciDev(gpu.pci_bus_id[9:].lower(), "gpu", gpu.numa_node, "nvidia",
+                                              gpu.pcie_gen_current, gpu.pcie_width_current, gpu.pcie_gen_max,
+                                              gpu.pcie_width_max, lost=not gpu.present))
     for nic in node.nics:
-        devs.append(PciDev(nic.pci_bus_id[5:].lower(), "ib" if nic.link_layer == "InfiniBand" else "eth",
-                           nic.numa_node, "mlx5_core"))
+        behind[nic.pcie_switch].append(PciDev(nic.pci_bus_id[5:].lower(), "ib" if nic.link_layer == "InfiniBand"
+                                              else "eth", nic.numa_node, "mlx5_core"))
     for i, disk in enumerate(node.hw.disks):
         devs.append(PciDev(f"{NVME_BUSES[i]:02x}:00.0", "nvme", disk.numa_node, "nvme", 4, 4, 4, 4))
     devs.append(PciDev("8a:00.0", "e810", 1, "ice", 4, 16, 4, 16))
+    switches = [(int(sw.bus[5:7], 16), sw.numa_node, behind[sw.index]) for sw in node.hw.pcie_switches]
+    return _with_bridges(devs, switches)
+
+
+def _with_bridges(standalone: list[PciDev], switches: list[tuple[int, int, list[PciDev]]]) -> list[PciDev]:
+    """Add the bridges: each PCIe switch (upstream port on bus B, one downstream port per endpoint, at
+    least two) hangs off a root port on root bus B-1; every other endpoint has a root port of its own
+    on the nearest root bus below it (bus 00 or 80 for the two sockets' integrated devices)."""
+    devs = list(standalone)
+    roots = sorted({0x00, 0x80} | {bus - 1 for bus, _, _ in switches})
+    ports: dict[int, list[tuple[int, int, int]]] = {root: [] for root in roots}   # root → (sec, sub, numa)
+    for bus, numa, members in switches:
+        members = sorted(members, key=lambda d: d.bus)
+        lanes = [m.bus_number for m in members]
+        lanes += [max(lanes, default=bus + 1) + 1 + n for n in range(2 - len(lanes))]
+        last = max(lanes)
+        devs.append(PciDev(f"{bus:02x}:00.0", "switch", numa, "pcieport", secondary=bus + 1, subordinate=last))
+        for n, lane in enumerate(lanes):
+            devs.append(PciDev(f"{bus + 1:02x}:{n:02x}.0", "switch", numa, "pcieport", secondary=lane,
+                               subordinate=lane))
+        devs += members
+        ports[bus - 1].append((bus, last, numa))
+    for dev in standalone:
+        root = max(r for r in roots if r < dev.bus_number)
+        ports[root].append((dev.bus_number, dev.bus_number, dev.numa))
+    for root in roots:
+        devs.append(PciDev(f"{root:02x}:00.0", "host", 0 if root < 0x80 else 1, ""))
+        for n, (sec, sub, numa) in enumerate(sorted(ports[root])):
+            devs.append(PciDev(f"{root:02x}:{n + 1:02x}.0", "rootport", numa, "pcieport", secondary=sec,
+                               subordinate=sub))
     return sorted(devs, key=lambda d: d.bus)
 
 
@@ -97,6 +136,7 @@ class Lspci(Command):
         parser.add_argument("-n", action="count", default=0, help="show numeric ID's (-nn for both)")
         parser.add_argument("-k", action="store_true", help="show kernel drivers handling each device")
         parser.add_argument("-D", action="store_true", help="always show domain numbers")
+        parser.add_argument("-t", action="store_true", help="show bus tree")
 
     def usage_error(self, message: str) -> str:
         return getopt_error(self.name, message) + "\nUsage: lspci [<switches>]"
@@ -104,6 +144,9 @@ class Lspci(Command):
     def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
         assert args is not None
         devs = pci_devices(ctx.host)
+        if args.t:
+            ctx.out(pcitree.render(devs, self._tree_label(args.n) if args.v else None))
+            return 0
         if args.s:
             want = args.s.lower()
             if not all(c in "0123456789abcdef:." for c in want) or want.count(":") > 2:
@@ -134,6 +177,17 @@ class Lspci(Command):
         if args.v and devs:
             ctx.outln()
         return 0
+
+    @staticmethod
+    def _tree_label(numeric: int) -> Callable[[PciDev], str]:
+        """``-tv``: vendor and device names (``-tvn``: their IDs) after each endpoint."""
+        def label(dev: PciDev) -> str:
+            _, _, vname, vid, dname, did, _ = PCI_IDS[dev.kind]
+            if numeric == 1:
+                return f"{vid}:{did}"
+            shown = dname if dname != "Device" else f"Device {did}"
+            return f"{vname} {shown} [{vid}:{did}]" if numeric >= 2 else f"{vname} {shown}"
+        return label
 
     @staticmethod
     def _slot_match(bus: str, want: str) -> bool:
@@ -167,10 +221,15 @@ class Lspci(Command):
         o("\tControl: I/O- Mem+ BusMaster+ SpecCycle- MemWINV- VGASnoop- ParErr- Stepping- SERR+ FastB2B- DisINTx+")
         o("\tStatus: Cap+ 66MHz- UDF- FastB2B- ParErr- DEVSEL=fast >TAbort- <TAbort- <MAbort- >SERR- <PERR- INTx-")
         o("\tLatency: 0")
+        if d.secondary >= 0:
+            o(f"\tBus: primary={d.bus[:2]}, secondary={d.secondary:02x}, subordinate={d.subordinate:02x}, "
+              "sec-latency=0")
         o(f"\tNUMA node: {d.numa}")
-        if level >= 2 and d.kind in ("gpu", "ib", "eth", "nvme", "switch", "e810"):
+        if level >= 2 and d.kind in ("gpu", "ib", "eth", "nvme", "switch", "e810", "rootport"):
             port = "Endpoint"
-            if d.kind == "switch":
+            if d.kind == "rootport":
+                port = "Root Port (Slot+)"
+            elif d.kind == "switch":
                 upstream = {sw.bus[5:].lower() for sw in ctx.host.hw.pcie_switches}
                 port = "Upstream Port" if d.bus in upstream else "Downstream Port"
             o(f"\tCapabilities: [60] Express (v2) {port}, MSI 00")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from emulator.session import Session
@@ -102,3 +104,56 @@ def test_numactl_runs_a_command_under_a_valid_policy():
     assert s.execute("numactl --cpunodebind=1 --membind=1 hostname") == ("node01\n", 0)
     assert s.execute("numactl -N 2 hostname") == ("numactl: Invalid nodes argument: 2\n", 1)
     assert s.execute("numactl -N 0 nosuch") == ("numactl: execution of `nosuch': No such file or directory\n", 1)
+
+
+# -- lspci -t: the PCI tree --------------------------------------------------------------------
+
+def test_lspci_tree_matches_golden():
+    golden("host_lspci_tv.txt", run(on("node01"), "lspci -tv"))
+
+
+def test_lspci_tree_draws_every_function_lspci_lists_and_each_bridge_range():
+    s = on("node02")
+    flat = run(s, "lspci").splitlines()
+    tree = run(s, "lspci -t")
+    assert len(re.findall(r"(?<![0-9a-f:])[0-9a-f]{2}\.[0-7]", tree)) == len(flat)
+    bridges = re.findall(r"^(\S+) .*\n(?:\t.*\n)*?\tBus: primary=\w+, secondary=(\w+), subordinate=(\w+)",
+                         run(s, "lspci -vv"), re.M)
+    assert len(bridges) == sum(" PCI bridge: " in line for line in flat) == 56
+    for bus, secondary, subordinate in bridges:
+        span = secondary if secondary == subordinate else f"{secondary}-{subordinate}"
+        assert f"{bus[3:]}-[{span}]-" in tree, bus
+    for line in flat:
+        bus = line[:2]
+        if " PCI bridge: " not in line and " Host bridge: " not in line:
+            assert f"-[{bus}]----00.0" in tree, line
+    assert "\\-01.0-[15-1b]----00.0-[16-1b]--+-00.0-[18]----00.0\n" in tree
+
+
+def test_lspci_tree_agrees_with_nvidia_smi_topology():
+    """A GPU and a NIC behind one switch are PXB in topo -m; on one socket NODE; across sockets SYS."""
+    s = on("node01")
+    tree = run(s, "lspci -t").splitlines()
+    node = s.cluster.nodes["node01"]
+
+    def place(bus: str) -> int:
+        row = next(n for n, line in enumerate(tree) if f"-[{bus}]----00.0" in line)
+        return next(int(m.group(1), 16) for line in reversed(tree[:row + 1])
+                    if (m := re.search(r"\[0000:([0-9a-f]{2})\]", line)))
+
+    matrix = [line.split("\t") for line in run(s, "nvidia-smi topo -m").splitlines()[1:19]]
+    for gpu in node.gpus:
+        g_root = place(gpu.pci_bus_id[9:11].lower())
+        for k, nic in enumerate(node.nics):
+            n_root = place(nic.pci_bus_id[5:7])
+            expected = "PXB" if g_root == n_root else "NODE" if (g_root < 0x80) == (n_root < 0x80) else "SYS"
+            assert matrix[gpu.index][9 + k] == expected, (gpu.index, nic.name)
+
+
+def test_a_lost_gpu_keeps_its_place_in_the_tree():
+    from emulator.cluster.faults import apply_fault
+
+    s = Session(seed=0)
+    apply_fault(s.cluster, "xid", {"node": "node02", "gpu": 3, "code": 79})
+    s.shell.push_host(s.cluster.nodes["node02"])
+    assert "\\-01.0-[61]----00.0  NVIDIA Corporation GH100 [H100 SXM5 80GB]\n" in run(s, "lspci -tv")
