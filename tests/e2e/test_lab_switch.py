@@ -87,3 +87,17 @@ def test_a_page_of_the_healthy_cluster_gets_a_panel_when_a_lab_starts(page, site
     run(page, "lab start sandbox")
     wait_label(page, "healthy cluster")
     assert not page.is_visible(TOGGLE) and not page.is_visible(PANEL)
+
+
+def test_the_next_page_of_the_healthy_cluster_rejoins_the_session_in_its_lab(page, site):
+    page.goto(site.url + "emulator/")
+    page.click(INPUT)
+    wait_ready(page)
+    run(page, "lab start late-rank --seed 2")
+    wait_label(page, "lab late-rank · seed 2")
+    page.click("a.md-footer__link--next")
+    page.wait_for_function("() => location.pathname.endsWith('/emulator/shell/')")
+    wait_ready(page)
+    wait_label(page, "lab late-rank · seed 2")
+    assert panel_text(page, "title") == "A late rank"
+    assert "(late-rank, seed 2," in run(page, "lab")
