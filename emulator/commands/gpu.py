@@ -503,12 +503,12 @@ class NvidiaSmi(Command):
         return status
 
     def _xml(self, ctx: Context, gpus: list[GPU]) -> int:
-        status = self._lost(ctx, gpus)
-        if status:
-            return status
-        views = [nvsmi_query.GpuView.of(ctx.cluster, ctx.host, gpu) for gpu in gpus]
+        # As in the text report, a lost GPU's handle error stands in its place and the others follow.
+        views: list[nvsmi_query.GpuView | str] = [
+            nvsmi_query.GpuView.of(ctx.cluster, ctx.host, gpu) if gpu.present else lost_gpu_message(gpu).rstrip("\n")
+            for gpu in gpus]
         ctx.out(nvsmi_report.xml_log(ctx.cluster, ctx.host, timestamp(ctx), views))
-        return 0
+        return 0 if all(gpu.present for gpu in gpus) else 15
 
     def _setter(self, ctx: Context, gpus: list[GPU], flag: str) -> int:
         what = SETTERS[flag][0]
@@ -575,7 +575,7 @@ class NvidiaSmi(Command):
                 continue
             view = nvsmi_query.GpuView.of(ctx.cluster, ctx.host, gpu)
             ctx.outln(", ".join(table.value(view, f, nounits) for f in fields))
-        return 0
+        return 0 if all(gpu.present for gpu in gpus) else 15
 
     # -- sub-commands ---------------------------------------------------------------------
     def _subcommand(self, ctx: Context, sub: str, argv: list[str]) -> Outcome:

@@ -399,19 +399,27 @@ def _text(item: Item, depth: int, lines: list[str]) -> None:
 # -- XML --------------------------------------------------------------------------------
 
 
-def xml_log(cluster: Cluster, node: Node, timestamp: str, views: list[GpuView]) -> str:
-    """The ``nvidia-smi -q -x`` document for ``views`` (the GPUs asked for)."""
+def xml_log(cluster: Cluster, node: Node, timestamp: str, views: list[GpuView | str]) -> str:
+    """The ``nvidia-smi -q -x`` document for ``views`` (the GPUs asked for).
+
+    A string in ``views`` stands for a GPU the driver lost: like ``-q``, the
+    document carries its handle error on a line of its own where the
+    ``<gpu>`` element would be, and goes on with the others.
+    """
     v = cluster.versions
     lines = ['<?xml version="1.0" ?>', '<!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_device_v12.dtd">', "<nvidia_smi_log>",
              f"\t<timestamp>{escape(timestamp)}</timestamp>", f"\t<driver_version>{v.driver}</driver_version>",
              f"\t<cuda_version>{v.cuda}</cuda_version>", f"\t<attached_gpus>{len(node.gpus)}</attached_gpus>"]
     for n, view in enumerate(views):
+        if isinstance(view, str):
+            lines.append(view)
+            continue
         lines.append(f"\t<gpu id={quoteattr(view.gpu.pci_bus_id)}>")
         for entry in gpu_entries(view):
             if XML in entry.where:
                 _xml(entry.item, 2, lines)
         lines.append("\t</gpu>")
-        if n + 1 < len(views):
+        if any(not isinstance(later, str) for later in views[n + 1:]):
             lines.append("")
     lines.append("</nvidia_smi_log>")
     return "\n".join(lines) + "\n"
