@@ -56,6 +56,8 @@ class Job:
     dependency: str = ""
     #: An allocation made by ``salloc``: its shell runs on the login node, it has no batch script.
     salloc: bool = False
+    #: When a requeued job may start again (its BeginTime), for ``EligibleTime=``.
+    eligible_s: float | None = None
     #: Times the job was requeued (``scontrol requeue``), for ``Restarts=``.
     restarts: int = 0
     #: The runs before each requeue, ended in state REQUEUED, for ``sacct --duplicates``.
@@ -129,6 +131,15 @@ def job_ended(slurm: SlurmState, job: Job) -> None:
     settle_dependencies(slurm)
 
 
+def release_nodes(slurm: SlurmState, nodes: list[str]) -> None:
+    """Nodes no running job holds any more leave the allocation: alloc and mix become idle, drng drain."""
+    for name in nodes:
+        if any(j.state == "RUNNING" and name in j.nodes for j in slurm.jobs):
+            continue
+        state = slurm.node_state.get(name, "idle")
+        slurm.node_state[name] = {"alloc": "idle", "mix": "idle", "drng": "drain"}.get(state, state)
+
+
 @dataclass
 class Reboot:
     """A pending ``scontrol reboot`` of one node: REBOOT_REQUESTED until slurmctld issues it."""
@@ -139,6 +150,8 @@ class Reboot:
     #: The state the node takes when slurmd registers after the boot: ``resume`` or ``down``.
     next_state: str = "resume"
     issued: bool = False
+    #: When it was requested (offset s).
+    requested_s: float = 0.0
 
 
 @dataclass

@@ -4,6 +4,8 @@ Each job has its allocation line and its steps (``.batch``, ``.extern``,
 ``.0``). Without ``-j`` the window starts at midnight of the current day
 (simulated) and only the caller's jobs show, as for a non-admin user.
 ``--format`` fields take an optional ``%width``; values too wide end in ``+``.
+A requeued job shows its current run; ``--duplicates`` adds the earlier runs
+(state REQUEUED).
 """
 
 from __future__ import annotations
@@ -95,7 +97,7 @@ FIELDS: dict[str, tuple[str, int, bool, Callable[[Row], str]]] = {
     "failednode": ("FailedNode", 8, False, lambda r: "" if r.step else r.job.failed_node),
     "ntasks": ("NTasks", 8, False, lambda r: "" if not r.step or r.step[0] == "extern" else
                str(1 if r.step[0] == "batch" else r.job.num_nodes * r.job.ntasks_per_node)),
-    "restarts": ("Restarts", 8, False, lambda r: "" if r.step else "0"),
+    "restarts": ("Restarts", 8, False, lambda r: "" if r.step else str(r.job.restarts)),
     "reqmem": ("ReqMem", 10, False, lambda r: "" if r.step else f"{sc.mem_mb(r.cluster) * r.job.num_nodes}M"),
     "nnodes": ("NNodes", 8, False, lambda r: str(len(r.nodes) if r.job.nodes else r.job.num_nodes)),
     "user": ("User", 9, False, lambda r: "" if r.step else r.job.user),
@@ -168,6 +170,8 @@ class Sacct(sc.SlurmCommand):
         parser.add_argument("-E", "--endtime", metavar="TIME", help="jobs active before TIME")
         parser.add_argument("-s", "--state", action="append", metavar="STATES", help="only jobs in these states")
         parser.add_argument("-N", "--nodelist", metavar="NODES", help="only jobs that ran on these nodes")
+        parser.add_argument("-D", "--duplicates", action="store_true",
+                            help="also the earlier runs of requeued jobs (state REQUEUED)")
         parser.add_argument("-e", "--helpformat", action="store_true", help="list the fields --format accepts")
         parser.add_argument("--json", action="store_true", help="print the jobs as JSON (data_parser v0.0.40)")
         parser.add_argument("-V", "--version", action="store_true", help="print the Slurm version")
@@ -193,9 +197,10 @@ class Sacct(sc.SlurmCommand):
             return 0
         rows: list[Row] = []
         for job in sorted(jobs, key=lambda j: (j.submit_s, j.job_id)):
-            rows.append(Row(cluster, job, None))
-            if not args.allocations:
-                rows += [Row(cluster, job, step) for step in job_steps(job)]
+            for record in [*(job.earlier_runs if args.duplicates else []), job]:
+                rows.append(Row(cluster, record, None))
+                if not args.allocations:
+                    rows += [Row(cluster, record, step) for step in job_steps(record)]
         sep = "|" if args.parsable or args.parsable2 else None
         if not args.noheader:
             headers = [c[0] for c in columns]

@@ -15,8 +15,8 @@ from typing import Any
 from ..cluster.hardware import Partition
 from ..cluster.model import Cluster, Node
 from ..cluster.scheduler import Job, compress_hostlist, dependency_state, expand_hostlist
+from . import slurm_admin, slurm_json
 from . import slurm_common as sc
-from . import slurm_json
 from .base import Context, Outcome
 
 SINFO_FORMATS = {
@@ -443,7 +443,9 @@ class Scontrol(sc.SlurmCommand):
     name = "scontrol"
     summary = "view or modify Slurm configuration and state"
     notes = ("Supported: show job|node|partition|config|hostnames|hostlist [NAME], ping, "
-             "update NodeName=LIST State=DRAIN|DOWN|RESUME|IDLE Reason=TEXT.")
+             "update NodeName=LIST State=DRAIN|DOWN|RESUME|IDLE Reason=TEXT, "
+             "reboot [ASAP] [nextstate=RESUME|DOWN] [reason=TEXT] ALL|NODELIST, cancel_reboot NODELIST, "
+             "requeue|requeuehold|hold|release JOBID.")
     add_help_flag = False
 
     def configure(self, parser: Any) -> None:
@@ -473,6 +475,12 @@ class Scontrol(sc.SlurmCommand):
             records = _show(ctx, words[1:])
         elif keyword == "update":
             return _update(ctx, words[1:])
+        elif keyword == "reboot":
+            return slurm_admin.reboot(ctx, words[1:])
+        elif keyword == "cancel_reboot":
+            return slurm_admin.cancel_reboot(ctx, words[1:])
+        elif keyword in ("requeue", "requeuehold", "hold", "release"):
+            return slurm_admin.job_action(ctx, keyword, words[1:])
         elif keyword == "ping":
             ctx.outln(f"Slurmctld(primary) at {cluster.slurm.controller} is UP")
             return 0
@@ -601,9 +609,9 @@ def _job_record(cluster: Cluster, job: Job) -> list[str]:
         f"   Priority={sc.priority(job) if job.state == 'PENDING' or job.state == 'RUNNING' else 0} Nice=0 "
         f"Account={job.account} QOS={job.qos}",
         f"   JobState={job.state} Reason={job.reason} Dependency={_dependency(cluster, job)}",
-        f"   Requeue={int(job.requeue)} Restarts=0 BatchFlag={int(batch)} Reboot=0 ExitCode={job.exit_code}",
+        f"   Requeue={int(job.requeue)} Restarts={job.restarts} BatchFlag={int(batch)} Reboot=0 ExitCode={job.exit_code}",
         f"   RunTime={sc.elapsed(sc.run_time(cluster, job))} TimeLimit={job.time_limit} TimeMin=N/A",
-        f"   SubmitTime={st(job.submit_s)} EligibleTime={st(job.submit_s)}",
+        f"   SubmitTime={st(job.submit_s)} EligibleTime={st(job.eligible_s or job.submit_s)}",
         f"   AccrueTime={st(job.submit_s)}",
         f"   StartTime={st(job.start_s)} EndTime={st(end)} Deadline=N/A",
         f"   SuspendTime=None SecsPreSuspend=0 LastSchedEval={st(job.start_s if job.start_s is not None else job.submit_s)} "

@@ -23,7 +23,7 @@ from collections.abc import Generator
 from typing import Any
 
 from ..cluster.model import Cluster
-from ..cluster.scheduler import Job, add_step, compress_hostlist, expand_hostlist, job_ended
+from ..cluster.scheduler import Job, add_step, compress_hostlist, expand_hostlist, job_ended, release_nodes
 from ..vfs import FsError
 from . import batch_script
 from . import slurm_common as sc
@@ -503,10 +503,7 @@ class Scancel(sc.SlurmCommand):
             job_ended(cluster.slurm, job)
             if was_running:
                 job.exit_code = "0:15"
-                for n in job.nodes:
-                    state = cluster.slurm.node_state.get(n)
-                    cluster.slurm.node_state[n] = {"alloc": "idle", "mix": "idle", "drng": "drain"}.get(state or "",
-                                                                                                      state or "idle")
+                release_nodes(cluster.slurm, job.nodes)
         return status
 
 

@@ -83,3 +83,101 @@ def test_salloc_on_a_busy_node_queues_and_ctrl_c_revokes_the_request():
     while run.step() is not None:
         pass
     assert lines(s, "sacct -X -n -j 48218 -o State%20") == ["   CANCELLED by 1000 "]
+
+
+# -- scontrol reboot ------------------------------------------------------------------
+
+
+def test_reboot_of_an_idle_node_goes_through_slurms_states_and_boots_it_afresh():
+    s = Session()
+    boot_before = s.execute("scontrol show node node07 | grep -o 'BootTime=[^ ]*'")[0]
+    assert s.execute("scontrol reboot node07") == ("", 0)
+    assert lines(s, "sinfo -h -n node07 -o '%t|%T|%E'") == ["boot|reboot|reboot requested"]
+    assert "State=IDLE+REBOOT_REQUESTED " in s.execute("scontrol show node node07")[0]
+    s.execute("sleep 10")
+    assert lines(s, "sinfo -h -n node07 -o '%t|%E'") == ["boot^|reboot requested : reboot issued"]
+    assert "State=DOWN+REBOOT_ISSUED+NOT_RESPONDING " in s.execute("scontrol show node node07")[0]
+    assert s.execute("ssh node07 true")[1] == 255
+    s.execute("sleep 240")
+    assert lines(s, "sinfo -h -n node07 -o '%t|%E'") == ["idle|none"]
+    assert s.execute("scontrol show node node07 | grep -o 'BootTime=[^ ]*'")[0] != boot_before
+    assert " up 1 min," in s.execute("ssh node07 uptime")[0]
+    assert "Linux version" in lines(s, "ssh node07 dmesg")[0]
+    assert lines(s, "ipmitool -H node07-bmc -U admin -P admin chassis restart_cause") == \
+        ["System restart cause: soft reset"]
+
+
+def test_reboot_asap_on_a_busy_node_drains_it_and_waits_for_its_job():
+    s = Session()
+    s.execute("scontrol reboot ASAP nextstate=down reason=bad_hca node05")
+    assert lines(s, "sinfo -h -n node05 -o '%t|%E'") == ["drng@|bad_hca"]
+    assert "State=ALLOCATED+DRAIN+REBOOT_REQUESTED " in s.execute("scontrol show node node05")[0]
+    s.execute("sleep 60")
+    assert lines(s, "sinfo -h -n node05 -o %t") == ["drng@"]  # bob's job still runs there
+    s.execute("export USER=bob; scancel 48214; export USER=alice")  # the job's owner ends it
+    s.execute("sleep 35")
+    assert lines(s, "sinfo -h -n node05 -o %t") == ["boot^"]
+    assert "State=DOWN+DRAIN+REBOOT_ISSUED" in s.execute("scontrol show node node05")[0]
+    s.execute("sleep 300")
+    assert lines(s, "sinfo -h -n node05 -o '%t|%E'") == ["down|bad_hca : reboot issued : reboot complete"]
+
+
+def test_cancel_reboot_undoes_an_asap_drain_before_the_reboot_is_issued():
+    s = Session()
+    s.execute("scontrol reboot ASAP node08")
+    assert lines(s, "sinfo -h -n node08 -o '%t|%E'") == ["boot|Reboot ASAP"]
+    assert s.execute("scontrol cancel_reboot node08") == ("", 0)
+    assert lines(s, "sinfo -h -n node08 -o '%t|%E'") == ["idle|none"]
+    s.execute("sleep 60")
+    assert lines(s, "sinfo -h -n node08 -o %t") == ["idle"]
+    s.execute("scontrol reboot node08; sleep 10")
+    assert s.execute("scontrol cancel_reboot node08") == ("slurm_update error: Reboot already in progress\n", 1)
+
+
+def test_reboot_errors():
+    for line, message in [("scontrol reboot", "Missing node list. Specify ALL|<NodeList>"),
+                          ("scontrol reboot node99", "scontrol_reboot_nodes error: Invalid node name specified"),
+                          ("scontrol reboot nextstate=up node01",
+                           "Invalid nextstate option. Valid options are RESUME and DOWN.")]:
+        assert Session().execute(line) == (message + "\n", 1), line
+
+
+# -- scontrol requeue -----------------------------------------------------------------
+
+
+def test_requeue_returns_a_running_batch_job_to_pending_and_keeps_its_run_for_sacct():
+    s = Session()
+    assert s.execute("scontrol requeue 48213") == ("", 0)
+    assert lines(s, "squeue -h -j 48213 -o '%T %r %D'") == ["PENDING BeginTime 4"]
+    record = s.execute("scontrol show job 48213")[0]
+    assert "JobState=PENDING Reason=BeginTime" in record and "Restarts=1 " in record
+    assert "EligibleTime=2026-03-11T09:02:03" in record
+    assert lines(s, "sinfo -h -n node01 -p gpu -o %t") == ["idle"]
+    assert lines(s, "ssh node01 nvidia-smi --query-compute-apps=pid --format=csv,noheader") == []
+    assert lines(s, "sacct -n -j 48213 -o JobID,State,Restarts") == ["48213           PENDING        1 "]
+    assert lines(s, "sacct -n -D -X -j 48213 -o JobID,State,NodeList") == [
+        "48213          REQUEUED     node[01-04] ", "48213           PENDING   None assigned "]
+    s.execute("sleep 125")
+    assert lines(s, "squeue -h -j 48213 -o '%T %N'") == ["RUNNING node[01-04]"]
+
+
+def test_requeuehold_holds_the_job_until_released():
+    s = Session()
+    job = s.execute("sbatch --parsable --wrap hostname")[0].strip()
+    s.execute(f"scontrol requeuehold {job}")
+    assert lines(s, f"squeue -h -j {job} -o '%T %r'") == ["PENDING JobHeldUser"]
+    s.execute("sleep 200")
+    assert lines(s, f"squeue -h -j {job} -o '%T %r'") == ["PENDING JobHeldUser"]
+    s.execute(f"scontrol release {job}; sleep 1")
+    assert lines(s, f"squeue -h -j {job} -o '%T'") == ["RUNNING"]
+
+
+def test_requeue_errors_name_the_job():
+    s = Session()
+    for line, message in [("scontrol requeue 48217", "Job is pending execution for job 48217"),
+                          ("scontrol requeue 48215", "Access/permission denied for job 48215"),
+                          ("scontrol requeue 99", "Invalid job id specified for job 99"),
+                          ("scontrol requeue", "too few arguments for keyword:requeue")]:
+        assert s.execute(line) == (message + "\n", 1), line
+    s.execute("srun -N1 hostname")
+    assert s.execute("scontrol requeue 48218") == ("Only batch jobs are accepted or processed for job 48218\n", 1)
