@@ -67,6 +67,11 @@ class Job:
         if not self.num_nodes:
             self.num_nodes = max(1, len(self.nodes))
 
+    @property
+    def batch(self) -> bool:
+        """Whether the job runs a batch script (``sbatch``; ``(null)`` for ``--wrap``)."""
+        return not self.salloc and (self.command.startswith("/") or self.command == "(null)")
+
 
 def job_steps(job: Job) -> list[tuple[str, str, str]]:
     """The job's steps as sacct lists them; a batch job has .batch, .extern and .0 by default."""

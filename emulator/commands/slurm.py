@@ -602,7 +602,7 @@ def _job_record(cluster: Cluster, job: Job) -> list[str]:
     mem = sc.mem_mb(cluster) * job.num_nodes
     tres = f"cpu={cpus},mem={mem}M,node={job.num_nodes},billing={cpus},gres/gpu={job.gpus_per_node * job.num_nodes}"
     nodes = compress_hostlist(job.nodes) if job.nodes else "(null)"
-    batch = not job.salloc and (job.command.startswith("/") or job.command == "(null)")
+    batch = job.batch
     lines = [
         f"JobId={job.job_id} JobName={job.name}",
         f"   UserId={sc.uid_label(job.user)} GroupId={sc.uid_label(job.user)} MCS_label=N/A",

@@ -200,7 +200,7 @@ def _one_job(ctx: Context, keyword: str, text: str) -> str:
         return ""
     if job.state == "PENDING":
         return "Job is pending execution"
-    if job.salloc or not (job.command.startswith("/") or job.command == "(null)"):
+    if not job.batch:
         return "Only batch jobs are accepted or processed"
     _requeue(cluster, job, held if keyword == "requeuehold" else "")
     return ""
