@@ -155,6 +155,7 @@ class Sacct(sc.SlurmCommand):
     summary = "display accounting data for Slurm jobs and job steps"
     notes = f"Default fields: {DEFAULT_FIELDS}. Field widths: --format=JobID%20,State."
     add_help_flag = False
+    json_help = "the jobs"
 
     def configure(self, parser: Any) -> None:
         parser.add_argument("-j", "--jobs", action="append", metavar="JOBS", help="only these job ids")
@@ -173,16 +174,10 @@ class Sacct(sc.SlurmCommand):
         parser.add_argument("-D", "--duplicates", action="store_true",
                             help="also the earlier runs of requeued jobs (state REQUEUED)")
         parser.add_argument("-e", "--helpformat", action="store_true", help="list the fields --format accepts")
-        parser.add_argument("--json", action="store_true", help="print the jobs as JSON (data_parser v0.0.40)")
-        parser.add_argument("-V", "--version", action="store_true", help="print the Slurm version")
-        parser.add_argument("--help", action="help", help="show this help")
 
     def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
         assert args is not None
         cluster = ctx.cluster
-        if args.version:
-            ctx.outln(f"slurm {cluster.versions.slurm}")
-            return 0
         if args.helpformat:
             names = [FIELDS[k][0] for k in sorted(FIELDS)]
             for i in range(0, len(names), 4):

@@ -102,6 +102,8 @@ class Sinfo(sc.SlurmCommand):
     name = "sinfo"
     summary = "view information about Slurm nodes and partitions"
     notes = "Default format: %#P %.5a %.10l %.6D %.6t %N. A '*' after a state means the node is not responding."
+    json_help = "the records"
+    add_help_flag = False
 
     def configure(self, parser: Any) -> None:
         parser.add_argument("-N", "--Node", action="store_true", help="print one line per node")
@@ -118,18 +120,10 @@ class Sinfo(sc.SlurmCommand):
         parser.add_argument("-d", "--dead", action="store_true", help="only non-responding nodes")
         parser.add_argument("-a", "--all", action="store_true", help="show all partitions")
         parser.add_argument("-e", "--exact", action="store_true", help="do not group nodes with different configs")
-        parser.add_argument("--json", action="store_true", help="print the records as JSON (data_parser v0.0.40)")
-        parser.add_argument("-V", "--version", action="store_true", help="print the Slurm version")
-        parser.add_argument("--help", action="help", help="show this help")
-
-    add_help_flag = False
 
     def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
         assert args is not None
         cluster = ctx.cluster
-        if args.version:
-            ctx.outln(f"slurm {cluster.versions.slurm}")
-            return 0
         parts = _partitions(cluster, _split(args.partition))
         wanted_nodes = None
         if args.nodes:
@@ -323,6 +317,7 @@ class Squeue(sc.SlurmCommand):
     summary = "view information about jobs in the Slurm scheduling queue"
     notes = "Default format: %.18i %.9P %.8j %.8u %.2t %.10M %.6D %R. Pending jobs sort first."
     add_help_flag = False
+    json_help = "the jobs"
 
     def configure(self, parser: Any) -> None:
         parser.add_argument("-u", "--user", action="append", metavar="USERS", help="only jobs of these users")
@@ -337,16 +332,10 @@ class Squeue(sc.SlurmCommand):
         parser.add_argument("-h", "--noheader", action="store_true", help="do not print a header line")
         parser.add_argument("-a", "--all", action="store_true", help="show jobs in hidden partitions")
         parser.add_argument("-r", "--array", action="store_true", help="one job array element per line")
-        parser.add_argument("--json", action="store_true", help="print the jobs as JSON (data_parser v0.0.40)")
-        parser.add_argument("-V", "--version", action="store_true", help="print the Slurm version")
-        parser.add_argument("--help", action="help", help="show this help")
 
     def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
         assert args is not None
         cluster = ctx.cluster
-        if args.version:
-            ctx.outln(f"slurm {cluster.versions.slurm}")
-            return 0
         users = set(_split(args.user))
         if args.me:
             users.add(sc.user(ctx.env))
@@ -451,16 +440,11 @@ class Scontrol(sc.SlurmCommand):
     def configure(self, parser: Any) -> None:
         parser.add_argument("-o", "--oneliner", action="store_true", help="print one record per line")
         parser.add_argument("-d", "--details", action="store_true", help="print more detail")
-        parser.add_argument("-V", "--version", action="store_true", help="print the Slurm version")
-        parser.add_argument("--help", action="help", help="show this help")
         parser.add_argument("words", nargs=argparse.REMAINDER, metavar="COMMAND", help="show ..., update ...")
 
     def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
         assert args is not None
         cluster = ctx.cluster
-        if args.version:
-            ctx.outln(f"slurm {cluster.versions.slurm}")
-            return 0
         words = []
         for word in args.words:  # GNU getopt permutes: options may follow the command
             flags = SCONTROL_FLAGS.get(word)

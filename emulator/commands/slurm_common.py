@@ -9,13 +9,16 @@ the host's OS still answers (the ``*`` suffix).
 
 from __future__ import annotations
 
+import argparse
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..cluster.catalog import VERSIONS
 from ..cluster.model import Cluster, Node
 from ..cluster.scheduler import Job, job_ended
-from .base import Command
+from .base import ArgumentParser, Command, HelpRequested
 
 #: Accounts of the cluster's users: name → uid (the group has the same id).
 UIDS = {"root": 0, "slurm": 64030, "alice": 1000, "bob": 1001, "carol": 1002, "dave": 1003, "erin": 1004}
@@ -349,23 +352,49 @@ def end_closed_shells(ctx: Any) -> None:
 # -- the command base ---------------------------------------------------------------------
 
 
+class _Version(argparse.Action):
+    """``-V``: print the Slurm version and stop, as every Slurm client does."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        raise HelpRequested(f"slurm {VERSIONS.slurm}\n")
+
+
 class SlurmCommand(Command):
-    """A Slurm client: getopt-style errors, status 1, ``-V`` prints the version."""
+    """A Slurm client: getopt-style errors, status 1, ``-V`` prints the version.
+
+    The flags every client shares are declared here, after the tool's own:
+    ``--json`` where ``json_help`` names what it prints, ``-V/--version``, and
+    ``--help`` alone where ``-h`` means something else (``sinfo -h``: no header).
+    """
 
     section = "Slurm"
     usage_status = 1
+    #: What ``--json`` prints (``the jobs``); empty for a client without ``--json``.
+    json_help = ""
 
     def main(self, ctx: Any) -> Any:
         end_closed_shells(ctx)
         return super().main(ctx)
 
-    def parser(self) -> Any:
+    def parser(self) -> ArgumentParser:
         """The spec, with getopt_long's matching of unique long-option prefixes (``--state=`` for ``--states``)."""
-        built = self._parser is None
-        parser = super().parser()
-        if built:
-            parser.allow_abbrev = True
-        return parser
+        if self._parser is None:
+            parser = ArgumentParser(self, allow_abbrev=True)
+            self.configure(parser)
+            if self.json_help:
+                parser.add_argument("--json", action="store_true",
+                                    help=f"print {self.json_help} as JSON (data_parser v0.0.40)")
+            parser.add_argument("-V", "--version", action=_Version, help="print the Slurm version")
+            if not self.add_help_flag:
+                parser.add_argument("--help", action="help", help="show this help")
+            # The usage line lists the options before the tool's operands, as before.
+            parser._actions.sort(key=lambda action: not action.option_strings)
+            self._parser = parser
+        return self._parser
 
     def usage_error(self, message: str) -> str:
         m = re.match(r"unrecognized arguments: (\S+)", message)

@@ -181,3 +181,18 @@ def test_requeue_errors_name_the_job():
         assert s.execute(line) == (message + "\n", 1), line
     s.execute("srun -N1 hostname")
     assert s.execute("scontrol requeue 48218") == ("Only batch jobs are accepted or processed for job 48218\n", 1)
+
+
+# -- flags every client shares --------------------------------------------------------
+
+
+def test_every_slurm_client_prints_its_version_and_the_viewers_offer_json():
+    s = Session()
+    for tool in ("sinfo", "squeue", "sacct", "scontrol", "srun", "sbatch", "scancel", "salloc"):
+        assert s.execute(f"{tool} -V") == ("slurm 23.11.10\n", 0), tool
+        assert s.execute(f"{tool} --version") == ("slurm 23.11.10\n", 0), tool
+    for tool in ("sinfo", "squeue", "sacct"):
+        assert "--json" in s.execute(f"{tool} --help")[0]
+    assert s.execute("scontrol --json")[1] == 1
+    assert s.execute("sinfo -h -o %P")[0].splitlines()[0] == "gpu*"  # -h stays --noheader
+    assert s.execute("srun -h")[0].startswith("Usage: srun")
