@@ -192,7 +192,7 @@ class Sacct(sc.SlurmCommand):
             return 0
         rows: list[Row] = []
         for job in sorted(jobs, key=lambda j: (j.submit_s, j.job_id)):
-            for record in [*(job.earlier_runs if args.duplicates else []), job]:
+            for record in (r for r in _records(args, job) if _state_wanted(args, r)):
                 rows.append(Row(cluster, record, None))
                 if not args.allocations:
                     rows += [Row(cluster, record, step) for step in job_steps(record)]
@@ -211,6 +211,17 @@ class Sacct(sc.SlurmCommand):
             else:
                 ctx.outln(" ".join(_cell(v, w, left) for v, (_, w, left, _) in zip(values, columns)) + " ")
         return 0
+
+
+def _records(args: argparse.Namespace, job: Job) -> list[Job]:
+    """The job's records: its current run, after its requeued runs with ``--duplicates``."""
+    return [*job.earlier_runs, job] if args.duplicates else [job]
+
+
+def _state_wanted(args: argparse.Namespace, record: Job) -> bool:
+    """Whether ``--state`` (names or codes: ``REQUEUED``, ``RQ``) lets the record through."""
+    wanted = {s.upper() for a in args.state or [] for s in a.split(",") if s}
+    return not wanted or record.state in wanted or sc.JOB_CODES.get(record.state) in wanted
 
 
 def _cell(value: str, width: int, left: bool) -> str:
@@ -267,8 +278,7 @@ def _select(ctx: Context, args: argparse.Namespace) -> list[Job]:
     if end is not None:
         jobs = [j for j in jobs if (j.start_s if j.start_s is not None else j.submit_s) <= end]
     if args.state:
-        wanted = {s.upper() for a in args.state for s in a.split(",") if s}
-        jobs = [j for j in jobs if j.state in wanted or sc.JOB_CODES.get(j.state) in wanted]
+        jobs = [j for j in jobs if any(_state_wanted(args, r) for r in _records(args, j))]
     if args.nodelist:
         try:
             nodes = set(expand_hostlist(args.nodelist))

@@ -713,6 +713,8 @@ def _update(ctx: Context, words: list[str]) -> int:
         if name not in slurm.node_state:
             raise ctx.fail("slurm_update error: Invalid node name specified")
     state = fields.get("state", "").lower()
+    if state == "cancel_reboot":
+        return slurm_admin.cancel_reboot(ctx, [fields["nodename"]])
     reason = fields.get("reason", "")
     if state in ("drain", "down") and not reason:
         raise ctx.fail("You must specify a reason when DOWNING or DRAINING a node. Request denied")

@@ -134,6 +134,14 @@ def test_cancel_reboot_undoes_an_asap_drain_before_the_reboot_is_issued():
     assert s.execute("scontrol cancel_reboot node08") == ("slurm_update error: Reboot already in progress\n", 1)
 
 
+def test_update_state_cancel_reboot_cancels_like_cancel_reboot():
+    s = Session()
+    s.execute("scontrol reboot node08")
+    assert s.execute("scontrol update nodename=node08 state=cancel_reboot") == ("", 0)
+    s.execute("sleep 30")
+    assert lines(s, "sinfo -h -n node08 -o '%t|%E'") == ["idle|none"]
+
+
 def test_reboot_errors():
     for line, message in [("scontrol reboot", "Missing node list. Specify ALL|<NodeList>"),
                           ("scontrol reboot node99", "scontrol_reboot_nodes error: Invalid node name specified"),
@@ -159,6 +167,13 @@ def test_requeue_returns_a_running_batch_job_to_pending_and_keeps_its_run_for_sa
         "48213          REQUEUED     node[01-04] ", "48213           PENDING   None assigned "]
     s.execute("sleep 125")
     assert lines(s, "squeue -h -j 48213 -o '%T %N'") == ["RUNNING node[01-04]"]
+
+
+def test_sacct_state_filter_finds_requeued_runs_only_with_duplicates():
+    s = Session()
+    s.execute("scontrol requeue 48213")
+    assert lines(s, "sacct -n -X -s RQ -o JobID,State") == []
+    assert lines(s, "sacct -n -X -D -s REQUEUED -o JobID,State") == ["48213          REQUEUED "]
 
 
 def test_requeuehold_holds_the_job_until_released():
