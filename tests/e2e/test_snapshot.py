@@ -1,7 +1,8 @@
 """Start-up from a memory snapshot the browser made itself, and every way back to a normal load.
 
 The first load of a visit boots Pyodide normally and, once the terminal is
-idle, stores a snapshot; later loads restore it (``data-mdx-runtime``). A
+idle, stores a snapshot in the origin private file system; later loads start
+the worker from the page's <head> and restore it (``data-mdx-runtime``). A
 damaged, foreign or stale snapshot is never used: the terminal loads normally
 and the learner's lab state and history are still there.
 """
@@ -9,6 +10,7 @@ and the learner's lab state and history are still there.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import zipfile
 from hashlib import sha256
@@ -18,7 +20,7 @@ from .site import SiteServer
 from .terminal import INPUT, OUTPUT, TERMINAL, run, wait_ready
 
 LAB_PAGE = "guides/training-step/"
-CACHE = "mdx-runtime-snapshot-v1"
+FOLDER = "mdx-runtime-snapshot-v2"
 STORE_TIMEOUT = 120000
 
 
@@ -52,28 +54,53 @@ def assert_state_survived(page) -> None:
 
 
 def stored_keys(page) -> list[str]:
-    return page.evaluate("async (name) => (await (await caches.open(name)).keys()).map((r) => r.url)", CACHE)
+    """The keys of the snapshot files in the site's private file system (names without digest and suffix)."""
+    names = page.evaluate(
+        """async (name) => {
+          const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle(name);
+          const names = [];
+          for await (const handle of dir.values()) names.push(handle.name);
+          return names;
+        }""",
+        FOLDER,
+    )
+    return [re.sub(r"(\.[0-9a-f]{64}\.heap|\.skip)$", "", name) for name in names]
 
 
 def damage(page, how: str) -> None:
     """Rewrite the stored snapshot: flip heap bytes (digest left stale) or change its build id (digest fixed up)."""
     page.evaluate(
-        """async ([name, how]) => {
-          const cache = await caches.open(name);
-          const [key] = await cache.keys();
-          const response = await cache.match(key);
-          const bytes = new Uint8Array(await response.arrayBuffer());
-          const headers = Object.fromEntries(response.headers);
+        r"""async ([name, how]) => {
+          const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle(name);
+          let file;
+          for await (const handle of dir.values()) file = handle;
+          const bytes = new Uint8Array(await (await file.getFile()).arrayBuffer());
+          let target = file.name;
           if (how === "heap") {
             for (let i = 0; i < 4096; i++) bytes[bytes.length / 2 + i] ^= 0xff;
           } else {
             bytes[20] ^= 0xff;  // inside the build id: Pyodide refuses to restore it
             const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-            headers["x-mdx-snapshot-sha256"] = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+            const hex = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+            target = file.name.replace(/[0-9a-f]{64}\.heap$/, `${hex}.heap`);
+            await dir.removeEntry(file.name);
           }
-          await cache.put(key, new Response(bytes, { headers }));
+          const writable = await (await dir.getFileHandle(target, { create: true })).createWritable();
+          await writable.write(bytes);
+          await writable.close();
         }""",
-        [CACHE, how],
+        [FOLDER, how],
+    )
+
+
+def worker_started_before_modules(page) -> bool:
+    """Whether the page fetched the worker before its terminal modules: prestart.js started it from <head>."""
+    return page.evaluate(
+        """() => {
+          const start = (suffix) => performance.getEntriesByType("resource")
+            .find((entry) => entry.name.endsWith(suffix))?.startTime;
+          return start("/terminal/worker.js") < start("/terminal/main.js");
+        }"""
     )
 
 
@@ -82,6 +109,7 @@ def test_the_second_load_restores_from_the_snapshot_with_state_and_history(page,
     assert len(stored_keys(page)) == 1
     reload(page)
     assert runtime_of(page) == "snapshot"
+    assert worker_started_before_modules(page)
     assert_state_survived(page)
     assert run(page, "hostname").endswith("login01\n")
 
@@ -90,6 +118,7 @@ def test_snapshots_turned_off_by_the_address_load_normally(page, site):
     first_visit(page, site.url)
     reload(page, "?snapshot=off")
     assert runtime_of(page) == "fresh"
+    assert not worker_started_before_modules(page)
     assert_state_survived(page)
 
 

@@ -37,7 +37,7 @@ export const Failure = Object.freeze({
 /** The localStorage key that turns start-up snapshots off in this browser ("off"). */
 export const SNAPSHOT_SETTING = "mdx-terminal:snapshot";
 
-/** localStorage: "1" while this browser holds a usable snapshot, so the next page load starts the runtime at once. */
+/** localStorage: "1" while this browser holds a usable snapshot, so prestart.js starts the next page's runtime at once. */
 const SNAPSHOT_HELD = "mdx-terminal:snapshot-held";
 
 function remember(held) {
@@ -46,15 +46,6 @@ function remember(held) {
     else localStorage.removeItem(SNAPSHOT_HELD);
   } catch {
     // storage disabled: the runtime starts when the page is idle
-  }
-}
-
-/** Whether a snapshot is (very likely) stored: starting from it costs little, so start at once. */
-export function snapshotHeld() {
-  try {
-    return snapshotsWanted() && localStorage.getItem(SNAPSHOT_HELD) === "1";
-  } catch {
-    return false;
   }
 }
 
@@ -110,28 +101,43 @@ export class Runtime {
     }
   }
 
-  /** Start the worker (once). Safe to call again. */
+  /** Start the worker (once), or adopt the one prestart.js started. Safe to call again. */
   start() {
     if (this.worker || this.state === "failed") return;
     const failure = environmentFailure();
     if (failure) return this.fail(failure);
+    const prestarted = window.mdxPrestarted?.take();
     try {
-      const url = new URL("./worker.js", import.meta.url);
-      if (!snapshotsWanted()) url.searchParams.set("snapshot", "off");
-      this.worker = new Worker(url, { type: "module" });
+      if (prestarted) {
+        this.worker = prestarted.worker;
+      } else {
+        const url = new URL("./worker.js", import.meta.url);
+        if (!snapshotsWanted()) url.searchParams.set("snapshot", "off");
+        this.worker = new Worker(url, { type: "module" });
+      }
     } catch {
       return this.fail(Failure.NO_WORKER);
     }
-    this.worker.addEventListener("message", (event) => this.receive(event.data));
-    this.worker.addEventListener("error", (event) => {
+    const failed = (event) => {
       event.preventDefault();
       this.fail(Failure.RUNTIME(event.message || "the worker script could not be loaded"));
-    });
+    };
+    this.worker.addEventListener("message", (event) => this.receive(event.data));
+    this.worker.addEventListener("error", failed);
     this.state = "loading";
     this.timer = setTimeout(() => {
       if (this.state === "loading") this.fail(Failure.TIMEOUT);
     }, LOAD_TIMEOUT_MS);
     this.emit();
+    for (const event of prestarted?.events ?? []) {
+      if (event.type === "error") failed(event);
+      else this.receive(event.data);
+    }
+  }
+
+  /** Whether the worker is already starting (prestart.js found a snapshot held): start at once. */
+  prestarted() {
+    return Boolean(window.mdxPrestarted);
   }
 
   /** Replace an unresponsive worker; terminals reopen their sessions. */

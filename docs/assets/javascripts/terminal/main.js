@@ -2,15 +2,15 @@
  * Mounts the page's terminal each time Material shows a page (document$
  * emits after the first load and after every in-site click), wires the
  * "Run in terminal" buttons of `console` code blocks, and starts the runtime
- * once the browser is idle, or at once when this browser holds a start-up
- * snapshot (restoring one is cheap, and the terminal is ready sooner).
+ * once the browser is idle, or adopts at once the worker prestart.js started
+ * because this browser holds a start-up snapshot.
  *
  * A URL such as `?lab=late-rank&seed=7` opens that lab and seed instead of
  * the page's own.
  */
 
-import { runtime, snapshotHeld } from "./client.js";
-import { Terminal } from "./terminal.js";
+import { runtime } from "./client.js";
+import { Terminal, variantLabel } from "./terminal.js";
 
 const LAB_ID = /^[a-z0-9][a-z0-9-]{0,63}$/;
 
@@ -54,7 +54,7 @@ function addRunButtons(root, terminal) {
 
 function showVariant(el, { lab, seed }) {
   const label = el.querySelector("[data-mdx-variant]");
-  if (label) label.textContent = (lab === "sandbox" ? "healthy cluster" : `lab ${lab}`) + (seed ? ` · seed ${seed}` : "");
+  if (label) label.textContent = variantLabel(lab, seed);
 }
 
 function mount(doc) {
@@ -74,7 +74,7 @@ function mount(doc) {
 
 function startWhenIdle() {
   const start = () => runtime.start();
-  if (snapshotHeld()) return start();
+  if (runtime.prestarted()) return start();
   if ("requestIdleCallback" in window) requestIdleCallback(start, { timeout: 3000 });
   else setTimeout(start, 1000);
 }

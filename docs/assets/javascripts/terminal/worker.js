@@ -61,7 +61,7 @@ async function countingFetch(input, init) {
     post({ type: Msg.FATAL, message: `${path.split("/").pop()} could not be fetched (HTTP ${response.status})` });
     return response;
   }
-  if (!response.body) return response;
+  if (!response.body || bytes.stage === Stage.RESTORING) return response; // a restore needs no byte count
   bytes.total += Number(response.headers.get("content-length")) || 0;
   tracking += 1;
   countBytes(response.clone().body);
@@ -125,16 +125,24 @@ class Damaged extends Error {}
  *
  * The snapshot holds every emulator module and the parsed labs, so the first
  * commands read no file; the wheel's files are unpacked again once the
- * terminal is idle (`unpackLater`).
+ * terminal is idle (`unpackLater`); only then is the wheel downloaded.
  */
-async function restore(loadPyodide, indexURL, found, wheelPromise) {
+async function restore(loadPyodide, indexURL, found, wheel) {
+  // Compiling (from Chromium's code cache, on a repeat visit) overlaps the digest and Pyodide's own start-up.
+  const compiled = WebAssembly.compileStreaming(plainFetch(new URL("pyodide.asm.wasm", indexURL)));
+  compiled.catch(() => {}); // awaited inside loadPyodide
   // The digest was computed while Pyodide's script loaded; a damaged heap is never restored.
   if (!(await found.intact)) throw new Damaged("the stored snapshot is damaged");
-  const undo = snapshots.growMemoryWhileLoading(found.bytes);
+  const undo = snapshots.prepareInstantiation(found.bytes, compiled);
+  // Pyodide fetches pyodide.asm.wasm itself too: it gets a stand-in, since the module compiled above is used.
+  const fetching = self.fetch;
+  self.fetch = (input, init) =>
+    String(input).endsWith("/pyodide.asm.wasm") ? Promise.resolve(new Response(null)) : fetching(input, init);
   let pyodide;
   try {
     pyodide = await loadPyodide({ indexURL, _loadSnapshot: found.bytes, ...quiet });
   } finally {
+    self.fetch = fetching;
     undo();
   }
   // Every restore starts from the same random state: reseed from the browser's entropy.
@@ -143,7 +151,7 @@ async function restore(loadPyodide, indexURL, found, wheelPromise) {
   if (module.incomplete("for x in a; do") !== "true" || module.incomplete("echo ok") !== "false") {
     throw new Error("the restored emulator does not answer as it should");
   }
-  unpackLater = () => wheelPromise.then((wheel) => install(pyodide, wheel)).catch(() => {});
+  unpackLater = () => wheel().then((bytes) => install(pyodide, bytes)).catch(() => {});
   return module;
 }
 
@@ -191,7 +199,7 @@ async function loadRuntime() {
   const started = performance.now();
   progress(Stage.MANIFEST);
   const manifestPromise = fetchOk(MANIFEST_URL, "The runtime manifest").then((response) => response.json());
-  const keyPromise = manifestPromise.then((m) => snapshots.snapshotKey(MANIFEST_URL, m.pyodideVersion, m.sha256));
+  const keyPromise = manifestPromise.then((m) => snapshots.snapshotKey(m.pyodideVersion, m.sha256));
   keyPromise.catch(() => {}); // a failed manifest is reported just below
   // The stored snapshot is read while the manifest is fetched; the manifest then says whether it fits.
   const stored = SNAPSHOTS_WANTED ? snapshots.read(keyPromise) : Promise.resolve({ missing: "turned off", skip: true });
@@ -199,8 +207,8 @@ async function loadRuntime() {
   const key = await keyPromise;
   const pyodideURL = new URL(manifest.pyodide, MANIFEST_URL);
   progress(Stage.RUNTIME);
-  const wheelPromise = fetchWheel(manifest);
-  wheelPromise.catch(() => {}); // awaited below; a failure is reported there
+  let wheelPromise = null;
+  const wheel = () => (wheelPromise ??= fetchWheel(manifest));
   const asm = import(new URL("pyodide.asm.mjs", pyodideURL).href); // loadPyodide imports it too: start it now
   asm.catch(() => {});
   const { loadPyodide } = await import(new URL("pyodide.mjs", pyodideURL).href);
@@ -210,7 +218,7 @@ async function loadRuntime() {
   if (found.bytes) {
     progress(Stage.RESTORING);
     try {
-      const module = await restore(loadPyodide, pyodideURL.href, found, wheelPromise);
+      const module = await restore(loadPyodide, pyodideURL.href, found, wheel);
       post({ type: Msg.LOADED, runtime: "snapshot", note, ms: Math.round(performance.now() - started) });
       return module;
     } catch (error) {
@@ -229,13 +237,14 @@ async function loadRuntime() {
     }
   }
   if (found.damaged) note = "The terminal's saved start-up copy was damaged, so it started normally.";
+  wheel().catch(() => {}); // downloads beside Pyodide; awaited below, where a failure is reported
   const pyodide = await loadPyodide({ indexURL: pyodideURL.href, ...quiet });
   progress(Stage.WHEEL);
-  const wheel = await wheelPromise;
-  install(pyodide, wheel);
+  const bytes = await wheel();
+  install(pyodide, bytes);
   progress(Stage.SESSION);
   const module = pyodide.pyimport("emulator.web");
-  if (!found.skip) maker = { indexURL: pyodideURL.href, wheel: wheel.slice(0), key };
+  if (!found.skip) maker = { indexURL: pyodideURL.href, wheel: bytes.slice(0), key };
   post({ type: Msg.LOADED, runtime: "fresh", note, reason: found.missing ?? null,
          ms: Math.round(performance.now() - started) });
   return module;
@@ -297,7 +306,8 @@ async function run(id, sid, line) {
     }
     if (step.done) {
       running.delete(sid);
-      post({ type: Msg.DONE, id, status: step.status, prompt: step.prompt, state: null });
+      post({ type: Msg.DONE, id, status: step.status, prompt: step.prompt, state: null,
+             lab: step.lab, seed: step.seed, title: step.title, goal: step.goal });
       return;
     }
     await sleep(Math.min(Math.max(Number(step.pause) || 0, 0) * 1000, MAX_PAUSE_MS));
