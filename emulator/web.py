@@ -30,9 +30,7 @@ a JSON string (or None). Sessions live in this module, keyed by ``sid``.
     what may replace it (the longest common prefix, or the single match
     followed by a space).
 ``snapshot(sid) -> str``
-    JSON with a ``"schema"`` version, enough to restore the whole session;
-    its ``"current"`` is ``{"lab", "seed", "title", "goal"}`` of the lab the
-    session is in now, for a page that learns of a ``lab start`` this way.
+    JSON with a ``"schema"`` version, enough to restore the whole session.
 ``reset(sid) -> str``
     Fresh state for the lab and seed the session was opened with (not one a
     ``lab start`` switched to); same shape as ``open_session``.
@@ -154,8 +152,7 @@ def complete(sid: str, line: str) -> str:
 
 
 def snapshot(sid: str) -> str:
-    session = _session(sid)
-    return json.dumps({**session.snapshot(), "current": _variant(session)})
+    return json.dumps(_session(sid).snapshot())
 
 
 def reset(sid: str) -> str:

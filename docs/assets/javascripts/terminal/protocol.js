@@ -20,8 +20,10 @@
  *   {type: SAVED,      stored, reason, bytes, ms}   once, when a snapshot was made (or could not be)
  *   {type: READY,      id, sid, banner, prompt, lab, seed, notice}   reply to OPEN and RESET
  *   {type: OUTPUT,     id, chunks}            chunks: [[stream, text], ...] of a RUN
- *   {type: DONE,       id, status, prompt, state, more}   end of a RUN (state null) or reply to SNAPSHOT;
- *                                         more: true when the RUN's text needs another line (not run)
+ *   {type: DONE,       id, status, prompt, state, more, lab, seed, title, goal}   end of a RUN (state
+ *                                         null) or reply to SNAPSHOT; more: true when the RUN's text needs
+ *                                         another line (not run); lab..goal: the lab the session is in
+ *                                         after the RUN (a `lab start` changes it)
  *   {type: COMPLETION, id, start, matches, common}
  *   {type: ERROR,      id, message}           one request failed; the runtime is fine
  *   {type: FATAL,      message}               the runtime cannot start or has died

@@ -46,7 +46,7 @@ runtime.listen(({ restarted }) => {
 });
 
 /** How the bar names a lab and seed: "lab late-rank · seed 7", or "healthy cluster". */
-function variantLabel(lab, seed) {
+export function variantLabel(lab, seed) {
   return (lab === "sandbox" ? "healthy cluster" : `lab ${lab}`) + (seed ? ` · seed ${seed}` : "");
 }
 
@@ -57,15 +57,6 @@ function element(tag, text, dataset = {}, attributes = {}) {
   Object.assign(made.dataset, dataset);
   for (const [name, value] of Object.entries(attributes)) made.setAttribute(name, value);
   return made;
-}
-
-/** The lab a session's snapshot says it is in now (emulator.web.snapshot's "current"), or null. */
-function currentLab(state) {
-  try {
-    return JSON.parse(state).current ?? null;
-  } catch {
-    return null;
-  }
 }
 
 function megabytes(n) {
@@ -345,6 +336,7 @@ export class Terminal {
             this.pending = [];
           }
           this.finish(busy, m.prompt, collected);
+          this.follow(m);
         },
         onError: (message) => {
           if (/KeyError/.test(message) && !busy.retried) {
@@ -387,7 +379,6 @@ export class Terminal {
         onDone: (m) => {
           this.record.state = m.state;
           store.save(this.record);
-          this.follow(currentLab(m.state));
         },
       },
     );
