@@ -268,6 +268,30 @@ class BMC:
 
 
 @dataclass
+class DcgmJobRecord:
+    """A job the DCGM host engine records statistics for (``dcgmi stats -s``), offsets in seconds."""
+
+    group: int
+    start_s: float
+    end_s: float | None = None
+
+
+@dataclass
+class DcgmStats:
+    """The DCGM host engine's process and job statistics; they live until the host reboots.
+
+    Jobs the Slurm prolog records are derived from the scheduler; these are what
+    ``dcgmi stats`` typed on the host added or removed.
+    """
+
+    #: Groups whose process watches ``dcgmi stats -e`` turned on, with when.
+    watched: dict[int, float] = field(default_factory=dict)
+    jobs: dict[str, DcgmJobRecord] = field(default_factory=dict)
+    #: Job IDs removed with ``-r`` or ``-a`` (the prolog's records included).
+    removed: set[str] = field(default_factory=set)
+
+
+@dataclass
 class BootRecord:
     offset_s: float            # boot instant relative to the clock's start
     kernel: str

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from .catalog import VERSIONS, Versions
 from .clock import SimClock
-from .hardware import BMC, GPU, NIC, BlockDevice, Cpu, HostHealth, KernelEvent, PCIeSwitch, Service
+from .hardware import BMC, GPU, NIC, BlockDevice, Cpu, DcgmStats, HostHealth, KernelEvent, PCIeSwitch, Service
 from .scheduler import SlurmState
 from .storage import LocalDisk, ParallelFS
 from .training import TrainingRun
@@ -30,6 +30,8 @@ class Hardware:
     services: dict[str, Service] = field(default_factory=dict)
     kernel_log: list[KernelEvent] = field(default_factory=list)
     nvswitches: int = 0
+    #: The DCGM host engine's job and process statistics (``dcgmi stats``).
+    dcgm: DcgmStats = field(default_factory=DcgmStats)
 
 
 @dataclass

@@ -21,6 +21,7 @@ from .ids import rng
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import Cluster, Node
+    from .scheduler import Job
 
 #: Process name the driver reports for a PyTorch rank.
 PROCESS_NAME = "/usr/bin/python3"
@@ -78,8 +79,8 @@ def gpu_speed_factor(gpu: GPU) -> float:
     return sm_clock_under_load(gpu) / H100.max_sm_mhz
 
 
-def processes(cluster: Cluster, node: Node, gpu: GPU) -> list[GpuProcess]:
-    """The compute processes on ``gpu``: one per running job that owns it.
+def processes(cluster: Cluster, node: Node, gpu: GPU, at: float | None = None) -> list[GpuProcess]:
+    """The compute processes on ``gpu``: one per running job that owns it (at offset ``at``; default now).
 
     A GPU outside the NVLink fabric (Fabric Manager down) has none: CUDA cannot
     initialise on it, so no rank holds a context there. Once the launcher has
@@ -91,10 +92,10 @@ def processes(cluster: Cluster, node: Node, gpu: GPU) -> list[GpuProcess]:
 
     run = cluster.training
     torn_down = failed_at(cluster)
-    run_gone = torn_down is not None and cluster.clock.elapsed >= torn_down
+    run_gone = torn_down is not None and _instant(cluster, at) >= torn_down
     found: list[GpuProcess] = []
     for job in cluster.slurm.jobs:
-        if job.state != "RUNNING" or node.name not in job.nodes:
+        if node.name not in job.nodes or not _running(job, at):
             continue
         pid = 0
         if run is not None and job.job_id == run.job_id:
@@ -109,6 +110,13 @@ def processes(cluster: Cluster, node: Node, gpu: GPU) -> list[GpuProcess]:
     return found
 
 
+def _running(job: Job, at: float | None) -> bool:
+    """Whether ``job`` runs now (None) or ran at offset ``at``."""
+    if at is None:
+        return job.state == "RUNNING"
+    return job.start_s is not None and job.start_s <= at and (job.end_s is None or at < job.end_s)
+
+
 def _instant(cluster: Cluster, at: float | None) -> float:
     return cluster.clock.elapsed if at is None else at
 
@@ -118,7 +126,7 @@ def sample(cluster: Cluster, node: Node, gpu: GPU, at: float | None = None) -> R
     t = _instant(cluster, at)
     jitter = rng(cluster.seed, node.name, "gpu", gpu.index, "sample", int(t))
     base = rng(cluster.seed, node.name, "gpu", gpu.index, "load")
-    procs = processes(cluster, node, gpu)
+    procs = processes(cluster, node, gpu, at)
     held = frozenset(r for r in gpu.clock_event_reasons if r != "Idle")
     busy = bool(procs)
     if not busy:

@@ -23,6 +23,7 @@ from ..cluster.catalog import H100
 from ..cluster.hardware import GPU
 from ..cluster.ids import rng
 from ..cluster.model import Node
+from . import dcgm_stats
 from .base import Command, Context, Outcome
 
 NO_HOSTENGINE = ("Error: unable to establish a connection to the specified host: localhost\n"
@@ -39,6 +40,7 @@ USAGE = """\
     dmon        Stats monitoring of GPUs
     health      Monitor the health of the system
     group       GPU group management
+    stats       Process statistics
 
  Options:
     -h  --help  Displays usage information and exits.
@@ -489,16 +491,17 @@ def health_json(findings: list[tuple[GPU, str, str, str]]) -> str:
 
 class Dcgmi(Command):
     name = "dcgmi"
-    summary = "NVIDIA Data Center GPU Manager CLI: discovery, diag, dmon, health"
+    summary = "NVIDIA Data Center GPU Manager CLI: discovery, diag, dmon, health, stats"
     section = "GPU"
     parses_args = False
-    notes = "DCGM 3.3.9. diag -r 1|2|3 advances the simulated clock by the run's length."
+    notes = ("DCGM 3.3.9. diag -r 1|2|3 advances the simulated clock by the run's length. stats -j JOBID [-v] "
+             "reports a Slurm job's GPUs (the prolog records each job on every node it runs on).")
 
     def option_strings(self) -> list[str]:
         return ["-h", "--help", "-v", "--version"]
 
     def subcommands(self) -> list[str]:
-        return ["discovery", "diag", "dmon", "health", "group"]
+        return ["discovery", "diag", "dmon", "health", "group", "stats"]
 
     def help_text(self) -> str:
         return USAGE
@@ -513,7 +516,7 @@ class Dcgmi(Command):
             return 0
         sub, rest = argv[0], argv[1:]
         handlers = {"discovery": self._discovery, "diag": self._diag, "dmon": self._dmon, "health": self._health,
-                    "group": self._group}
+                    "group": self._group, "stats": self._stats}
         if sub not in handlers:
             ctx.err(f"dcgmi: unrecognized subsystem '{sub}'\n{USAGE}")
             return 255
@@ -642,6 +645,9 @@ class Dcgmi(Command):
                     since_header = 0
                 since_header += 1
         return 0
+
+    def _stats(self, ctx: Context, argv: list[str]) -> int:
+        return dcgm_stats.run(ctx, self._opts(ctx, "stats", argv, dcgm_stats.SHORT, dcgm_stats.LONG))
 
     def _health(self, ctx: Context, argv: list[str]) -> int:
         opts = self._opts(ctx, "health", argv, "hcs:g:fj", ["help", "check", "set=", "group=", "fetch", "json"])

@@ -170,9 +170,25 @@ def _etc(cluster: Cluster, node: Node) -> Dir:
         "lsb-release": File("DISTRIB_ID=Ubuntu\nDISTRIB_RELEASE=22.04\nDISTRIB_CODENAME=jammy\n"
                             f"DISTRIB_DESCRIPTION=\"{v.os_name}\"\n"),
         "slurm/slurm.conf": File(lambda: _slurm_conf(cluster)),
+        "slurm/prolog.d/50-dcgm-stats.sh": File(_DCGM_PROLOG, mode=0o755, mtime=-8_640_000.0),
+        "slurm/epilog.d/50-dcgm-stats.sh": File(_DCGM_EPILOG, mode=0o755, mtime=-8_640_000.0),
         "timezone": File("Etc/UTC\n"),
     }
     return _tree(files)
+
+
+#: The site's prolog and epilog record each job's GPU statistics with DCGM (``dcgmi stats -j JOBID``).
+_DCGM_PROLOG = """#!/bin/bash
+# Record this job's GPU statistics with DCGM; read them on the node with: dcgmi stats -j $SLURM_JOB_ID -v
+dcgmi stats --enable --max-keep-age 604800 > /dev/null
+dcgmi stats --jstart "$SLURM_JOB_ID" > /dev/null
+exit 0
+"""
+_DCGM_EPILOG = """#!/bin/bash
+# Stop recording this job's GPU statistics; the record stays until the node reboots.
+dcgmi stats --jstop "$SLURM_JOB_ID" > /dev/null
+exit 0
+"""
 
 
 def _os_release(name: str) -> str:
@@ -215,6 +231,8 @@ def _slurm_conf(cluster: Cluster) -> str:
         "AccountingStorageType=accounting_storage/slurmdbd",
         "SlurmdTimeout=300",
         "ReturnToService=1",
+        "Prolog=/etc/slurm/prolog.d/*",
+        "Epilog=/etc/slurm/epilog.d/*",
         "",
     ]
     if cpu is not None and compute:
