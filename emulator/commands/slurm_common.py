@@ -341,14 +341,6 @@ def finish_job(cluster: Cluster, job: Job, status: int, at: float | None = None)
             cluster.slurm.node_state[n] = "drain"
 
 
-def end_closed_shells(ctx: Any) -> None:
-    """Finish interactive jobs (``srun --pty bash``) whose shell was left with ``exit``."""
-    open_hosts = {frame.host.name for frame in getattr(ctx.shell, "frames", [])}
-    for job in ctx.cluster.slurm.jobs:
-        if job.interactive and job.state == "RUNNING" and job.nodes[0] not in open_hosts:
-            finish_job(ctx.cluster, job, 0, ctx.clock.elapsed)
-
-
 # -- the command base ---------------------------------------------------------------------
 
 
@@ -375,10 +367,6 @@ class SlurmCommand(Command):
     usage_status = 1
     #: What ``--json`` prints (``the jobs``); empty for a client without ``--json``.
     json_help = ""
-
-    def main(self, ctx: Any) -> Any:
-        end_closed_shells(ctx)
-        return super().main(ctx)
 
     def parser(self) -> ArgumentParser:
         """The spec, with getopt_long's matching of unique long-option prefixes (``--state=`` for ``--states``)."""

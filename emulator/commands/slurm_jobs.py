@@ -241,6 +241,8 @@ class Srun(sc.SlurmCommand):
                 raise ctx.fail(f"srun: error: Unable to confirm allocation for job {jobid}: "
                                "Access/permission denied")
             nodes = job.nodes
+            if args.pty and posixpath.basename(args.command[0]) in SHELLS:  # a shell inside salloc
+                return _shell(ctx, job, posixpath.basename(args.command[0]))
             if args.nodelist:
                 nodes = [n for n in _expand(ctx, args.nodelist) if n in job.nodes]
             count = int(args.nodes) if args.nodes and str(args.nodes).isdecimal() else len(nodes)
@@ -261,19 +263,34 @@ class Srun(sc.SlurmCommand):
             job = new_job(ctx, req, name, "PENDING", args.command[0])
             start(cluster, job, chosen)
             if args.pty and posixpath.basename(args.command[0]) in SHELLS:
-                return _shell(ctx, job)
+                return _shell(ctx, job, posixpath.basename(args.command[0]))
             return _interactive(ctx, job, req, args)
         job = new_job(ctx, req, name, "PENDING", args.command[0])
         req.note_unavailable(cluster, job)
         return _wait_then_run(ctx, job, req, args)
 
 
-def _shell(ctx: Context, job: Job) -> int:
-    """``srun --pty bash``: a login shell on the first node; the job lasts until it exits."""
-    job.interactive = True
-    job.steps = [("extern", "RUNNING", "0:0")]
-    add_step(job, job.name, "RUNNING", "0:0")
-    ctx.shell.push_host(ctx.cluster.nodes[job.nodes[0]])
+def _shell(ctx: Context, job: Job, program: str) -> int:
+    """``srun --pty bash``: a shell on the job's first node, as one more step of the job.
+
+    Its ``exit`` ends the step; a job srun made for the shell alone ends with it.
+    """
+    cluster = ctx.cluster
+    alone = not job.steps
+    if alone:
+        job.interactive = True
+        job.steps = [("extern", "RUNNING", "0:0")]
+    number = add_step(job, program, "RUNNING", "0:0")
+    env = {k: v for k, v in task_env(cluster, job, job.nodes, 1, 0, 0, 0).items() if k not in HOST_OWN}
+
+    def leave() -> str:
+        job.steps = [(name, "COMPLETED", code) if name == number and state == "RUNNING" else (name, state, code)
+                     for name, state, code in job.steps]
+        if alone:
+            sc.finish_job(cluster, job, 0, ctx.clock.elapsed)
+        return ""
+
+    ctx.shell.start_shell(env, leave, cluster.nodes[job.nodes[0]])
     return 0
 
 

@@ -227,14 +227,22 @@ class Shell:
         self.frames.append(Frame(host, cwd))
         self._sync_env()
 
-    def start_shell(self, env: dict[str, str], leave: Callable[[], str]) -> None:
-        """A child shell on this host with ``env`` added (``salloc``); ``exit`` ends it, see :meth:`end_shell`."""
+    def start_shell(self, env: dict[str, str], leave: Callable[[], str], host: Node | None = None) -> None:
+        """A child shell with ``env`` added, here or on ``host`` (``salloc``, ``srun --pty bash``).
+
+        ``exit`` ends it, see :meth:`end_shell`.
+        """
         frame = self.frames[-1]
         parent = (dict(self.env), dict(self.vars), dict(self.aliases))
-        self.frames.append(Frame(frame.host, frame.cwd, frame.oldpwd, True, leave, parent))
+        if host is None or host is frame.host:
+            self.frames.append(Frame(frame.host, frame.cwd, frame.oldpwd, True, leave, parent))
+        else:
+            cwd = frame.cwd if self.fs_for(host).isdir(frame.cwd) else "/"
+            self.frames.append(Frame(host, cwd, "", True, leave, parent))
         level = self.env.get("SHLVL", "1")
         self.env.update(env)
         self.env["SHLVL"] = str(int(level) + 1 if level.isdecimal() else 1)
+        self._sync_env()
 
     def end_shell(self) -> None:
         """After ``exit`` in a child shell: bash says ``exit``, the parent's variables return, the command ends."""

@@ -63,6 +63,18 @@ def test_srun_inside_salloc_uses_its_task_count():
     assert lines(s, "srun -l hostname | sort") == ["0: node07", "1: node07", "2: node08", "3: node08"]
 
 
+def test_srun_pty_bash_inside_salloc_is_a_step_on_the_first_node():
+    s = Session()
+    s.execute("salloc -N2")
+    assert s.execute("srun --pty bash") == ("", 0)
+    assert lines(s, "hostname; echo $SLURM_JOB_ID $SLURM_PROCID $SLURMD_NODENAME") == ["node07", "48218 0 node07"]
+    assert lines(s, "sacct -n -j 48218 -o JobID,JobName,State")[-1] == "48218.0            bash    RUNNING "
+    assert s.execute("exit") == ("exit\n", 0)
+    assert lines(s, "hostname; echo x${SLURMD_NODENAME}x $SLURM_NNODES") == ["login01", "xx 2"]
+    assert lines(s, "sacct -n -j 48218 -o JobID,State")[-1] == "48218.0       COMPLETED "
+    assert lines(s, "squeue -h -j 48218 -o %T") == ["RUNNING"]  # the allocation outlives the step
+
+
 def test_unsatisfiable_requests_get_slurms_errors():
     for line, reason in [("salloc -N99", "Requested node configuration is not available"),
                          ("salloc --gres=gpu:9", "Requested node configuration is not available"),
