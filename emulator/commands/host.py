@@ -96,8 +96,9 @@ def pci_devices(node: Node) -> list[PciDev]:
 
 def _with_bridges(standalone: list[PciDev], switches: list[tuple[int, int, list[PciDev]]]) -> list[PciDev]:
     """Add the bridges: each PCIe switch (upstream port on bus B, one downstream port per endpoint, at
-    least two) hangs off a root port on root bus B-1; every other endpoint has a root port of its own
-    on the nearest root bus below it (bus 00 or 80 for the two sockets' integrated devices)."""
+    least two, and a second-stage port above an endpoint further down) hangs off a root port on root
+    bus B-1; every other endpoint has a root port of its own on the nearest root bus below it (bus 00
+    or 80 for the two sockets' integrated devices)."""
     devs = list(standalone)
     roots = sorted({0x00, 0x80} | {bus - 1 for bus, _, _ in switches})
     ports: dict[int, list[tuple[int, int, int]]] = {root: [] for root in roots}   # root → (sec, sub, numa)
@@ -108,8 +109,14 @@ def _with_bridges(standalone: list[PciDev], switches: list[tuple[int, int, list[
         last = max(lanes)
         devs.append(PciDev(f"{bus:02x}:00.0", "switch", numa, "pcieport", secondary=bus + 1, subordinate=last))
         for n, lane in enumerate(lanes):
-            devs.append(PciDev(f"{bus + 1:02x}:{n:02x}.0", "switch", numa, "pcieport", secondary=lane,
-                               subordinate=lane))
+            # An endpoint further down sits behind a second-stage port on the bus just above its own, the
+            # link the kernel names when it reports a degraded one ("limited by ... link at 0000:1a:00.0").
+            second = lane - 1 > bus + 1 and any(m.bus_number == lane for m in members)
+            devs.append(PciDev(f"{bus + 1:02x}:{n:02x}.0", "switch", numa, "pcieport",
+                               secondary=lane - 1 if second else lane, subordinate=lane))
+            if second:
+                devs.append(PciDev(f"{lane - 1:02x}:00.0", "switch", numa, "pcieport", secondary=lane,
+                                   subordinate=lane))
         devs += members
         ports[bus - 1].append((bus, last, numa))
     for dev in standalone:

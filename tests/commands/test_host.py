@@ -119,7 +119,7 @@ def test_lspci_tree_draws_every_function_lspci_lists_and_each_bridge_range():
     assert len(re.findall(r"(?<![0-9a-f:])[0-9a-f]{2}\.[0-7]", tree)) == len(flat)
     bridges = re.findall(r"^(\S+) .*\n(?:\t.*\n)*?\tBus: primary=\w+, secondary=(\w+), subordinate=(\w+)",
                          run(s, "lspci -vv"), re.M)
-    assert len(bridges) == sum(" PCI bridge: " in line for line in flat) == 56
+    assert len(bridges) == sum(" PCI bridge: " in line for line in flat) == 72
     for bus, secondary, subordinate in bridges:
         span = secondary if secondary == subordinate else f"{secondary}-{subordinate}"
         assert f"{bus[3:]}-[{span}]-" in tree, bus
@@ -127,7 +127,7 @@ def test_lspci_tree_draws_every_function_lspci_lists_and_each_bridge_range():
         bus = line[:2]
         if " PCI bridge: " not in line and " Host bridge: " not in line:
             assert f"-[{bus}]----00.0" in tree, line
-    assert "\\-01.0-[15-1b]----00.0-[16-1b]--+-00.0-[18]----00.0\n" in tree
+    assert "\\-01.0-[15-1b]----00.0-[16-1b]--+-00.0-[17-18]----00.0-[18]----00.0\n" in tree
 
 
 def test_lspci_tree_agrees_with_nvidia_smi_topology():
@@ -137,7 +137,7 @@ def test_lspci_tree_agrees_with_nvidia_smi_topology():
     node = s.cluster.nodes["node01"]
 
     def place(bus: str) -> int:
-        row = next(n for n, line in enumerate(tree) if f"-[{bus}]----00.0" in line)
+        row = next(n for n, line in enumerate(tree) if line.endswith(f"-[{bus}]----00.0"))
         return next(int(m.group(1), 16) for line in reversed(tree[:row + 1])
                     if (m := re.search(r"\[0000:([0-9a-f]{2})\]", line)))
 
@@ -156,4 +156,16 @@ def test_a_lost_gpu_keeps_its_place_in_the_tree():
     s = Session(seed=0)
     apply_fault(s.cluster, "xid", {"node": "node02", "gpu": 3, "code": 79})
     s.shell.push_host(s.cluster.nodes["node02"])
-    assert "\\-01.0-[61]----00.0  NVIDIA Corporation GH100 [H100 SXM5 80GB]\n" in run(s, "lspci -tv")
+    assert "\\-01.0-[60-61]----00.0-[61]----00.0  NVIDIA Corporation GH100 [H100 SXM5 80GB]\n" in run(s, "lspci -tv")
+
+
+def test_the_link_dmesg_blames_for_a_downgrade_is_the_bridge_above_the_gpu_in_the_tree():
+    from emulator.cluster.faults import apply_fault
+
+    s = Session(seed=0)
+    apply_fault(s.cluster, "pcie-downgrade", {"node": "node03", "gpu": 4, "gen": 4})
+    s.shell.push_host(s.cluster.nodes["node03"])
+    port = re.search(r"link at 0000:(\w\w:\w\w\.\w) ", run(s, "dmesg")).group(1)
+    assert port == "9c:00.0"
+    assert f"Bus: primary={port[:2]}, secondary=9d, subordinate=9d, sec-latency=0" in run(s, f"lspci -vv -s {port}")
+    assert "-[9c-9d]----00.0-[9d]----00.0  NVIDIA Corporation" in run(s, "lspci -tv")
