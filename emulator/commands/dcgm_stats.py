@@ -133,6 +133,8 @@ class GpuStats:
     seen: dict[int, list[tuple[float, telemetry.Reading]]] = field(default_factory=dict)
     health: str = "Healthy"
     incidents: list[tuple[str, str]] = field(default_factory=list)
+    #: Whether any sample was read (a GPU off the bus answers none: its figures print N/A).
+    sampled: bool = False
 
 
 def _triple(values: list[int]) -> tuple[int, int, int]:
@@ -163,6 +165,7 @@ def gpu_stats(ctx: Context, node: Node, gpu: GPU, start: float, end: float | Non
         for proc in telemetry.processes(ctx.cluster, node, gpu, at=t):
             stats.seen.setdefault(proc.pid, []).append((t, reading))
     if samples:
+        stats.sampled = True
         watts = [r.power_w for r in samples]
         stats.power = (sum(watts) / len(watts), max(watts), min(watts))
         stats.energy_j = int(stats.power[0] * span)
@@ -197,8 +200,10 @@ def gpu_stats(ctx: Context, node: Node, gpu: GPU, start: float, end: float | Non
 def summary(per_gpu: list[GpuStats], start: float, end: float | None) -> GpuStats:
     """The summary DCGM prints without ``-v``: sums, the mean of the means, the extremes."""
     total = GpuStats(-1, start, end)
+    per_gpu = [s for s in per_gpu if s.sampled] or per_gpu
     if not per_gpu:
         return total
+    total.sampled = any(s.sampled for s in per_gpu)
     order = {"Healthy": 0, "Warning": 1, "Failure": 2}
     total.energy_j = sum(s.energy_j for s in per_gpu)
     total.power = (sum(s.power[0] for s in per_gpu) / len(per_gpu), max(s.power[1] for s in per_gpu),
@@ -233,8 +238,10 @@ def _edge(ctx: Context, node: Node, gpu: GPU, pid: int, absent: float, present: 
     return round(present, 1)
 
 
-def _triple_text(values: tuple[int, int, int]) -> str:
-    return f"Avg: {values[0]}, Max: {values[1]}, Min: {values[2]}"
+def _triple_text(values: tuple[object, object, object] | None) -> str:
+    """``Avg: a, Max: b, Min: c``; None when nothing was sampled (DCGM's blank values)."""
+    shown = values or ("N/A", "N/A", "N/A")
+    return f"Avg: {shown[0]}, Max: {shown[1]}, Min: {shown[2]}"
 
 
 def report_block(ctx: Context, stats: GpuStats, verbose: bool, process: bool = False) -> list[str]:
@@ -256,15 +263,17 @@ def report_block(ctx: Context, stats: GpuStats, verbose: bool, process: bool = F
     lines.append(_section("Performance Stats"))
     lines.append(_row("Energy Consumed (Joules)", stats.energy_j))
     if not process:
-        lines.append(_row("Power Usage (Watts)", "Avg: {}, Max: {}, Min: {}".format(*map(num, stats.power))))
+        power = tuple(num(w) for w in stats.power) if stats.sampled else None
+        lines.append(_row("Power Usage (Watts)", _triple_text(power)))
     lines.append(_row("Max GPU Memory Used (bytes)" + ("    *" if process else ""), stats.max_memory_bytes))
     if verbose:
-        lines += [_row("SM Clock (MHz)", _triple_text(stats.sm_mhz)),
-                  _row("Memory Clock (MHz)", _triple_text(stats.mem_mhz)),
-                  _row("SM Utilization (%)", _triple_text(stats.sm_util)),
-                  _row("Memory Utilization (%)", _triple_text(stats.mem_util)),
-                  _row("PCIe Rx Bandwidth (megabytes)", "Avg: N/A, Max: N/A, Min: N/A"),
-                  _row("PCIe Tx Bandwidth (megabytes)", "Avg: N/A, Max: N/A, Min: N/A")]
+        read = stats.sampled
+        lines += [_row("SM Clock (MHz)", _triple_text(stats.sm_mhz if read else None)),
+                  _row("Memory Clock (MHz)", _triple_text(stats.mem_mhz if read else None)),
+                  _row("SM Utilization (%)", _triple_text(stats.sm_util if read else None)),
+                  _row("Memory Utilization (%)", _triple_text(stats.mem_util if read else None)),
+                  _row("PCIe Rx Bandwidth (megabytes)", _triple_text(None)),
+                  _row("PCIe Tx Bandwidth (megabytes)", _triple_text(None))]
     else:
         lines.append(_row("Clocks and PCIe Performance", "Available per GPU in verbose mode"))
     lines.append(_section("Event Stats"))

@@ -159,3 +159,16 @@ def test_a_recorded_job_survives_a_snapshot_and_restore():
     restored = Session.restore(s.snapshot())
     out, status = restored.execute("dcgmi stats -j warmup")
     assert status == 0 and "Successfully retrieved statistics for job: warmup. " in out
+
+
+def test_a_gpu_off_the_bus_counts_its_xid_and_reads_no_figures():
+    s = Session(lab="diagnostic-snapshot", seed=1)   # Xid 79 on node03 GPU 6
+    truth = s.cluster.truth()
+    assert truth["xid"] == "79"
+    s.execute(f"ssh {truth['node']}")
+    box = _gpu_box(s.execute("dcgmi stats -j 48213 -v")[0], int(truth["gpu"]))
+    assert _value(box, "Critical XID Errors") == "1"
+    assert _value(box, "Power Usage (Watts)") == _value(box, "SM Clock (MHz)") == "Avg: N/A, Max: N/A, Min: N/A"
+    assert _value(box, "Overall Health") == "Failure"
+    summary = s.execute("dcgmi stats -j 48213")[0]
+    assert not _value(summary, "Power Usage (Watts)").startswith("Avg: N/A")
