@@ -106,11 +106,13 @@ def _relinquish(ctx: Context, job: Job) -> str:
 
 
 def _time_out(ctx: Context, job: Job, at: float) -> None:
-    """The allocation reaches its time limit: slurmctld revokes it (state TIMEOUT)."""
+    """The allocation reaches its time limit: slurmctld revokes it (state TIMEOUT) and salloc says so."""
     if job.state != "RUNNING":
         return
     sc.finish_job(ctx.cluster, job, 0, at)
     job.state = "TIMEOUT"
+    ctx.shell.emit("err", f"salloc: Job {job.job_id} has exceeded its time limit and its allocation has been "
+                          "revoked.\n")
 
 
 def commands() -> list[Any]:

@@ -75,6 +75,18 @@ def test_srun_pty_bash_inside_salloc_is_a_step_on_the_first_node():
     assert lines(s, "squeue -h -j 48218 -o %T") == ["RUNNING"]  # the allocation outlives the step
 
 
+def test_the_time_limit_revokes_the_allocation_on_the_simulated_clock():
+    s = Session()
+    s.execute("salloc -N1 -t 1")
+    assert s.execute("sleep 30") == ("", 0)
+    assert s.execute("sleep 40")[0] == ("salloc: Job 48218 has exceeded its time limit and its allocation has been "
+                                        "revoked.\n")
+    assert lines(s, "sacct -X -n -j 48218 -o State,Elapsed") == ["   TIMEOUT   00:01:00 "]
+    assert lines(s, "sinfo -h -n node07 -o %t") == ["idle"]
+    assert s.execute("srun hostname")[1] == 1
+    assert s.execute("exit")[0] == "exit\n"
+
+
 def test_unsatisfiable_requests_get_slurms_errors():
     for line, reason in [("salloc -N99", "Requested node configuration is not available"),
                          ("salloc --gres=gpu:9", "Requested node configuration is not available"),
