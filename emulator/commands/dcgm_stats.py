@@ -263,7 +263,8 @@ def report_block(ctx: Context, stats: GpuStats, verbose: bool, process: bool = F
     lines.append(_section("Performance Stats"))
     lines.append(_row("Energy Consumed (Joules)", stats.energy_j))
     if not process:
-        power = tuple(num(w) for w in stats.power) if stats.sampled else None
+        avg, high, low = stats.power
+        power = (num(avg), num(high), num(low)) if stats.sampled else None
         lines.append(_row("Power Usage (Watts)", _triple_text(power)))
     lines.append(_row("Max GPU Memory Used (bytes)" + ("    *" if process else ""), stats.max_memory_bytes))
     if verbose:
