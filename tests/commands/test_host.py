@@ -169,3 +169,12 @@ def test_the_link_dmesg_blames_for_a_downgrade_is_the_bridge_above_the_gpu_in_th
     assert port == "9c:00.0"
     assert f"Bus: primary={port[:2]}, secondary=9d, subordinate=9d, sec-latency=0" in run(s, f"lspci -vv -s {port}")
     assert "-[9c-9d]----00.0-[9d]----00.0  NVIDIA Corporation" in run(s, "lspci -tv")
+
+
+def test_every_bus_id_nvidia_smi_reports_is_an_h100_in_the_tree():
+    s = on("node04")
+    tree = run(s, "lspci -tv")
+    buses = re.findall(r"Bus Id\s+: 00000000:(\w\w):00\.0", run(s, "nvidia-smi -q"))
+    assert len(buses) == 8
+    for bus in buses:
+        assert f"-[{bus.lower()}]----00.0  NVIDIA Corporation GH100 [H100 SXM5 80GB]\n" in tree
