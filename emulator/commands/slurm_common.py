@@ -180,7 +180,9 @@ def node_state(cluster: Cluster, name: str) -> NodeState:
     pending = cluster.slurm.reboots.get(name)
     if pending is None:
         return NodeState(short, long, code, responding)
-    return NodeState(short, long, code, responding, "issued" if pending.issued else "requested", pending.drain)
+    if pending.issued:  # slurmctld expects the silence of a rebooting node until ResumeTimeout
+        return NodeState(short, long, code, True, "issued", pending.drain)
+    return NodeState(short, long, code, responding, "requested", pending.drain)
 
 
 def busy(state: NodeState) -> bool:
