@@ -26,8 +26,9 @@ if TYPE_CHECKING:  # pragma: no cover
 #: ``ps`` state letter → the word ``/proc/<pid>/status`` spells out.
 STATES = {"R": "R (running)", "S": "S (sleeping)", "D": "D (disk sleep)", "I": "I (idle)", "T": "T (stopped)",
           "Z": "Z (zombie)"}
-#: Accounts that own processes, beyond the cluster's users (``ps`` truncates long names with ``+``).
-SYSTEM_UIDS = {"systemd+": 101, "nvidia-+": 113}
+#: Accounts as the hosts' passwd has them where they differ from Slurm's table: alice is 1001, as
+#: ``id`` and ``$UID`` say; the system accounts ``ps`` truncates with ``+``.
+HOST_UIDS = {"alice": 1001, "systemd+": 101, "nvidia-+": 113}
 
 
 def _reader(cluster: Cluster) -> Context:
@@ -71,7 +72,7 @@ def _pid_dir(cluster: Cluster, node: Node, proc: Proc) -> Dir:
 def uid_of(user: str) -> int:
     from ..commands.slurm_common import UIDS
 
-    return UIDS.get(user, SYSTEM_UIDS.get(user, 0))
+    return HOST_UIDS.get(user, UIDS.get(user, 0))
 
 
 def status(cluster: Cluster, node: Node, proc: Proc) -> str:

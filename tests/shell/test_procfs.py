@@ -23,7 +23,8 @@ def test_a_rank_status_agrees_with_ps_and_taskset():
     assert fields["State"] == "R (running)" and ps[1].startswith("R")
     assert fields["VmRSS"] == f"{int(ps[2]):>8} kB"
     assert fields["Threads"] == ps[3] == "97"
-    assert fields["Uid"] == "1000\t1000\t1000\t1000"
+    uid = s.execute("id -u")[0].strip()
+    assert fields["Uid"] == fields["Gid"] == "\t".join([uid] * 4) and uid == "1001"
     affinity = s.execute(f"taskset -cp {pid}")[0].rsplit(": ", 1)[1].strip()
     assert fields["Cpus_allowed_list"] == affinity == "0-55,112-167"
     assert fields["Cpus_allowed"] == "00000000,000000ff,ffffffff,ffff0000,00000000,00ffffff,ffffffff"
