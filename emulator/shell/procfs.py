@@ -29,6 +29,8 @@ STATES = {"R": "R (running)", "S": "S (sleeping)", "D": "D (disk sleep)", "I": "
 #: Accounts as the hosts' passwd has them where they differ from Slurm's table: alice is 1001, as
 #: ``id`` and ``$UID`` say; the system accounts ``ps`` truncates with ``+``.
 HOST_UIDS = {"alice": 1001, "systemd+": 101, "nvidia-+": 113}
+#: Supplementary groups, as ``id`` lists them (video 44, hpc-users 1500).
+GROUPS = {"alice": "44 1001 1500 "}
 
 
 def _reader(cluster: Cluster) -> Context:
@@ -85,7 +87,7 @@ def status(cluster: Cluster, node: Node, proc: Proc) -> str:
     lines = [("Name", proc.comm[:15]), ("Umask", "0022"), ("State", STATES.get(proc.state[0], proc.state[0])),
              ("Tgid", proc.pid), ("Ngid", 0), ("Pid", proc.pid), ("PPid", proc.ppid), ("TracerPid", 0),
              ("Uid", "\t".join([str(uid)] * 4)), ("Gid", "\t".join([str(uid)] * 4)),
-             ("FDSize", 256 if proc.vsz_kib else 64), ("Groups", f"{uid} " if uid else ""),
+             ("FDSize", 256 if proc.vsz_kib else 64), ("Groups", GROUPS.get(proc.user, f"{uid} " if uid else "")),
              ("NStgid", proc.pid), ("NSpid", proc.pid), ("NSpgid", proc.pid), ("NSsid", proc.pid)]
     if proc.vsz_kib:
         anon = int(proc.rss_kib * 0.9)
