@@ -443,6 +443,9 @@ def run(ctx: Context, raw: dict[str, str]) -> int:
     if action == "s":
         if not known or group == SWITCH_GROUP:
             raise ctx.fail("Error: Unable to start job for group. Return: The Group is not found.", NOT_CONFIGURED)
+        if not value:
+            raise ctx.fail("Error: Unable to start job for group. Return: Bad parameter passed to function.",
+                           BADPARAM)
         if value in records:
             raise ctx.fail("Error: Unable to start job for group. Return: This Job Id is in use. Please use another "
                            "job Id.", DUPLICATE)
@@ -493,6 +496,8 @@ def _number(ctx: Context, text: str, name: str, flag: str) -> int:
     """An integer argument as TCLAP reads it; a negative one is refused as dcgmi refuses it."""
     try:
         value = int(text, 0)
+        if value > 0x7FFFFFFF:   # TCLAP reads an int
+            raise ValueError(text)
     except ValueError:
         raise ctx.fail(f"Error: Couldn't read argument value from string '{text}' for arg {flag}.",
                        BADPARAM) from None

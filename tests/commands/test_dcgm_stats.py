@@ -124,6 +124,9 @@ def test_group_and_argument_errors_use_dcgm_wording():
     assert s.execute("dcgmi stats -g -1 -e") == (
         "Error: Positive value expected, negative value found for arg group.\n", 255)
     assert s.execute("dcgmi stats -p abc")[0].startswith("Error: Couldn't read argument value from string 'abc'")
+    assert s.execute("dcgmi stats -p 99999999999")[1] == 255
+    assert s.execute('dcgmi stats -s ""') == (
+        "Error: Unable to start job for group. Return: Bad parameter passed to function.\n", 255)
     assert s.execute("dcgmi stats -e -j 1")[1] == 255
     assert s.execute("dcgmi stats -d") == ("Process stats watches cannot be disabled at this time.\n", 0)
     assert s.execute("dcgmi stats -j")[1] == 255
