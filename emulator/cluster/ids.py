@@ -20,6 +20,12 @@ def gpu_uuid(r: random.Random) -> str:
     return f"GPU-{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
+def uuid4_hex(r: random.Random) -> str:
+    """A random (version 4, RFC 4122 variant) UUID as 32 hex digits, as the kernel makes a boot ID."""
+    bits = r.getrandbits(128) & ~(0xF000 << 64) & ~(0xC000 << 48) | (0x4000 << 64) | (0x8000 << 48)
+    return f"{bits:032x}"
+
+
 def serial(r: random.Random, prefix: str = "16549220") -> str:
     """A 13-digit board serial like NVIDIA's."""
     return prefix + f"{r.randrange(10**5):05d}"

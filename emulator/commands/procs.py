@@ -21,6 +21,7 @@ from ..cluster.ids import rng
 from ..cluster.model import Cluster, Node
 from ..cluster.scheduler import Job
 from ..shell.hostfs import load_average
+from ..shell.procfs import uid_of
 from .base import ArgumentParser, Command, Context, Outcome
 from .builtins import boot_offset
 from .fabric import getopt_error
@@ -416,13 +417,15 @@ PS_FIELDS = {
     "args": ("COMMAND", "<"), "cmd": ("CMD", "<"), "%cpu": ("%CPU", ">"), "pcpu": ("%CPU", ">"),
     "%mem": ("%MEM", ">"), "pmem": ("%MEM", ">"), "rss": ("RSS", ">"), "vsz": ("VSZ", ">"), "stat": ("STAT", "<"),
     "etime": ("ELAPSED", ">"), "time": ("TIME", ">"), "nlwp": ("NLWP", ">"), "tty": ("TT", "<"),
-    "lstart": ("STARTED", "<"), "start": ("STARTED", ">"), "psr": ("PSR", ">"),
+    "lstart": ("STARTED", "<"), "start": ("STARTED", ">"), "psr": ("PSR", ">"), "uid": ("UID", ">"),
+    "euid": ("EUID", ">"), "ruid": ("RUID", ">"),
 }
 
 
 #: procps' default column widths for -o fields.
 PS_WIDTHS = {"pid": 7, "ppid": 7, "user": 8, "comm": 15, "%cpu": 4, "pcpu": 4, "%mem": 4, "pmem": 4, "rss": 5,
-             "vsz": 6, "stat": 4, "etime": 11, "time": 8, "nlwp": 4, "tty": 8, "psr": 3}
+             "vsz": 6, "stat": 4, "etime": 11, "time": 8, "nlwp": 4, "tty": 8, "psr": 3, "uid": 5, "euid": 5,
+             "ruid": 5}
 
 
 class Ps(Command):
@@ -576,6 +579,8 @@ class Ps(Command):
         def value(p: Proc, f: str) -> str:
             if f == "psr":
                 return psr(p)
+            if f in ("uid", "euid", "ruid"):
+                return str(uid_of(p.user))
             etime = max(0, int(now - p.start_s))
             return {
                 "pid": str(p.pid), "ppid": str(p.ppid), "user": p.user, "comm": p.comm, "args": p.args,
@@ -700,6 +705,9 @@ class Taskset(Command):
         return result.status
 
 
+PGREP_USAGE = "\nUsage:\n pgrep [options] <pattern>\n\nFor more details see pgrep(1)."
+
+
 class Pgrep(Command):
     name = "pgrep"
     summary = "list the process IDs whose name (or, with -f, command line) matches a pattern"
@@ -714,7 +722,9 @@ class Pgrep(Command):
         parser.add_argument("-u", "--euid", metavar="USER", help="only processes of this user")
         parser.add_argument("-c", "--count", action="store_true", help="print the number of matches")
         parser.add_argument("-x", "--exact", action="store_true", help="the name must match exactly")
-        parser.add_argument("pattern", metavar="PATTERN", help="extended regular expression")
+        parser.add_argument("-n", "--newest", action="store_true", help="select only the newest matching process")
+        parser.add_argument("-o", "--oldest", action="store_true", help="select only the oldest matching process")
+        parser.add_argument("pattern", metavar="PATTERN", nargs="?", help="extended regular expression")
 
     def usage_error(self, message: str) -> str:
         """procps-ng's wording: an unknown option, then a pointer to the help."""
@@ -726,14 +736,18 @@ class Pgrep(Command):
             message = f"invalid option -- '{bad[1:2]}'"
         elif "required" in message:
             message = "no matching criteria specified"
-        return f"pgrep: {message}\n\nUsage:\n pgrep [options] <pattern>\n\nFor more details see pgrep(1)."
+        return f"pgrep: {message}\n{PGREP_USAGE}"
 
     def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
         assert args is not None
         from .text import RegexError, posix_regex
 
+        if args.newest and args.oldest:
+            raise ctx.fail(PGREP_USAGE.lstrip("\n"), 2)
+        if args.pattern is None and not (args.newest or args.oldest or args.euid):
+            raise ctx.fail(self.usage_error("the following arguments are required: PATTERN"), 2)
         try:
-            regex = re.compile(posix_regex(args.pattern, True))
+            regex = re.compile(posix_regex(args.pattern or "", True))
         except (re.error, RegexError) as exc:
             raise ctx.fail(f"pgrep: {exc}", 2) from None
         found = []
@@ -742,6 +756,10 @@ class Pgrep(Command):
             hit = regex.fullmatch(subject) if args.exact else regex.search(subject)
             if hit and (args.euid is None or proc.user == args.euid):
                 found.append(proc)
+        if found and (args.newest or args.oldest):
+            # procps-ng: the latest (earliest) start time; a tie goes to the higher (lower) PID.
+            pick = max if args.newest else min
+            found = [pick(found, key=lambda p: (p.start_s, p.pid))]
         if args.count:
             ctx.outln(str(len(found)))
         for proc in [] if args.count else found:

@@ -21,7 +21,7 @@ from ..cluster.scheduler import Job, job_ended
 from .base import ArgumentParser, Command, HelpRequested
 
 #: Accounts of the cluster's users: name → uid (the group has the same id).
-UIDS = {"root": 0, "slurm": 64030, "alice": 1000, "bob": 1001, "carol": 1002, "dave": 1003, "erin": 1004}
+UIDS = {"root": 0, "slurm": 64030, "alice": 1001, "bob": 1002, "carol": 1003, "dave": 1004, "erin": 1005}
 
 #: Job state → (short code for squeue %t, long name).
 JOB_CODES = {

@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from ..cluster.hardware import KernelEvent, Service
-from ..cluster.ids import rng
+from ..cluster.ids import rng, uuid4_hex
 from ..cluster.model import Node
 from .base import Command, Context, Outcome
 
@@ -500,7 +500,7 @@ def boot_starts(ctx: Context, node: Node) -> list[float]:
 
 def boot_id(ctx: Context, node: Node, start: float) -> str:
     """The 128-bit boot ID of the boot that began at ``start`` (``/proc/sys/kernel/random/boot_id``)."""
-    return f"{rng(ctx.cluster.seed, node.name, 'boot-id', start).getrandbits(128):032x}"
+    return uuid4_hex(rng(ctx.cluster.seed, node.name, 'boot-id', start))
 
 
 def _boot_ref(text: str) -> bool:

@@ -205,7 +205,7 @@ def test_sbatch_refuses_missing_files_and_scripts_without_a_shebang():
 def test_scancel_cancels_own_jobs_only():
     s = Session()
     assert s.execute("scancel 48217") == ("", 0)
-    assert s.execute("sacct -X -n -j 48217 -o State%20")[0].split() == ["CANCELLED", "by", "1000"]
+    assert s.execute("sacct -X -n -j 48217 -o State%20")[0].split() == ["CANCELLED", "by", "1001"]
     out, status = s.execute("scancel 48214")
     assert status == 1 and "Access/permission denied" in out
     assert s.execute("scancel 4") == ("scancel: error: Kill job error on job id 4: Invalid job id specified\n", 1)

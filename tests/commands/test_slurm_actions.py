@@ -106,7 +106,7 @@ def test_salloc_on_a_busy_node_queues_and_ctrl_c_revokes_the_request():
     run.interrupt()
     while run.step() is not None:
         pass
-    assert lines(s, "sacct -X -n -j 48218 -o State%20") == ["   CANCELLED by 1000 "]
+    assert lines(s, "sacct -X -n -j 48218 -o State%20") == ["   CANCELLED by 1001 "]
 
 
 # -- scontrol reboot ------------------------------------------------------------------
