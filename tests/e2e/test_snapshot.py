@@ -183,3 +183,27 @@ def test_a_new_wheel_invalidates_the_snapshot(page, site, tmp_path):
         assert runtime_of(page) == "snapshot"
     finally:
         server.close()
+
+
+def search_finds(page, words: str) -> list[str]:
+    """Open Material's search, type `words`, and return the titles of the results it lists."""
+    page.click("[data-md-component=search-query]")  # the header's search box, at this viewport's width
+    page.keyboard.type(words)
+    page.wait_for_selector(".md-search-result__item", timeout=15000)
+    return page.locator(".md-search-result__item h1").all_text_contents()
+
+
+def test_search_still_answers_on_a_page_started_from_the_snapshot(page, site):
+    """On such a load the search index waits for the terminal (prestart.js); it must still be built."""
+    first_visit(page, site.url)
+    reload(page)
+    assert runtime_of(page) == "snapshot"
+    assert any("NCCL" in title for title in search_finds(page, "NCCL"))
+
+
+def test_search_asked_for_before_the_terminal_is_ready_still_answers(page, site):
+    first_visit(page, site.url)
+    page.goto(page.url)
+    assert any("NCCL" in title for title in search_finds(page, "NCCL"))
+    wait_ready(page)
+    assert runtime_of(page) == "snapshot"

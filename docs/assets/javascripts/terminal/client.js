@@ -86,6 +86,8 @@ export class Runtime {
     this.noteShown = false;
     /** The snapshot maker's report {stored, reason, bytes, ms} once it has finished. */
     this.saved = null;
+    /** Whether the page heard `mdx:runtime-settled` (the runtime first became ready or failed). */
+    this.settled = false;
   }
 
   /** Hear state changes: listener({state, progress, failure, restarted}). */
@@ -95,6 +97,10 @@ export class Runtime {
   }
 
   emit(extra = {}) {
+    if ((this.state === "ready" || this.state === "failed") && !this.settled) {
+      this.settled = true;
+      document.dispatchEvent(new Event("mdx:runtime-settled")); // prestart.js releases the search index
+    }
     for (const listener of this.listeners) {
       listener({ state: this.state, progress: this.progress, failure: this.failure, origin: this.origin,
                  note: this.note, saved: this.saved, ...extra });

@@ -5,6 +5,13 @@
  * restore overlaps the page's own work. client.js adopts this worker and the
  * messages it sent before the page's modules ran (mdxPrestarted.take()).
  *
+ * On such a load it also holds back Material's search index: the search
+ * worker gets its messages (and builds the index, about half a second of
+ * work) once the terminal's runtime is ready (client.js dispatches
+ * `mdx:runtime-settled`), when the reader focuses the search box, or after
+ * SEARCH_HOLD_MS, whichever comes first. On a small machine the two would
+ * otherwise share the same cores. Every other worker is left alone.
+ *
  * It starts nothing when the address says `?snapshot=off`, when localStorage
  * says `mdx-terminal:snapshot` = `off`, when no snapshot is held (client.js
  * keeps `mdx-terminal:snapshot-held`), or where the terminal cannot run at all
@@ -35,6 +42,7 @@
     event.preventDefault();
     keep(event);
   });
+  holdSearchIndex();
   window.mdxPrestarted = {
     worker: worker,
     /** The worker and the events it sent so far (message or error events, in order); once. */
@@ -45,4 +53,42 @@
       return events && { worker: worker, events: events };
     },
   };
+
+  /** Queue what the page posts to Material's search worker until the terminal is ready or search is wanted. */
+  function holdSearchIndex() {
+    var SEARCH_HOLD_MS = 5000;
+    var NativeWorker = window.Worker;
+    var held = [];
+    var targets = [];
+    function release() {
+      if (!held) return;
+      var queued = held;
+      held = null;
+      window.Worker = NativeWorker;
+      queued.forEach(function (call) {
+        NativeWorker.prototype.postMessage.apply(call.worker, call.args);
+      });
+      targets.forEach(function (worker) {
+        delete worker.postMessage;
+      });
+    }
+    function HoldingWorker(url, options) {
+      var created = new NativeWorker(url, options);
+      if (held && /\/workers\/search\.[^/]*\.js$/.test(new URL(String(url), location.href).pathname)) {
+        targets.push(created);
+        created.postMessage = function () {
+          if (held) held.push({ worker: created, args: arguments });
+          else NativeWorker.prototype.postMessage.apply(created, arguments);
+        };
+      }
+      return created;
+    }
+    HoldingWorker.prototype = NativeWorker.prototype;
+    window.Worker = HoldingWorker;
+    document.addEventListener("mdx:runtime-settled", release, { once: true });
+    document.addEventListener("focusin", function (event) {
+      if (event.target && event.target.matches && event.target.matches("[data-md-component=search-query]")) release();
+    });
+    setTimeout(release, SEARCH_HOLD_MS);
+  }
 })();
