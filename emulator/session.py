@@ -11,21 +11,25 @@ chunks (a streaming command pauses between chunks) until it returns None;
 130. ``snapshot()`` gives a JSON-ready dict from which :meth:`Session.restore`
 rebuilds the same session: everything is deterministic, so the snapshot is a
 journal of the lines run (and where an interrupted line stopped), replayed
-with its output discarded.
+with its output discarded. Lines that provably change nothing (reads such as
+``nvidia-smi`` or ``squeue``, see :func:`replay_free`) are not run again: only
+their clock cost is counted, which keeps a reload after a long session fast.
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from . import labs
 from .cluster.clock import COMMAND_COST_S
 from .shell.completion import Completion, complete
 from .shell.history import expand as history_expand
 from .shell.interpreter import Shell
-from .shell.lexer import Op, ShellSyntaxError, tokenize
-from .shell.parser import Simple, parse
+from .shell.lexer import Op, ShellSyntaxError, Word, tokenize
+from .shell.parser import Redirect, Simple, parse
 
 #: Version of the snapshot layout; a snapshot of another version is refused.
 SCHEMA = 1
@@ -228,6 +232,21 @@ class Session:
             "clock": self.cluster.clock.elapsed,
         }
 
+    def skippable(self, entries: list[tuple[str, int | None]], index: int) -> bool:
+        """Whether replaying journal entry ``index`` may be left out: it ran whole, changed nothing
+        (:func:`replay_free`), and the line after it, which there must be, cannot read its ``$?``."""
+        line, stop = entries[index]
+        if stop is not None or index + 1 >= len(entries) or not replay_free(line, self.shell.aliases):
+            return False
+        following = entries[index + 1][0]
+        return replay_free(following, self.shell.aliases) or not reads_status(following, self.shell.aliases)
+
+    def skip(self, line: str) -> None:
+        """Account for a line as :meth:`run` would, without running it: history, clock cost, journal."""
+        run = self.run(line)
+        run._finished = run.done = True
+        self._finished(run)
+
     @classmethod
     def restore(cls, data: Any) -> Session:
         """Rebuild a session from :meth:`snapshot` (raises :class:`SnapshotError`)."""
@@ -246,7 +265,10 @@ class Session:
                 raise SnapshotError("unreadable snapshot")
             entries.append((entry[0], entry[1]))
         session = cls(lab, seed)
-        for line, stop in entries:
+        for index, (line, stop) in enumerate(entries):
+            if session.skippable(entries, index):
+                session.skip(line)
+                continue
             run = session.run(line)
             if stop is not None and stop <= 0:
                 run.interrupt()
@@ -261,30 +283,135 @@ class Session:
         return session
 
 
-#: Commands that change nothing a snapshot must replay (the clock is restored separately).
-READ_ONLY = frozenset({
-    "echo", "printf", "hostname", "whoami", "id", "uname", "uptime", "date", "pwd", "env", "which", "type", "man",
-    "help", "ls", "cat", "less", "more", "head", "tail", "wc", "grep", "uniq", "cut", "tr", "column", "clear",
-    "sleep", "true", "false",
-})
+def _any(words: list[str]) -> bool:
+    return True
 
 
-def _read_only(line: str) -> bool:
-    """Whether a line only reads: plain read-only commands, no assignments or redirections to files."""
+def _no_follow(words: list[str]) -> bool:
+    """No ``-f``/``-F``/``-w``/``--follow`` (``tail``, ``dmesg``): a follow waits for new lines."""
+    return not any(w.startswith("--f") or (w.startswith("-") and not w.startswith("--") and set(w) & set("fFw"))
+                   for w in words)
+
+
+def _no_output_file(words: list[str]) -> bool:
+    """``uniq [INPUT]``: a second operand is a file uniq writes."""
+    return sum(1 for w in words if not w.startswith("-") or w == "-") <= 1
+
+
+#: nvidia-smi options that only read; the value-taking ones take the next word unless written ``--opt=value``.
+_NVSMI_READS = frozenset({"-L", "--list-gpus", "-q", "--query", "-a", "-x", "--xml-format", "-i", "--id",
+                          "-d", "--display", "--query-gpu", "--query-compute-apps", "--query-remapped-rows",
+                          "--format"})
+_NVSMI_VALUES = frozenset({"-i", "--id", "-d", "--display", "--query-gpu", "--query-compute-apps",
+                           "--query-remapped-rows", "--format"})
+
+
+def _nvidia_smi_reads(words: list[str]) -> bool:
+    """The summary, -L, -q and the CSV queries, and ``topo -m``; never a loop, a setter or a monitor."""
+    if words and words[0] == "topo":
+        return words[1:] in (["-m"], ["--matrix"])
+    value_next = False
+    for word in words:
+        if value_next:
+            value_next = False
+            continue
+        flag = word.split("=", 1)[0]
+        if flag not in _NVSMI_READS:
+            return False
+        value_next = flag in _NVSMI_VALUES and "=" not in word
+    return True
+
+
+#: Commands a snapshot need not replay, each with the test its words must pass: each was read to
+#: change nothing in the model, the shell or the files, and never to pause (no follow, loop or pager).
+REPLAY_FREE: dict[str, Callable[[list[str]], bool]] = {
+    **dict.fromkeys((
+        "echo", "printf", "hostname", "whoami", "id", "uname", "uptime", "date", "pwd", "printenv", "nproc",
+        "which", "type", "man", "help", "ls", "cat", "head", "wc", "grep", "cut", "tr", "column", "clear",
+        "true", "false", "lspci", "lscpu", "free", "df", "squeue", "sinfo", "ibstat", "ibstatus",
+    ), _any),
+    "env": lambda words: not words,
+    "tail": _no_follow,
+    "dmesg": _no_follow,
+    "uniq": _no_output_file,
+    "nvidia-smi": _nvidia_smi_reads,
+}
+
+#: Words after which a line may read the previous line's status (``$?``) or run shell text that could.
+_STATUS_READERS = frozenset({"exit", "logout", "return", "source", ".", "eval", "watch", "ssh", "sbatch", "srun",
+                             "salloc", "sudo", "timeout", "env", "xargs", "bash", "sh", "exec", "command"})
+
+
+@functools.lru_cache(maxsize=4096)
+def _commands(line: str) -> tuple[list[Simple], frozenset[str]] | None:
+    """The simple commands of a line of plain pipelines and lists, and all its words; None for anything else.
+
+    Cached: a long session repeats the same few lines, and a restore asks about each line twice.
+    """
+    if "!" in line or line.lstrip().startswith("^"):
+        return None  # a history expansion could make it another line
     try:
-        script = parse(line)
-    except Exception:  # noqa: BLE001 - a line that does not parse changed nothing
-        return True
+        tokens, script = tokenize(line), parse(line)
+    except Exception:  # noqa: BLE001 - a line that does not parse is not skipped
+        return None
+    if any(isinstance(t, Op) and t.kind == "&" for t in tokens):
+        return None
+    commands: list[Simple] = []
     for item in script.items:
         for pipe in [item.first, *(p for _, p in item.rest)]:
+            if pipe.negate or pipe.timed:
+                return None
             for command in pipe.commands:
-                if not isinstance(command, Simple) or command.assigns or not command.words:
-                    return False
-                if any(r.op not in (">&",) and r.target.raw != "/dev/null" for r in command.redirects):
-                    return False
-                if command.words[0].literal() not in READ_ONLY:
-                    return False
-    return True
+                if not isinstance(command, Simple):
+                    return None
+                commands.append(command)
+    return (commands, frozenset(t.raw for t in tokens if isinstance(t, Word))) if commands else None
+
+
+def _harmless(redirect: Redirect) -> bool:
+    target = redirect.target.literal()
+    if redirect.op == ">&":
+        return target is not None and target.isdecimal()
+    return redirect.op in (">", ">>", ">|", "&>", "&>>") and target == "/dev/null"
+
+
+@functools.lru_cache(maxsize=4096)
+def _replay_free_names(line: str) -> frozenset[str] | None:
+    """The command names of a line :func:`replay_free` accepts as long as none is aliased, else None."""
+    parsed = _commands(line)
+    if parsed is None:
+        return None
+    names = set()
+    for command in parsed[0]:
+        words = [w.literal() for w in command.words]
+        if command.assigns or not words or any(w is None for w in words):
+            return None
+        if not all(_harmless(r) for r in command.redirects):
+            return None
+        name, rest = cast("str", words[0]), cast("list[str]", words[1:])
+        if name not in REPLAY_FREE or not REPLAY_FREE[name](rest):
+            return None
+        names.add(name)
+    return frozenset(names)
+
+
+def replay_free(line: str, aliases: dict[str, str] | None = None) -> bool:
+    """Whether running ``line`` changes nothing but the clock's per-line cost and ``$?``.
+
+    Every command is a :data:`REPLAY_FREE` one (not aliased) passing its words' test, every word is
+    literal (no expansion, substitution or arithmetic), there are no assignments, and output goes to
+    the terminal, a pipe or /dev/null only.
+    """
+    names = _replay_free_names(line)
+    return names is not None and not any(name in (aliases or {}) for name in names)
+
+
+def reads_status(line: str, aliases: dict[str, str] | None = None) -> bool:
+    """Whether ``line`` may read the status the line before it left (conservative: True when unsure)."""
+    parsed = _commands(line)
+    if "$" in line or "`" in line or parsed is None:
+        return True
+    return any(w in _STATUS_READERS or w in (aliases or {}) for w in parsed[1])
 
 
 def compact(journal: list[tuple[str, int | None]], limit: int) -> list[tuple[str, int | None]]:
@@ -294,7 +421,7 @@ def compact(journal: list[tuple[str, int | None]], limit: int) -> list[tuple[str
         return journal
     kept: list[tuple[str, int | None]] = []
     for index, entry in enumerate(journal):
-        if excess > 0 and index < len(journal) - 1 and _read_only(entry[0]):
+        if excess > 0 and index < len(journal) - 1 and replay_free(entry[0]):
             excess -= 1
             continue
         kept.append(entry)
