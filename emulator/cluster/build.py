@@ -152,8 +152,8 @@ def _compute_hardware(node: Node, seed: int, cluster_nodes: int) -> Hardware:
         ))
     hw.disks = [BlockDevice("nvme0n1", "SAMSUNG MZ1L21T9HCLS-00A07", 1_920_383_410_176, "/", 0),
                 BlockDevice("nvme1n1", "SAMSUNG MZ1L21T9HCLS-00A07", 1_920_383_410_176, "", 0)]
-    hw.disks += [BlockDevice(f"nvme{i}n1", "SAMSUNG MZQL23T8HCLS-00A07", 3_840_755_982_336, "/raid", 0 if i < 6 else 1)
-                 for i in range(2, 10)]
+    hw.disks += [BlockDevice(f"nvme{i}n1", "SAMSUNG MZQL23T8HCLS-00A07", 3_840_755_982_336, "/raid",
+                             catalog.numa_of_bus(catalog.NVME_BUSES[i])) for i in range(2, 10)]
     boot = node.health.boots[-1].offset_s
     hw.services = _compute_services(node, boot, seed)
     hw.kernel_log = _boot_log(node, hw, boot)

@@ -98,3 +98,12 @@ RAIL_NIC_BUSES = (0x18, 0x40, 0x4F, 0x5E, 0x9A, 0xC0, 0xCE, 0xDC)
 PCIE_SWITCH_BUSES = (0x15, 0x3D, 0x4C, 0x5B, 0x97, 0xBD, 0xCB, 0xD9)
 #: Storage/in-band NICs, one per socket.
 STORAGE_NIC_BUSES = (0x29, 0xAA)
+#: NVMe drives in drive order (nvme0n1...): the two boot drives, then the /raid data drives.
+NVME_BUSES = (0x01, 0x02, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0xE1, 0xE2)
+#: The first bus number of socket 1's root complexes: buses below it hang off socket 0 (NUMA node 0).
+SOCKET1_FIRST_BUS = 0x80
+
+
+def numa_of_bus(bus: int) -> int:
+    """The NUMA node of a two-socket host a PCI bus number belongs to."""
+    return 0 if bus < SOCKET1_FIRST_BUS else 1

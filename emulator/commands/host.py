@@ -13,6 +13,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..cluster.catalog import NVME_BUSES
 from ..cluster.model import Node
 from . import pcitree
 from .base import ArgumentParser, Command, Context, Outcome
@@ -41,7 +42,6 @@ PCI_IDS = {
              "1592", "02"),
 }
 GEN_GTS = {1: "2.5GT/s", 2: "5GT/s", 3: "8GT/s", 4: "16GT/s", 5: "32GT/s"}
-NVME_BUSES = (0x01, 0x02, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0xE1, 0xE2)
 
 
 @dataclass(frozen=True)

@@ -399,6 +399,11 @@ def _sys(cluster: Cluster, node: Node, sys_dir: Dir) -> None:
         for name, field in (("current_link_speed", "pcie_gen_current"), ("current_link_width", "pcie_width_current"),
                             ("max_link_speed", "pcie_gen_max"), ("max_link_width", "pcie_width_max")):
             files[f"{bus}/{name}"] = _live(functools.partial(_pcie_link, gpu, field), 4096)
+    from ..commands.host import pci_devices
+
+    for dev in pci_devices(node):
+        # Every PCI function's NUMA node, as lspci -vv prints it (the GPUs' already set above).
+        files.setdefault(f"bus/pci/devices/0000:{dev.bus}/numa_node", File(f"{dev.numa}\n", mode=0o444, fixed_size=4096))
     files["devices/system/node/online"] = File(f"0-{node.cpu.sockets - 1}\n", mode=0o444, fixed_size=4096)
     sys_dir.children.update(_tree(files).children)
 

@@ -47,3 +47,26 @@ def test_pgrep_oldest_and_newest() -> None:
     assert s.execute("pgrep -o nosuchprocess") == ("", 1)
     out, status = s.execute("pgrep -o -n pt_main")
     assert status == 2 and out.startswith("Usage:\n pgrep [options] <pattern>")
+
+
+def test_every_pci_function_sits_on_the_numa_node_of_its_bus_range() -> None:
+    s = on(None)
+    for host in ("node01", "node04", "login01"):
+        blocks = s.execute(f"ssh {host} lspci -vv")[0].split("\n\n")
+        numa = {b.split()[0]: re.search(r"NUMA node: (\d+)", b) for b in blocks if b.strip()}
+        assert len(numa) >= 10 and all(numa.values())
+        sockets = int(s.execute(f"ssh {host} lscpu | grep 'Socket(s):'")[0].split()[-1])
+        for bus, found in numa.items():
+            assert found is not None
+            node = found.group(1)
+            if sockets == 2:
+                assert node == ("0" if int(bus[:2], 16) < 0x80 else "1"), (host, bus)
+            sysfs = s.execute(f"ssh {host} cat /sys/bus/pci/devices/0000:{bus}/numa_node")[0]
+            assert sysfs == f"{node}\n", (host, bus)
+    nvme = s.execute("ssh node01 lspci -vv -s 66:00.0")[0]
+    assert "Non-Volatile memory controller" in nvme and "NUMA node: 0" in nvme
+    topo = s.execute("ssh node01 nvidia-smi topo -m")[0]
+    for gpu in range(8):
+        bus = s.execute(f"ssh node01 nvidia-smi -i {gpu} --query-gpu=pci.bus_id --format=csv,noheader")[0]
+        row = next(line for line in topo.splitlines() if line.startswith(f"GPU{gpu}\t") or line.startswith(f"GPU{gpu} "))
+        assert row.split()[-2] == ("0" if int(bus.split(":")[1], 16) < 0x80 else "1"), row
