@@ -14,6 +14,7 @@ import posixpath
 from collections.abc import Callable, Iterable
 from datetime import timedelta
 
+from ..shell.procfs import uid_of
 from ..vfs import Dir, File, FsError
 from .base import ArgumentParser, Command, Context, Outcome
 
@@ -149,6 +150,8 @@ class Ls(CoreutilsErrors, Intermixed):
         parser.add_argument("-A", "--almost-all", action="store_true", help="do not list implied . and ..")
         parser.add_argument("-h", "--human-readable", action="store_true", help="with -l, print sizes like 1K 234M 2G")
         parser.add_argument("-1", dest="one", action="store_true", help="list one file per line")
+        parser.add_argument("-n", "--numeric-uid-gid", dest="numeric", action="store_true",
+                            help="like -l, but list numeric user and group IDs")
         parser.add_argument("-d", "--directory", action="store_true", help="list directories themselves")
         parser.add_argument("-r", "--reverse", action="store_true", help="reverse order while sorting")
         parser.add_argument("-t", dest="by_time", action="store_true", help="sort by time, newest first")
@@ -161,6 +164,7 @@ class Ls(CoreutilsErrors, Intermixed):
 
     def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
         assert args is not None
+        args.long = args.long or args.numeric
         fs = ctx.fs
         paths = args.paths or ["."]
         status = 0
@@ -240,13 +244,15 @@ class Ls(CoreutilsErrors, Intermixed):
             recent = timedelta(0) <= ctx.clock.now() - when < timedelta(days=182)
             stamp = when.strftime("%b %e %H:%M") if recent else when.strftime("%b %e  %Y")
             size_text = human_size(size) if args.human_readable else str(size)
-            rows.append((_mode_string(node), str(links), node.owner, node.group, size_text, stamp, name))
+            owner, group = (str(uid_of(node.owner)), str(uid_of(node.group))) if args.numeric else (node.owner, node.group)
+            rows.append((_mode_string(node), str(links), owner, group, size_text, stamp, name))
         if not rows:
             return ["total 0"] if with_total else []
         widths = [max(len(r[i]) for r in rows) for i in range(5)]
         lines = [f"total {human_size(total * 1024) if args.human_readable else total}"] if with_total else []
         for mode, link_count, owner, group, size_text, stamp, name in rows:
-            lines.append(f"{mode} {link_count:>{widths[1]}} {owner:<{widths[2]}} {group:<{widths[3]}} "
+            align = ">" if args.numeric else "<"
+            lines.append(f"{mode} {link_count:>{widths[1]}} {owner:{align}{widths[2]}} {group:{align}{widths[3]}} "
                          f"{size_text:>{widths[4]}} {stamp} {name}")
         return lines
 

@@ -22,6 +22,9 @@ def test_alice_has_one_uid_in_id_proc_ps_and_slurm() -> None:
     job = jobs[0].split()[0]
     assert f"UserId=alice({uid}) GroupId=alice({uid})" in s.execute(f"scontrol show job {job}")[0]
     assert set(s.execute("sacct -n -X -u alice -o uid")[0].split()) == {uid}
+    s.execute("touch ~/mine")
+    assert s.execute("ls -ln ~/mine")[0].split()[2:4] == [uid, uid]
+    assert s.execute("ls -n /home")[0].splitlines()[1].split()[2:4] == [uid, uid]
     # bob keeps an account of his own.
     assert "bob(1002)" in s.execute("squeue -h -u bob -o %i | head -1 | xargs scontrol show job")[0]
 
