@@ -26,9 +26,9 @@ if TYPE_CHECKING:  # pragma: no cover
 #: ``ps`` state letter → the word ``/proc/<pid>/status`` spells out.
 STATES = {"R": "R (running)", "S": "S (sleeping)", "D": "D (disk sleep)", "I": "I (idle)", "T": "T (stopped)",
           "Z": "Z (zombie)"}
-#: Accounts as the hosts' passwd has them where they differ from Slurm's table: alice is 1001, as
-#: ``id`` and ``$UID`` say; the system accounts ``ps`` truncates with ``+``.
-HOST_UIDS = {"alice": 1001, "systemd+": 101, "nvidia-+": 113}
+#: System accounts the hosts' passwd has beyond Slurm's user table (alice and the others share
+#: it), under the names ``ps`` truncates with ``+``.
+HOST_UIDS = {"systemd+": 101, "nvidia-+": 113}
 #: Supplementary groups, as ``id`` lists them (video 44, hpc-users 1500).
 GROUPS = {"alice": "44 1001 1500 "}
 
