@@ -68,7 +68,7 @@ def stored_keys(page) -> list[str]:
 
 
 def damage(page, how: str) -> None:
-    """Rewrite the stored snapshot: flip heap bytes (digest left stale) or change its build id (digest fixed up)."""
+    """Rewrite the stored snapshot: flip heap bytes (checksum left stale) or change its build id (checksum fixed up)."""
     page.evaluate(
         r"""async ([name, how]) => {
           const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle(name);
@@ -80,9 +80,8 @@ def damage(page, how: str) -> None:
             for (let i = 0; i < 4096; i++) bytes[bytes.length / 2 + i] ^= 0xff;
           } else {
             bytes[20] ^= 0xff;  // inside the build id: Pyodide refuses to restore it
-            const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-            const hex = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
-            target = file.name.replace(/[0-9a-f]{64}\.heap$/, `${hex}.heap`);
+            const { checksum } = await import(new URL("/assets/javascripts/terminal/snapshot.js", location.href).href);
+            target = file.name.replace(/[0-9a-f]{64}\.heap$/, `${checksum(bytes)}.heap`);
             await dir.removeEntry(file.name);
           }
           const writable = await (await dir.getFileHandle(target, { create: true })).createWritable();

@@ -4,9 +4,9 @@
  * A snapshot is Pyodide's whole WebAssembly memory right after the emulator
  * was imported (pyodide.makeMemorySnapshot). It is kept in the origin private
  * file system (OPFS), in the folder `mdx-runtime-snapshot-v<SCHEMA>`, as one
- * file named `<key>.<sha256>.heap`: the key names the Pyodide version and the
- * wheel's sha256, and the snapshot's own sha256 follows it, so a new deploy,
- * a new Pyodide or a damaged file is never restored. A file `<key>.skip`
+ * file named `<key>.<checksum>.heap`: the key names the Pyodide version and
+ * the wheel's sha256, and the snapshot's own checksum follows it, so a new
+ * deploy, a new Pyodide or a damaged file is never restored. A file `<key>.skip`
  * instead says this deploy's snapshot cannot be used in this browser.
  *
  * Workers read the file with a synchronous access handle, about three times
@@ -41,6 +41,30 @@ export function snapshotKey(pyodideVersion, wheelSha256) {
 export async function sha256Hex(buffer) {
   const digest = await crypto.subtle.digest("SHA-256", buffer);
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * A checksum of a snapshot (64 hex digits): four interleaved Fletcher sums of
+ * its 32-bit words. It finds a damaged or truncated file, not a forged one
+ * (whoever can write this origin's files can do worse), and costs half of
+ * SHA-256 here, on the path to the first command.
+ */
+export function checksum(bytes) {
+  const words = new Int32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >> 2);
+  let a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0 = 0, b1 = 0, b2 = 0, b3 = 0;
+  const whole = words.length & ~3;
+  for (let i = 0; i < whole; i += 4) {
+    a0 = (a0 + words[i]) | 0;
+    a1 = (a1 + words[i + 1]) | 0;
+    a2 = (a2 + words[i + 2]) | 0;
+    a3 = (a3 + words[i + 3]) | 0;
+    b0 = (b0 + a0) | 0;
+    b1 = (b1 + a1) | 0;
+    b2 = (b2 + a2) | 0;
+    b3 = (b3 + a3) | 0;
+  }
+  for (let i = whole; i < words.length; i++) b0 = (b0 + (a0 = (a0 + words[i]) | 0)) | 0;
+  return [a0, a1, a2, a3, b0, b1, b2, b3].map((x) => (x >>> 0).toString(16).padStart(8, "0")).join("");
 }
 
 /** Why `bytes` cannot be restored by this Pyodide, or null. */
@@ -135,9 +159,9 @@ async function writeBytes(dir, name, bytes) {
 
 /**
  * The stored snapshot for `key`, read without waiting for the manifest:
- * `{bytes, intact}` where `intact` is a promise of whether its digest matches
- * (computed while Pyodide's script loads), or `{missing: reason, skip, damaged}`.
- * `key` is a promise of the key this deploy expects.
+ * `{bytes, sum}` where `sum` is the checksum its name records (`intact` checks
+ * it), or `{missing: reason, skip, damaged}`. `key` is a promise of the key
+ * this deploy expects.
  */
 export async function read(key) {
   let dir;
@@ -165,18 +189,23 @@ export async function read(key) {
     if (file.name.endsWith(SKIP)) {
       return { missing: `not usable here (${await (await file.getFile()).text()})`, skip: true };
     }
-    const digest = file.name.slice(expected.length + 1, -HEAP.length);
+    const sum = file.name.slice(expected.length + 1, -HEAP.length);
     const bytes = await body;
     const reason = unusable(bytes);
     if (reason) {
       await dir.removeEntry(file.name);
       return { missing: reason, damaged: true };
     }
-    return { bytes, intact: sha256Hex(bytes).then((hex) => hex === digest) };
+    return { bytes, sum };
   } catch (error) {
     // Most likely another tab holds the file: this load starts normally and leaves the file alone.
     return { missing: `unreadable (${errorName(error)})`, skip: true };
   }
+}
+
+/** Whether a snapshot `read` found has the checksum its name records. */
+export function intact(found) {
+  return checksum(found.bytes) === found.sum;
 }
 
 /** Drop a damaged snapshot, so a good one is made again. */
@@ -197,7 +226,7 @@ export async function write(key, bytes) {
     const dir = await folder(true);
     if (!dir) return { stored: false, reason: "no private file storage" };
     await forgetOthers(dir);
-    await writeBytes(dir, `${key}.${await sha256Hex(bytes)}${HEAP}`, bytes);
+    await writeBytes(dir, `${key}.${checksum(bytes)}${HEAP}`, bytes);
     return { stored: true };
   } catch (error) {
     return { stored: false, reason: errorName(error) };

@@ -117,24 +117,22 @@ function install(pyodide, wheel) {
 
 const quiet = { stdout: () => {}, stderr: () => {} };
 
-/** Raised when a stored snapshot's bytes do not match their digest. */
+/** Raised when a stored snapshot's bytes do not match their checksum. */
 class Damaged extends Error {}
 
 /**
  * A Pyodide restored from `found` with the emulator usable, or an exception (the instance is dropped).
+ * `compiled` is pyodide.asm.wasm, compiling since the snapshot was found.
  *
  * The snapshot holds every emulator module and the parsed labs, so the first
  * commands read no file; the wheel's files are unpacked again once the
  * terminal is idle (`unpackLater`); only then is the wheel downloaded.
  */
-async function restore(loadPyodide, indexURL, found, wheel) {
-  // Compiling (from Chromium's code cache, on a repeat visit) overlaps the digest and Pyodide's own start-up.
-  const compiled = WebAssembly.compileStreaming(plainFetch(new URL("pyodide.asm.wasm", indexURL)));
-  compiled.catch(() => {}); // awaited inside loadPyodide
-  // The digest was computed while Pyodide's script loaded; a damaged heap is never restored.
-  if (!(await found.intact)) throw new Damaged("the stored snapshot is damaged");
+async function restore(loadPyodide, indexURL, found, compiled, wheel) {
+  // A damaged heap is never restored; the module compiles meanwhile, on other threads.
+  if (!snapshots.intact(found)) throw new Damaged("the stored snapshot is damaged");
   const undo = snapshots.prepareInstantiation(found.bytes, compiled);
-  // Pyodide fetches pyodide.asm.wasm itself too: it gets a stand-in, since the module compiled above is used.
+  // Pyodide fetches pyodide.asm.wasm itself too: it gets a stand-in, since `compiled` is used.
   const fetching = self.fetch;
   self.fetch = (input, init) =>
     String(input).endsWith("/pyodide.asm.wasm") ? Promise.resolve(new Response(null)) : fetching(input, init);
@@ -209,16 +207,19 @@ async function loadRuntime() {
   progress(Stage.RUNTIME);
   let wheelPromise = null;
   const wheel = () => (wheelPromise ??= fetchWheel(manifest));
+  const found = manifest.snapshot === false ? { missing: "turned off for this site", skip: true } : await stored;
+  // Restoring: compile pyodide.asm.wasm (from Chromium's code cache, on a repeat visit) beside the script's loading.
+  const compiled = found.bytes ? WebAssembly.compileStreaming(plainFetch(new URL("pyodide.asm.wasm", pyodideURL))) : null;
+  compiled?.catch(() => {}); // awaited inside loadPyodide
   const asm = import(new URL("pyodide.asm.mjs", pyodideURL).href); // loadPyodide imports it too: start it now
   asm.catch(() => {});
   const { loadPyodide } = await import(new URL("pyodide.mjs", pyodideURL).href);
   self.fetch = countingFetch;
-  const found = manifest.snapshot === false ? { missing: "turned off for this site", skip: true } : await stored;
   let note = null;
   if (found.bytes) {
     progress(Stage.RESTORING);
     try {
-      const module = await restore(loadPyodide, pyodideURL.href, found, wheel);
+      const module = await restore(loadPyodide, pyodideURL.href, found, compiled, wheel);
       post({ type: Msg.LOADED, runtime: "snapshot", note, ms: Math.round(performance.now() - started) });
       return module;
     } catch (error) {
