@@ -8,9 +8,10 @@
  * On such a load it also holds back Material's search index: the search
  * worker gets its messages (and builds the index, about half a second of
  * work) once the terminal's runtime is ready (client.js dispatches
- * `mdx:runtime-settled`), when the reader focuses the search box, or after
- * SEARCH_HOLD_MS, whichever comes first. On a small machine the two would
- * otherwise share the same cores. Every other worker is left alone.
+ * `mdx:runtime-settled`) and the page is idle, when the reader focuses the
+ * search box, or after SEARCH_HOLD_MS, whichever comes first. On a small
+ * machine the two would otherwise share the same cores. Every other worker is
+ * left alone.
  *
  * It starts nothing when the address says `?snapshot=off`, when localStorage
  * says `mdx-terminal:snapshot` = `off`, when no snapshot is held (client.js
@@ -85,7 +86,11 @@
     }
     HoldingWorker.prototype = NativeWorker.prototype;
     window.Worker = HoldingWorker;
-    document.addEventListener("mdx:runtime-settled", release, { once: true });
+    document.addEventListener("mdx:runtime-settled", function () {
+      // After the terminal has sent what it queued: handing the index over takes the page a moment too.
+      if ("requestIdleCallback" in window) requestIdleCallback(release, { timeout: 1000 });
+      else setTimeout(release, 0);
+    }, { once: true });
     document.addEventListener("focusin", function (event) {
       if (event.target && event.target.matches && event.target.matches("[data-md-component=search-query]")) release();
     });

@@ -207,12 +207,12 @@ async function loadRuntime() {
   progress(Stage.RUNTIME);
   let wheelPromise = null;
   const wheel = () => (wheelPromise ??= fetchWheel(manifest));
+  const asm = import(new URL("pyodide.asm.mjs", pyodideURL).href); // loadPyodide imports it too: start it now
+  asm.catch(() => {});
   const found = manifest.snapshot === false ? { missing: "turned off for this site", skip: true } : await stored;
   // Restoring: compile pyodide.asm.wasm (from Chromium's code cache, on a repeat visit) beside the script's loading.
   const compiled = found.bytes ? WebAssembly.compileStreaming(plainFetch(new URL("pyodide.asm.wasm", pyodideURL))) : null;
   compiled?.catch(() => {}); // awaited inside loadPyodide
-  const asm = import(new URL("pyodide.asm.mjs", pyodideURL).href); // loadPyodide imports it too: start it now
-  asm.catch(() => {});
   const { loadPyodide } = await import(new URL("pyodide.mjs", pyodideURL).href);
   self.fetch = countingFetch;
   let note = null;
