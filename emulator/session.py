@@ -218,7 +218,7 @@ class Session:
         self.__init__(*self.origin)  # type: ignore[misc]
 
     def snapshot(self) -> dict[str, Any]:
-        """JSON-ready state: the opening lab and seed, the journal of lines, the history, the clock."""
+        """JSON-ready state: the opening lab and seed, the journal of lines, the history, the clock, ``$?``."""
         journal = list(self.journal)
         if self.current is not None and not self.current.done and self.current.steps:
             journal.append((self.current.line, self.current.steps))
@@ -230,14 +230,18 @@ class Session:
             "history": list(self.history),
             "history_base": self.history_base,
             "clock": self.cluster.clock.elapsed,
+            "status": self.shell.last_status,
         }
 
-    def skippable(self, entries: list[tuple[str, int | None]], index: int) -> bool:
+    def skippable(self, entries: list[tuple[str, int | None]], index: int, status: int | None = None) -> bool:
         """Whether replaying journal entry ``index`` may be left out: it ran whole, changed nothing
-        (:func:`replay_free`), and the line after it, which there must be, cannot read its ``$?``."""
+        (:func:`replay_free`), and the line after it cannot read its ``$?``; the last line only when
+        the snapshot recorded ``$?`` (``status``)."""
         line, stop = entries[index]
-        if stop is not None or index + 1 >= len(entries) or not replay_free(line, self.shell.aliases):
+        if stop is not None or not replay_free(line, self.shell.aliases):
             return False
+        if index + 1 >= len(entries):
+            return status is not None
         following = entries[index + 1][0]
         return replay_free(following, self.shell.aliases) or not reads_status(following, self.shell.aliases)
 
@@ -254,9 +258,11 @@ class Session:
             raise SnapshotError("snapshot from another version")
         lab, seed, journal = data.get("lab"), data.get("seed"), data.get("journal")
         history, base, clock = data.get("history", []), data.get("history_base", 0), data.get("clock", 0.0)
+        status = data.get("status")  # absent from older snapshots: their last line is replayed for its $?
         if not (lab is None or isinstance(lab, str)) or not isinstance(seed, int) or not isinstance(journal, list) \
                 or not isinstance(history, list) or not all(isinstance(h, str) for h in history) \
-                or not isinstance(base, int) or not isinstance(clock, (int, float)):
+                or not isinstance(base, int) or not isinstance(clock, (int, float)) \
+                or not (status is None or isinstance(status, int)):
             raise SnapshotError("unreadable snapshot")
         entries = []
         for entry in journal[-HISTORY_LIMIT:]:
@@ -266,8 +272,10 @@ class Session:
             entries.append((entry[0], entry[1]))
         session = cls(lab, seed)
         for index, (line, stop) in enumerate(entries):
-            if session.skippable(entries, index):
+            if session.skippable(entries, index, status):
                 session.skip(line)
+                if index + 1 == len(entries):
+                    session.shell.last_status = status
                 continue
             run = session.run(line)
             if stop is not None and stop <= 0:

@@ -95,7 +95,28 @@ def test_a_mixed_session_restores_to_the_same_session(monkeypatch: pytest.Monkey
     assert {"false", "echo status=$?", "cd /tmp", "ls", "cat note.txt"} <= set(replayed)
     # ... but not a read once its command is aliased (the alias could do anything).
     assert "ls /nonexistent" not in replayed and "ls missing-file" in replayed
-    assert replayed[-1] == "nvidia-smi -L"
+    # The last read too: the snapshot records its $?.
+    assert replayed[-1] == "ssh node03 nvidia-smi -l 2"
+
+
+def test_the_last_read_is_left_out_and_its_status_restored(monkeypatch: pytest.MonkeyPatch) -> None:
+    session = Session()
+    session.execute("cd /tmp")
+    session.execute("ls /nonexistent")
+    assert session.snapshot()["status"] == 2
+    ran = counting(monkeypatch)
+    restored = Session.restore(session.snapshot())
+    assert ran == ["cd /tmp"]
+    assert restored.execute("echo $?") == ("2\n", 0)
+
+
+def test_a_snapshot_without_a_status_replays_its_last_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    session = Session()
+    session.execute("ls /nonexistent")
+    older = {key: value for key, value in session.snapshot().items() if key != "status"}
+    ran = counting(monkeypatch)
+    assert Session.restore(older).execute("echo $?") == ("2\n", 0)
+    assert ran[0] == "ls /nonexistent"
 
 
 def test_restoring_500_reads_runs_a_tenth_of_the_lines_or_fewer(monkeypatch: pytest.MonkeyPatch) -> None:
