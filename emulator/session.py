@@ -274,7 +274,7 @@ class Session:
         for index, (line, stop) in enumerate(entries):
             if session.skippable(entries, index, status):
                 session.skip(line)
-                if index + 1 == len(entries):
+                if index + 1 == len(entries) and status is not None:
                     session.shell.last_status = status
                 continue
             run = session.run(line)
