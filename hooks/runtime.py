@@ -15,7 +15,8 @@ After the pages are written this hook
   mkdocs.yml, on unless set to false), the one stable address the terminal's
   worker reads;
 * copies the Pyodide runtime files from ``node_modules/pyodide`` (the version
-  pinned in ``package.json``) to ``assets/pyodide/<version>/``.
+  pinned in ``package.json``) to ``assets/pyodide/<version>/``, and sets
+  ``extra.pyodide_version`` for the templates before the pages are written.
 
 Any missing piece fails the build with a message saying what to run.
 """
@@ -133,6 +134,12 @@ def snapshots_enabled(config) -> bool:
     if not isinstance(value, bool):
         raise PluginError(f"mkdocs.yml extra: snapshot: must be true or false, not {value!r}")
     return value
+
+
+def on_config(config):
+    """Tell the templates the Pyodide version: prestart.js hints its folder to the worker (see main.html)."""
+    config["extra"]["pyodide_version"] = pyodide_dir()[1]
+    return config
 
 
 def on_post_build(config):

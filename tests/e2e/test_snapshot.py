@@ -97,7 +97,7 @@ def worker_started_before_modules(page) -> bool:
     return page.evaluate(
         """() => {
           const start = (suffix) => performance.getEntriesByType("resource")
-            .find((entry) => entry.name.endsWith(suffix))?.startTime;
+            .find((entry) => new URL(entry.name).pathname.endsWith(suffix))?.startTime;
           return start("/terminal/worker.js") < start("/terminal/main.js");
         }"""
     )

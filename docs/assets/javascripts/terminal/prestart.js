@@ -30,7 +30,11 @@
   if (location.protocol === "file:" || typeof WebAssembly !== "object" || typeof Worker !== "function") return;
   var worker;
   try {
-    worker = new Worker(new URL("worker.js", document.currentScript.src), { type: "module" });
+    var url = new URL("worker.js", document.currentScript.src);
+    // Where this build put Pyodide: the worker starts compiling it before the manifest confirms it.
+    var pyodide = document.currentScript.dataset.pyodide;
+    if (pyodide) url.searchParams.set("pyodide", new URL(pyodide, location.href).href);
+    worker = new Worker(url, { type: "module" });
   } catch (error) {
     return; // client.js starts it again and reports why it cannot
   }

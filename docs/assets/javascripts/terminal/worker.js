@@ -24,6 +24,22 @@ import * as snapshots from "./snapshot.js";
 
 const MANIFEST_URL = new URL("../../emulator/manifest.json", import.meta.url);
 const SNAPSHOTS_WANTED = new URL(import.meta.url).searchParams.get("snapshot") !== "off";
+/**
+ * prestart.js names the Pyodide folder of the page's build (`?pyodide=`) when it starts this worker for a
+ * restore: compiling pyodide.asm.wasm and loading its script begin at once, and are used only if the
+ * manifest names the same folder.
+ */
+const EARLY = (() => {
+  const hint = new URL(import.meta.url).searchParams.get("pyodide");
+  if (!hint || !SNAPSHOTS_WANTED) return null;
+  const folder = new URL(hint, self.location.href);
+  if (folder.origin !== self.location.origin) return null;
+  const wasm = new URL("pyodide.asm.wasm", folder).href;
+  const compiled = WebAssembly.compileStreaming(self.fetch(wasm));
+  compiled.catch(() => {});
+  import(new URL("pyodide.asm.mjs", folder).href).catch(() => {});
+  return { wasm, compiled };
+})();
 /** How long the terminal must be idle after a normal load before the snapshot is made. */
 const MAKE_AFTER_IDLE_MS = 3000;
 /** How long after the session opened, with no command yet, the wheel is unpacked again after a restore. */
@@ -211,7 +227,9 @@ async function loadRuntime() {
   asm.catch(() => {});
   const found = manifest.snapshot === false ? { missing: "turned off for this site", skip: true } : await stored;
   // Restoring: compile pyodide.asm.wasm (from Chromium's code cache, on a repeat visit) beside the script's loading.
-  const compiled = found.bytes ? WebAssembly.compileStreaming(plainFetch(new URL("pyodide.asm.wasm", pyodideURL))) : null;
+  const wasmURL = new URL("pyodide.asm.wasm", pyodideURL).href;
+  const compiled = !found.bytes ? null
+    : EARLY?.wasm === wasmURL ? EARLY.compiled : WebAssembly.compileStreaming(plainFetch(wasmURL));
   compiled?.catch(() => {}); // awaited inside loadPyodide
   const { loadPyodide } = await import(new URL("pyodide.mjs", pyodideURL).href);
   self.fetch = countingFetch;
