@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import lru_cache
 from posixpath import dirname
 
 from .ids import rng
@@ -190,9 +191,17 @@ def _glog(cluster: Cluster, offset: float, level: str = "W") -> str:
 # -- rank 0's training log ------------------------------------------------------------------
 
 
+# A log is rendered whole on every read and a seeded Random costs a SHA-512: remember each step's draws.
+@lru_cache(maxsize=8192)
 def _loss(seed: int, step: int) -> float:
     noise = rng(seed, "loss", step).gauss(0.0, 0.012)
     return 1.62 + 6.0 * (step + 500) ** -0.25 + noise
+
+
+@lru_cache(maxsize=8192)
+def _jitter(seed: int, step: int) -> float:
+    """A step's relative deviation from its modelled time, as the log reports it."""
+    return rng(seed, "steplog", step).gauss(0.0, 0.004)
 
 
 def _lr(step: int, total: int = 100_000) -> float:
@@ -230,7 +239,7 @@ def _step_lines(cluster: Cluster, run: TrainingRun, sched: Schedule, prof: StepP
     for step in range(start, last + 1, every):
         end = sched.step_end(step)
         begin = sched.step_end(step - every) if step - every > sched.resume_step else sched.steady_s
-        jit = rng(cluster.seed, "steplog", step).gauss(0.0, 0.004)
+        jit = _jitter(cluster.seed, step)
         step_time = (end - begin) / min(every, step - sched.resume_step) * (1.0 + jit)
         early = sched.split is not None and step <= sched.split[0]
         data = (run.baseline_data_s if early else prof.data_wait_s) * (1.0 + 3 * abs(jit))
