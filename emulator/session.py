@@ -252,8 +252,11 @@ class Session:
         self._finished(run)
 
     @classmethod
-    def restore(cls, data: Any) -> Session:
-        """Rebuild a session from :meth:`snapshot` (raises :class:`SnapshotError`)."""
+    def restore(cls, data: Any, fresh: Session | None = None) -> Session:
+        """Rebuild a session from :meth:`snapshot` (raises :class:`SnapshotError`).
+
+        ``fresh``, if given, is an unused session of the snapshot's lab and seed to replay onto.
+        """
         if not isinstance(data, dict) or data.get("schema") != SCHEMA:
             raise SnapshotError("snapshot from another version")
         lab, seed, journal = data.get("lab"), data.get("seed"), data.get("journal")
@@ -270,7 +273,7 @@ class Session:
                     and (entry[1] is None or isinstance(entry[1], int))):
                 raise SnapshotError("unreadable snapshot")
             entries.append((entry[0], entry[1]))
-        session = cls(lab, seed)
+        session = fresh if fresh is not None and fresh.origin == (lab, seed) and not fresh.journal else cls(lab, seed)
         for index, (line, stop) in enumerate(entries):
             if session.skippable(entries, index, status):
                 session.skip(line)

@@ -34,6 +34,9 @@ a JSON string (or None). Sessions live in this module, keyed by ``sid``.
 ``reset(sid) -> str``
     Fresh state for the lab and seed the session was opened with (not one a
     ``lab start`` switched to); same shape as ``open_session``.
+``prepare(lab, seed) -> None``
+    Build a fresh session of that lab and seed ahead of its first
+    ``open_session`` (the snapshot maker keeps one in the snapshot).
 ``history(sid) -> str``
     JSON list of the lines entered, oldest first.
 ``close(sid) -> None``
@@ -52,6 +55,7 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
+from contextlib import suppress
 from itertools import count
 
 from . import labs
@@ -64,6 +68,19 @@ SESSION_LIMIT = 8
 _sessions: OrderedDict[str, Session] = OrderedDict()
 _runs: dict[str, Run] = {}
 _ids = count(1)
+#: Fresh sessions built ahead of need by :func:`prepare`, by (lab, seed); each is handed out once.
+_spares: dict[tuple[str | None, int], Session] = {}
+
+
+def prepare(lab: str | None, seed: int) -> None:
+    """Build a fresh session of ``lab`` and ``seed`` now, for the next :func:`open_session` of them.
+
+    The snapshot maker calls it for the labs the reader's visit opened, so a
+    runtime restored from the snapshot opens them without building their
+    cluster on the way to the first command. An unknown lab is ignored.
+    """
+    with suppress(LabError):
+        _spares[(lab, int(seed or 0))] = Session(lab, int(seed or 0))
 
 
 def _session(sid: str) -> Session:
@@ -86,7 +103,7 @@ def _opened(sid: str, session: Session, notice: str | None) -> str:
 
 def _fresh(lab: str | None, seed: int) -> tuple[Session, str | None]:
     try:
-        return Session(lab, seed), None
+        return _spares.pop((lab, seed), None) or Session(lab, seed), None
     except LabError:
         return Session(None, seed), f"Unknown lab {lab!r}: the sandbox opened instead."
 
@@ -101,7 +118,7 @@ def open_session(lab: str | None, seed: int, state: str | None) -> str:
             if isinstance(data, dict) and (data.get("lab"), data.get("seed")) != (lab, seed):
                 notice = "The saved session was for another lab, so a fresh one started."
             else:
-                session = Session.restore(data)
+                session = Session.restore(data, _spares.pop((lab, seed), None))
         except Exception:  # noqa: BLE001 - any unusable state (bad JSON, old schema, a lab gone): start fresh
             notice = "The saved session could not be restored, so a fresh one started."
     if session is None:

@@ -2,7 +2,9 @@
 
 import json
 
-from emulator import web
+import pytest
+
+from emulator import labs, web
 
 
 def test_open_session_returns_banner_prompt_and_no_notice():
@@ -142,3 +144,44 @@ def test_a_restored_session_reports_the_lab_it_switched_to_and_reset_returns_to_
     assert "Progress: 1 of 4 hints used" in "".join(text for _, text in _run(restored["sid"], "lab")["out"])
     again = json.loads(web.reset(restored["sid"]))
     assert (again["lab"], again["seed"], again["title"]) == ("late-rank", 0, "A late rank")
+
+
+PROBES = ("hostname", "sinfo", "squeue", "ssh node01 nvidia-smi -L", "ssh node01 dmesg | tail -n 3", "lab")
+
+
+def _probe(sid: str) -> list[tuple[list, int]]:
+    """Every chunk of output and the status of each probe line."""
+    answers = []
+    for line in PROBES:
+        web.start(sid, line)
+        out = []
+        while not (reply := json.loads(web.step(sid)))["done"]:
+            out += reply["out"]
+        answers.append((out + reply["out"], reply["status"]))
+    return answers
+
+
+@pytest.mark.parametrize("lab_id", labs.known_labs())
+def test_a_prepared_session_is_handed_out_once_and_answers_as_a_new_one(lab_id: str) -> None:
+    web.prepare(lab_id, 2)
+    assert (lab_id, 2) in web._spares
+    spare = json.loads(web.open_session(lab_id, 2, None))
+    assert (lab_id, 2) not in web._spares
+    built = json.loads(web.open_session(lab_id, 2, None))
+    assert _probe(spare["sid"]) == _probe(built["sid"])
+
+
+def test_a_saved_session_is_replayed_onto_the_prepared_one() -> None:
+    sid = json.loads(web.open_session("late-rank", 0, None))["sid"]
+    _run(sid, "cd /tmp")
+    _run(sid, "export COLOR=teal")
+    state = web.snapshot(sid)
+    web.prepare("late-rank", 0)
+    restored = json.loads(web.open_session("late-rank", 0, state))
+    assert ("late-rank", 0) not in web._spares
+    assert _run(restored["sid"], "echo $COLOR $PWD")["out"][-1][1] == "teal /tmp\n"
+
+
+def test_preparing_an_unknown_lab_does_nothing() -> None:
+    web.prepare("no-such-lab", 0)
+    assert ("no-such-lab", 0) not in web._spares

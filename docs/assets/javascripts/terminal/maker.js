@@ -7,6 +7,8 @@
  * site-packages (loadPackage would break the snapshot), imports every module
  * of the emulator and warms it with one throw-away session (so a restored
  * runtime opens its first session without importing or compiling anything),
+ * builds a fresh session of each lab the visit opened (`visited`, so a
+ * restored runtime opens those without building their clusters),
  * takes the snapshot once no session is left, stores it (snapshot.js) and
  * reports {stored, reason, bytes, ms} to its parent, which then ends it.
  */
@@ -26,11 +28,13 @@ for _ in range(1000):
     if json.loads(web.step(sid))["done"]:
         break
 web.close(sid)
+for lab, seed in json.loads(VISITED):
+    web.prepare(lab, seed)
 del info, sid, _
 `;
 
 self.addEventListener("message", async (event) => {
-  const { indexURL, wheel, key } = event.data;
+  const { indexURL, wheel, key, visited } = event.data;
   const started = performance.now();
   let report;
   try {
@@ -39,7 +43,9 @@ self.addEventListener("message", async (event) => {
     const sitePackages = pyodide.runPython("import site; site.getsitepackages()[0]");
     pyodide.unpackArchive(wheel, "wheel", { extractDir: sitePackages });
     pyodide.runPython("import importlib; importlib.invalidate_caches()");
+    pyodide.globals.set("VISITED", JSON.stringify(visited ?? []));
     pyodide.runPython(WARM_UP);
+    pyodide.globals.delete("VISITED");
     const bytes = pyodide.makeMemorySnapshot();
     const reason = unusable(bytes);
     if (reason) {

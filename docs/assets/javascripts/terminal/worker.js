@@ -174,6 +174,17 @@ let unpackLater = null;
 
 /** What the snapshot maker needs, kept after a normal load; null once started or when not wanted. */
 let maker = null;
+/** The labs and seeds this visit opened, latest last: the snapshot keeps a fresh session of each. */
+const visited = [];
+const VISITED_KEPT = 3;
+
+function visit(lab, seed) {
+  const entry = [typeof lab === "string" ? lab : null, Number.isSafeInteger(seed) ? seed : 0];
+  const at = visited.findIndex(([l, s]) => l === entry[0] && s === entry[1]);
+  if (at >= 0) visited.splice(at, 1);
+  visited.push(entry);
+  if (visited.length > VISITED_KEPT) visited.shift();
+}
 let idleTimer = null;
 
 /** After each request: background work waits for the terminal to be quiet (the first command done). */
@@ -206,7 +217,7 @@ function startMaker() {
     child.terminate();
     post({ type: Msg.SAVED, stored: false, reason: event.message || "the snapshot worker failed" });
   });
-  child.postMessage({ indexURL, wheel, key }, [wheel]);
+  child.postMessage({ indexURL, wheel, key, visited }, [wheel]);
 }
 
 async function loadRuntime() {
@@ -338,7 +349,10 @@ function ready(id, opened) {
 }
 
 const handlers = {
-  [Msg.OPEN]: (m) => ready(m.id, callObject("open_session", m.lab, m.seed, m.state ?? null)),
+  [Msg.OPEN]: (m) => {
+    visit(m.lab, m.seed);
+    ready(m.id, callObject("open_session", m.lab, m.seed, m.state ?? null));
+  },
   [Msg.RESET]: (m) => ready(m.id, callObject("reset", m.sid)),
   [Msg.RUN]: (m) => run(m.id, m.sid, m.line),
   [Msg.COMPLETE]: (m) => post({ type: Msg.COMPLETION, id: m.id, ...callObject("complete", m.sid, m.line) }),
