@@ -92,15 +92,10 @@ def damage(page, how: str) -> None:
     )
 
 
-def worker_started_before_modules(page) -> bool:
-    """Whether the page fetched the worker before its terminal modules: prestart.js started it from <head>."""
-    return page.evaluate(
-        """() => {
-          const start = (suffix) => performance.getEntriesByType("resource")
-            .find((entry) => new URL(entry.name).pathname.endsWith(suffix))?.startTime;
-          return start("/terminal/worker.js") < start("/terminal/main.js");
-        }"""
-    )
+def adopted_prestarted_worker(page) -> bool:
+    """Whether the terminal runs on the worker prestart.js started from <head> (it leaves mdxPrestarted null once
+    client.js has taken that worker; undefined when it started none)."""
+    return page.evaluate("() => window.mdxPrestarted === null")
 
 
 def test_the_second_load_restores_from_the_snapshot_with_state_and_history(page, site):
@@ -108,7 +103,7 @@ def test_the_second_load_restores_from_the_snapshot_with_state_and_history(page,
     assert len(stored_keys(page)) == 1
     reload(page)
     assert runtime_of(page) == "snapshot"
-    assert worker_started_before_modules(page)
+    assert adopted_prestarted_worker(page)
     assert_state_survived(page)
     assert run(page, "hostname").endswith("login01\n")
 
@@ -117,7 +112,7 @@ def test_snapshots_turned_off_by_the_address_load_normally(page, site):
     first_visit(page, site.url)
     reload(page, "?snapshot=off")
     assert runtime_of(page) == "fresh"
-    assert not worker_started_before_modules(page)
+    assert not adopted_prestarted_worker(page)
     assert_state_survived(page)
 
 
