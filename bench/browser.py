@@ -7,10 +7,12 @@ ratios say what the site adds on top of the runtime itself.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shutil
 import statistics
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from playwright.sync_api import Page, sync_playwright
@@ -126,7 +128,10 @@ class _Bytes:
         self.total += sizes["responseBodySize"] + sizes["responseHeadersSize"]
 
 
-def browser_figures() -> list[Row]:
+@contextlib.contextmanager
+def _served_site(plain_page: bool = False) -> Iterator[tuple[str, Path]]:
+    """Build the site with the floor page (and the plain page) into a temporary folder and serve it:
+    (its address, the temporary folder)."""
     server = SiteServer()
     with tempfile.TemporaryDirectory() as tmp:
         site = Path(tmp) / "site"
@@ -134,12 +139,18 @@ def browser_figures() -> list[Row]:
         if built.returncode != 0:
             raise RuntimeError(f"mkdocs build failed:\n{built.stdout}{built.stderr}")
         _add_floor(site)
-        _add_plain_page(site)
+        if plain_page:
+            _add_plain_page(site)
         server.serve(site)
         try:
-            return _measure(server.url, Path(tmp))
+            yield server.url, Path(tmp)
         finally:
             server.close()
+
+
+def browser_figures() -> list[Row]:
+    with _served_site(plain_page=True) as (url, tmp):
+        return _measure(url, tmp)
 
 
 def _measure(url: str, tmp: Path) -> list[Row]:
@@ -227,34 +238,22 @@ def snapshot_figures() -> list[Row]:
     """A full reload and a new tab after the first visit stored its snapshot, each against the floor page warm.
 
     Each starts SETTLE_MS after the page before it went quiet."""
-    server = SiteServer()
-    with tempfile.TemporaryDirectory() as tmp:
-        site = Path(tmp) / "site"
-        built = build_site(site, server.url)
-        if built.returncode != 0:
-            raise RuntimeError(f"mkdocs build failed:\n{built.stdout}{built.stderr}")
-        _add_floor(site)
-        server.serve(site)
-        try:
-            with sync_playwright() as p:
-                ctx = p.chromium.launch_persistent_context(str(Path(tmp) / "profile"), executable_path=CHROMIUM,
-                                                           args=FLAGS, headless=True)
-                _floor_ms(ctx.new_page(), server.url + "_floor/")
-                floor_warm = statistics.median(_floor_ms(ctx.new_page(), server.url + "_floor/")
-                                               for _ in range(FLOOR_WARM_LOADS))
-                page = ctx.new_page()
-                page.set_default_timeout(60000)
-                _first_command_ms(page, server.url + LAB_PAGE)
-                page.wait_for_selector(SNAPSHOT_STORED, timeout=180000)
-                page.wait_for_timeout(SETTLE_MS)
-                reload = _repeat_first_command_ms(page, True, server.url + LAB_PAGE)
-                page.wait_for_timeout(SETTLE_MS)
-                tab = ctx.new_page()
-                tab.set_default_timeout(60000)
-                new_tab = _repeat_first_command_ms(tab, False, server.url + LAB_PAGE)
-                ctx.close()
-        finally:
-            server.close()
+    with _served_site() as (url, tmp), sync_playwright() as p:
+        ctx = p.chromium.launch_persistent_context(str(tmp / "profile"), executable_path=CHROMIUM, args=FLAGS,
+                                                   headless=True)
+        _floor_ms(ctx.new_page(), url + "_floor/")
+        floor_warm = statistics.median(_floor_ms(ctx.new_page(), url + "_floor/") for _ in range(FLOOR_WARM_LOADS))
+        page = ctx.new_page()
+        page.set_default_timeout(60000)
+        _first_command_ms(page, url + LAB_PAGE)
+        page.wait_for_selector(SNAPSHOT_STORED, timeout=180000)
+        page.wait_for_timeout(SETTLE_MS)
+        reload = _repeat_first_command_ms(page, True, url + LAB_PAGE)
+        page.wait_for_timeout(SETTLE_MS)
+        tab = ctx.new_page()
+        tab.set_default_timeout(60000)
+        new_tab = _repeat_first_command_ms(tab, False, url + LAB_PAGE)
+        ctx.close()
     return [
         ("snapshot: floor page warm", floor_warm, "ms", None, ""),
         ("snapshot: full reload, time to first command", reload, "ms", None, ""),
