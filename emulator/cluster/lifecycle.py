@@ -176,8 +176,10 @@ def finish_boot(cluster: Cluster, node: Node, done: float) -> None:
     health.down_cause = ""
     health.console = []
     kernel_start = done - KERNEL_TO_LOGIN_S
-    health.boots.append(BootRecord(kernel_start, catalog.VERSIONS.kernel))
+    # Keep the ending boot's log before recording the new boot: hardware built lazily after it would
+    # describe the new boot, and the journal would lose the old one.
     health.earlier_kernel_log += [e for e in node.hw.kernel_log if e.offset_s < kernel_start]
+    health.boots.append(BootRecord(kernel_start, catalog.VERSIONS.kernel))
     node._hw = None  # a fresh boot: new kernel log, services, counters
     if cause == "cpu-ierr":
         node.hw.kernel_log += _mce_report(cluster, node, kernel_start, last_seen)

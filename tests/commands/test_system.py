@@ -149,3 +149,15 @@ def test_journalctl_list_boots_after_a_power_cycle_keeps_the_earlier_boot():
     assert first.startswith(s.cluster.clock.at(s.cluster.nodes["node03"].health.boots[-1].offset_s)
                             .strftime("%Y-%m-%dT%H:%M:%S")) and cur_first.startswith("Wed 2026-03-11")
     assert s.execute("journalctl -b -2")[1] == 1
+
+
+def test_a_reboot_of_a_node_nobody_looked_at_keeps_its_earlier_boot_in_the_journal():
+    s = Session("late-rank", 0)
+    s.execute("scontrol reboot node07")
+    s.execute("sleep 600")
+    earlier = s.execute("ssh node07 journalctl -k -b -1 -o short-iso")[0].splitlines()
+    assert earlier and "Linux version" in earlier[0] and all(line < "2026-03-11T09" for line in earlier)
+    # --list-boots gives the first and last entry that journalctl -b -1 shows.
+    previous = s.execute("ssh node07 journalctl --list-boots")[0].splitlines()[0]
+    first, last = (stamp[4:23] for stamp in previous.split(" ", 2)[2].split("—"))
+    assert (first, last) == (earlier[0][:19].replace("T", " "), earlier[-1][:19].replace("T", " "))
