@@ -201,3 +201,40 @@ def test_search_asked_for_before_the_terminal_is_ready_still_answers(page, site)
     assert any("NCCL" in title for title in search_finds(page, "NCCL"))
     wait_ready(page)
     assert runtime_of(page) == "snapshot"
+
+
+def reference_checksum(data: bytes) -> str:
+    """The snapshot checksum as checksum.js defines it: four interleaved Fletcher sums of 32-bit words."""
+    words = [int.from_bytes(data[i:i + 4], "little") for i in range(0, len(data) - len(data) % 4, 4)]
+    a, b = [0] * 4, [0] * 4
+    whole = len(words) - len(words) % 4
+    for at, word in enumerate(words):
+        lane = at % 4 if at < whole else 0
+        a[lane] = (a[lane] + word) % 2**32
+        b[lane] = (b[lane] + a[lane]) % 2**32
+    return "".join(f"{x:08x}" for x in a + b)
+
+
+def pattern(size: int) -> bytes:
+    return bytes(((i * 2654435761) % 2**32 >> 13) & 255 for i in range(size))
+
+
+def test_the_snapshot_checksum_is_the_same_summed_in_webassembly_or_in_javascript(page, site):
+    sizes = [0, 3, 4, 17, 64, 70001, 1 << 20]
+    page.goto(site.url)
+    results = page.evaluate(
+        """async (sizes) => {
+          const { allocate, checksum } = await import(new URL("assets/javascripts/terminal/checksum.js", location.href).href);
+          return sizes.map((size) => {
+            const inPlace = allocate(size);
+            const plain = new Uint8Array(size);
+            for (let i = 0; i < size; i++) inPlace[i] = plain[i] = (Math.imul(i, 2654435761) >>> 13) & 255;
+            return { inPlace: checksum(inPlace), plain: checksum(plain),
+                     wasm: inPlace.buffer !== plain.buffer && inPlace.buffer.byteLength % 65536 === 0 };
+          });
+        }""",
+        sizes,
+    )
+    for size, result in zip(sizes, results, strict=True):
+        assert result["wasm"], "allocate() should give bytes in a WebAssembly memory where SIMD is available"
+        assert result["inPlace"] == result["plain"] == reference_checksum(pattern(size)), size

@@ -21,13 +21,15 @@
 
 import { Msg, Stage, MAX_PAUSE_MS } from "./protocol.js";
 import * as snapshots from "./snapshot.js";
+import "./checksum.js"; // snapshot.js's own import, named here so that it downloads beside snapshot.js, not after it
 
 const MANIFEST_URL = new URL("../../emulator/manifest.json", import.meta.url);
 const SNAPSHOTS_WANTED = new URL(import.meta.url).searchParams.get("snapshot") !== "off";
 /**
  * prestart.js names the Pyodide folder of the page's build (`?pyodide=`) when it starts this worker for a
- * restore: compiling pyodide.asm.wasm and loading its script begin at once, and are used only if the
- * manifest names the same folder.
+ * restore: compiling pyodide.asm.wasm, loading its script and downloading the files Pyodide reads while
+ * it starts (the standard library and the lock file) begin at once. They are used only if the manifest
+ * names the same folder.
  */
 const EARLY = (() => {
   const hint = new URL(import.meta.url).searchParams.get("pyodide");
@@ -38,7 +40,14 @@ const EARLY = (() => {
   const compiled = WebAssembly.compileStreaming(self.fetch(wasm));
   compiled.catch(() => {});
   import(new URL("pyodide.asm.mjs", folder).href).catch(() => {});
-  return { wasm, compiled };
+  const downloads = new Map();
+  for (const name of ["python_stdlib.zip", "pyodide-lock.json"]) {
+    const url = new URL(name, folder).href;
+    const response = self.fetch(url);
+    response.catch(() => {});
+    downloads.set(url, response);
+  }
+  return { wasm, compiled, downloads };
 })();
 /** How long the terminal must be idle after a normal load before the snapshot is made. */
 const MAKE_AFTER_IDLE_MS = 3000;
@@ -149,9 +158,15 @@ async function restore(loadPyodide, indexURL, found, compiled, wheel) {
   if (!snapshots.intact(found)) throw new Damaged("the stored snapshot is damaged");
   const undo = snapshots.prepareInstantiation(found.bytes, compiled);
   // Pyodide fetches pyodide.asm.wasm itself too: it gets a stand-in, since `compiled` is used.
+  // The files the worker began downloading when it started are handed over, once each.
   const fetching = self.fetch;
-  self.fetch = (input, init) =>
-    String(input).endsWith("/pyodide.asm.wasm") ? Promise.resolve(new Response(null)) : fetching(input, init);
+  self.fetch = (input, init) => {
+    const url = String(input);
+    if (url.endsWith("/pyodide.asm.wasm")) return Promise.resolve(new Response(null));
+    const early = EARLY?.downloads.get(url);
+    EARLY?.downloads.delete(url);
+    return early ?? fetching(input, init);
+  };
   let pyodide;
   try {
     pyodide = await loadPyodide({ indexURL, _loadSnapshot: found.bytes, ...quiet });
