@@ -12,10 +12,10 @@ import re
 import shutil
 import statistics
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import BrowserContext, Page, sync_playwright
 
 from tests.e2e.site import SiteServer, build_site
 
@@ -212,8 +212,10 @@ SNAPSHOT_STORED = f'{TERMINAL}[data-mdx-snapshot="stored"]'
 #: Each repeat visit starts once the open page has finished its own background work (storing the
 #: snapshot, unpacking the wheel, building the search index), as a reader's later visit would.
 SETTLE_MS = 2000
-#: The floor's warm load varies by ±20 % from one load to the next here: the snapshot rows divide by a median.
-FLOOR_WARM_LOADS = 3
+#: Rounds of (floor page warm, full reload, new tab). The floor's warm load varies by ±20 % from one load
+#: to the next on a shared machine: each visit is divided by the floor load just before it, and the
+#: figures are medians over the rounds.
+SNAPSHOT_ROUNDS = 3
 
 
 def _repeat_first_command_ms(page: Page, reload: bool, url: str) -> float:
@@ -234,30 +236,44 @@ def _repeat_first_command_ms(page: Page, reload: bool, url: str) -> float:
     return done
 
 
+def _in_new_tab(ctx: BrowserContext, measure: Callable[[Page], float]) -> float:
+    """``measure`` on a tab of its own, closed afterwards so that its runtime does not linger."""
+    tab = ctx.new_page()
+    tab.set_default_timeout(60000)
+    try:
+        return measure(tab)
+    finally:
+        tab.close()
+
+
 def snapshot_figures() -> list[Row]:
     """A full reload and a new tab after the first visit stored its snapshot, each against the floor page warm.
 
-    Each starts SETTLE_MS after the page before it went quiet."""
+    Every load starts SETTLE_MS after the page before it went quiet; each round loads the floor page
+    warm, then reloads the lab page, then opens it in a new tab."""
+    floors, reloads, tabs = [], [], []
     with _served_site() as (url, tmp), sync_playwright() as p:
         ctx = p.chromium.launch_persistent_context(str(tmp / "profile"), executable_path=CHROMIUM, args=FLAGS,
                                                    headless=True)
-        _floor_ms(ctx.new_page(), url + "_floor/")
-        floor_warm = statistics.median(_floor_ms(ctx.new_page(), url + "_floor/") for _ in range(FLOOR_WARM_LOADS))
+        _in_new_tab(ctx, lambda tab: _floor_ms(tab, url + "_floor/"))  # cold: fills the caches
         page = ctx.new_page()
         page.set_default_timeout(60000)
         _first_command_ms(page, url + LAB_PAGE)
         page.wait_for_selector(SNAPSHOT_STORED, timeout=180000)
-        page.wait_for_timeout(SETTLE_MS)
-        reload = _repeat_first_command_ms(page, True, url + LAB_PAGE)
-        page.wait_for_timeout(SETTLE_MS)
-        tab = ctx.new_page()
-        tab.set_default_timeout(60000)
-        new_tab = _repeat_first_command_ms(tab, False, url + LAB_PAGE)
+        for _ in range(SNAPSHOT_ROUNDS):
+            page.wait_for_timeout(SETTLE_MS)
+            floors.append(_in_new_tab(ctx, lambda tab: _floor_ms(tab, url + "_floor/")))
+            page.wait_for_timeout(SETTLE_MS)
+            reloads.append(_repeat_first_command_ms(page, True, url + LAB_PAGE))
+            page.wait_for_timeout(SETTLE_MS)
+            tabs.append(_in_new_tab(ctx, lambda tab: _repeat_first_command_ms(tab, False, url + LAB_PAGE)))
         ctx.close()
+    median = statistics.median
     return [
-        ("snapshot: floor page warm", floor_warm, "ms", None, ""),
-        ("snapshot: full reload, time to first command", reload, "ms", None, ""),
-        ("snapshot: full reload / floor warm", reload / floor_warm, "x", 0.3, "max"),
-        ("snapshot: new tab, time to first command", new_tab, "ms", None, ""),
-        ("snapshot: new tab / floor warm", new_tab / floor_warm, "x", 0.3, "max"),
+        ("snapshot: floor page warm", median(floors), "ms", None, ""),
+        ("snapshot: full reload, time to first command", median(reloads), "ms", None, ""),
+        ("snapshot: full reload / floor warm", median(r / f for r, f in zip(reloads, floors, strict=True)),
+         "x", 0.3, "max"),
+        ("snapshot: new tab, time to first command", median(tabs), "ms", None, ""),
+        ("snapshot: new tab / floor warm", median(t / f for t, f in zip(tabs, floors, strict=True)), "x", 0.3, "max"),
     ]
