@@ -33,6 +33,8 @@ TERMINAL = '[data-mdx-component="terminal"]'
 INPUT = f"{TERMINAL} [data-mdx-input]"
 OUTPUT = f"{TERMINAL} [data-mdx-output]"
 HELP_MARK = "Commands of this simulated cluster"
+#: A representative command that has not finished after this long is reported, not waited for.
+COMMAND_LIMIT_MS = 60000
 
 
 def _add_floor(site: Path) -> None:
@@ -107,14 +109,20 @@ def _command_latencies(page: Page) -> dict[str, float]:
     """Enter → the command done, for each representative command, through the worker."""
     samples = {}
     for line in representative_commands():
-        samples[line] = (float(page.evaluate(
-            "([sel, line]) => new Promise(done => {"
+        ms = float(page.evaluate(
+            "([sel, line, limit]) => new Promise(done => {"
             " const t = document.querySelector(sel); const input = t.querySelector('[data-mdx-input]');"
             " const before = Number(t.dataset.mdxRuns || 0); const start = performance.now();"
-            " new MutationObserver((_, obs) => { if (Number(t.dataset.mdxRuns || 0) > before) {"
-            "   obs.disconnect(); done(performance.now() - start); } }).observe(t, {attributes: true});"
+            " const observer = new MutationObserver(() => { if (Number(t.dataset.mdxRuns || 0) > before) {"
+            "   observer.disconnect(); done(performance.now() - start); } });"
+            " observer.observe(t, {attributes: true});"
+            " setTimeout(() => { observer.disconnect(); done(-1); }, limit);"
             " input.value = line; input.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', bubbles: true}));"
-            "})", [TERMINAL, line])))
+            "})", [TERMINAL, line, COMMAND_LIMIT_MS]))
+        if ms < 0:
+            raise RuntimeError(f"{line!r} did not finish within {COMMAND_LIMIT_MS} ms; the terminal shows:\n"
+                               + (page.text_content(OUTPUT) or "")[-2000:])
+        samples[line] = ms
     return samples
 
 
