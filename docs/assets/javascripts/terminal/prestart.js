@@ -1,5 +1,7 @@
 /*
- * Runs first in every page's <head>, as a classic script: when this browser
+ * Runs first in every page's <head>, inlined by hooks/prestart.py (this
+ * comment is left out), with the worker's address and the build's Pyodide
+ * folder in its data-worker and data-pyodide attributes. When this browser
  * holds a start-up snapshot of the terminal's runtime, it starts the
  * emulator worker at once, while the page itself is still loading, so the
  * restore overlaps the page's own work. client.js adopts this worker and the
@@ -30,9 +32,10 @@
   if (location.protocol === "file:" || typeof WebAssembly !== "object" || typeof Worker !== "function") return;
   var worker;
   try {
-    var url = new URL("worker.js", document.currentScript.src);
+    var script = document.currentScript;
+    var url = new URL(script.dataset.worker, location.href);
     // Where this build put Pyodide: the worker starts compiling it before the manifest confirms it.
-    var pyodide = document.currentScript.dataset.pyodide;
+    var pyodide = script.dataset.pyodide;
     if (pyodide) url.searchParams.set("pyodide", new URL(pyodide, location.href).href);
     worker = new Worker(url, { type: "module" });
   } catch (error) {

@@ -174,8 +174,11 @@ async function restore(loadPyodide, indexURL, found, compiled, wheel) {
     self.fetch = fetching;
     undo();
   }
-  // Every restore starts from the same random state: reseed from the browser's entropy.
-  pyodide.runPython("import random; random.seed()");
+  // Every restore starts from the same random state: reseed from the browser's entropy
+  // (a call, not runPython, which would compile source on the way to the first command).
+  const random = pyodide.pyimport("random");
+  random.seed();
+  random.destroy();
   const module = pyodide.pyimport("emulator.web");
   if (module.incomplete("for x in a; do") !== "true" || module.incomplete("echo ok") !== "false") {
     throw new Error("the restored emulator does not answer as it should");
