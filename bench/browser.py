@@ -120,8 +120,11 @@ def _command_latencies(page: Page) -> dict[str, float]:
             " input.value = line; input.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', bubbles: true}));"
             "})", [TERMINAL, line, COMMAND_LIMIT_MS]))
         if ms < 0:
-            raise RuntimeError(f"{line!r} did not finish within {COMMAND_LIMIT_MS} ms; the terminal shows:\n"
-                               + (page.text_content(OUTPUT) or "")[-2000:])
+            state = page.evaluate(
+                "(sel) => [...document.querySelectorAll(sel)].map(t => JSON.stringify(t.dataset) + ' status: '"
+                " + (t.querySelector('[data-mdx-status]')?.textContent ?? ''))", TERMINAL)
+            raise RuntimeError(f"{line!r} did not finish within {COMMAND_LIMIT_MS} ms; terminals on the page: {state};"
+                               " the first one shows:\n" + (page.text_content(OUTPUT) or "")[-2000:])
         samples[line] = ms
     return samples
 
