@@ -52,7 +52,7 @@ def _add_plain_page(site: Path) -> None:
     """A copy of the lab page without its terminal, at the same depth, for paint timing."""
     html = (site / LAB_PAGE / "index.html").read_text()
     html = re.sub(r'<section class="mdx-terminal".*?</section>', "", html, flags=re.S)
-    html = re.sub(r'<script[^>]*terminal/[^>]*></script>', "", html)
+    html = re.sub(r'<script[^>]*terminal/[^>]*>.*?</script>', "", html, flags=re.S)
     plain = site / (LAB_PAGE.rstrip("/") + "-plain")
     plain.mkdir()
     (plain / "index.html").write_text(html)
