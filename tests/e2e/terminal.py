@@ -15,6 +15,19 @@ def wait_ready(page, timeout: float = 30000) -> None:
     page.wait_for_selector(f'{TERMINAL}[data-mdx-state="ready"][data-mdx-open="true"]', timeout=timeout)
 
 
+def follow_link(page, selector: str, timeout: float = 30000) -> None:
+    """Click an in-site link; wait until the next page's terminal is ready and open.
+
+    Material changes the address as soon as the link is clicked, while the old
+    page and its terminal are still there: only a terminal element other than
+    the old one counts."""
+    page.evaluate(f"window.__oldTerminal = document.querySelector('{TERMINAL}')")
+    page.click(selector)
+    page.wait_for_function(
+        f"() => {{ const t = document.querySelector('{TERMINAL}'); return t && t !== window.__oldTerminal"
+        " && t.dataset.mdxState === 'ready' && t.dataset.mdxOpen === 'true'; }", timeout=timeout)
+
+
 def runs(page) -> int:
     return int(page.get_attribute(TERMINAL, "data-mdx-runs") or 0)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .terminal import INPUT, OUTPUT, TERMINAL, open_lab_page, output, run, wait_ready
+from .terminal import INPUT, OUTPUT, TERMINAL, follow_link, open_lab_page, output, run, wait_ready
 
 VARIANT = f"{TERMINAL} [data-mdx-variant]"
 PANEL = f"{TERMINAL} [data-mdx-panel]"
@@ -95,9 +95,8 @@ def test_the_next_page_of_the_healthy_cluster_rejoins_the_session_in_its_lab(pag
     wait_ready(page)
     run(page, "lab start late-rank --seed 2")
     wait_label(page, "lab late-rank · seed 2")
-    page.click("a.md-footer__link--next")
+    follow_link(page, "a.md-footer__link--next")
     page.wait_for_function("() => location.pathname.endsWith('/emulator/shell/')")
-    wait_ready(page)
     wait_label(page, "lab late-rank · seed 2")
     assert panel_text(page, "title") == "A late rank"
     assert "(late-rank, seed 2," in run(page, "lab")

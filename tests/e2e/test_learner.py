@@ -8,7 +8,7 @@ import json
 import re
 
 from .conftest import ROOT
-from .terminal import INPUT, OUTPUT, PROMPT, STATUS, TERMINAL, open_lab_page, output, run, wait_ready
+from .terminal import INPUT, OUTPUT, PROMPT, STATUS, TERMINAL, follow_link, open_lab_page, output, run, wait_ready
 
 LAB_PAGE = "guides/training-step/"
 STORAGE_KEY = "mdx-terminal:late-rank:0"
@@ -165,8 +165,7 @@ def test_pages_allow_only_the_site_itself_and_report_no_violations(page, site):
             e => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));""")
     open_lab_page(page, site.url)
     run(page, "help")
-    page.click("a.md-footer__link--next")
-    wait_ready(page)
+    follow_link(page, "a.md-footer__link--next")
     policy = page.get_attribute('meta[http-equiv="Content-Security-Policy"]', "content")
     assert "'wasm-unsafe-eval'" in policy and "'unsafe-eval'" not in policy and "'unsafe-inline'" not in policy
     assert page.evaluate("window.__violations") == []

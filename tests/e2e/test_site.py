@@ -9,7 +9,7 @@ from urllib.parse import urlparse
 import pytest
 
 from .site import SiteServer
-from .terminal import INPUT, OUTPUT, PROMPT, STATUS, TERMINAL, open_lab_page, output, run, wait_ready
+from .terminal import INPUT, OUTPUT, PROMPT, STATUS, TERMINAL, follow_link, open_lab_page, output, run, wait_ready
 
 
 def test_help_on_a_lab_page_lists_the_commands(page, site, results):
@@ -30,9 +30,7 @@ def test_prompt_shows_user_and_host(page, site):
 def test_following_an_in_site_link_reuses_the_worker(page, site, requests):
     open_lab_page(page, site.url)
     page.evaluate("window.__sameWindow = true")
-    page.click('a.md-footer__link--next')
-    page.wait_for_function("() => !location.pathname.endsWith('/guides/training-step/')")
-    wait_ready(page)
+    follow_link(page, "a.md-footer__link--next")
     assert page.evaluate("window.__sameWindow") is True, "the click reloaded the page"
     assert run(page, "hostname").endswith("$ hostname\nlogin01\n")
     assert requests.count("pyodide.asm.wasm") == 1
@@ -85,9 +83,7 @@ def test_leaving_a_page_mid_command_and_coming_back_keeps_the_session_usable(pag
     page.fill(INPUT, "watch -n 1 hostname")
     page.press(INPUT, "Enter")
     page.wait_for_function(f"() => document.querySelector('{OUTPUT}').textContent.includes('Every 1.0s')")
-    page.click("a.md-footer__link--next")
-    page.wait_for_function("() => !location.pathname.endsWith('/guides/training-step/')")
-    wait_ready(page)
+    follow_link(page, "a.md-footer__link--next")
     page.go_back()
     page.wait_for_function("() => location.pathname.endsWith('/guides/training-step/')")
     wait_ready(page)
@@ -118,10 +114,7 @@ def test_returning_after_visiting_many_labs_reopens_the_first_from_its_saved_sta
     open_lab_page(page, site.url)
     run(page, "cd /tmp")
     for _ in range(9):
-        path = page.evaluate("location.pathname")
-        page.click("a.md-footer__link--next")
-        page.wait_for_function("(p) => location.pathname !== p", arg=path)
-        wait_ready(page)
+        follow_link(page, "a.md-footer__link--next")
     page.click('.md-nav a[href$="guides/training-step/"]')
     page.wait_for_function("() => location.pathname.endsWith('/guides/training-step/')")
     wait_ready(page)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from .site import QuietHandler, SiteServer, build_site
-from .terminal import open_lab_page, run, wait_ready
+from .terminal import follow_link, open_lab_page, run
 
 PREFIX = "/handbook/"
 
@@ -50,9 +50,7 @@ def test_the_site_works_under_a_subpath(page, subpath_site, requests):
     open_lab_page(page, subpath_site)
     assert run(page, "hostname").endswith("login01\n")
     page.evaluate("window.__sameWindow = true")
-    page.click("a.md-footer__link--next")
-    page.wait_for_function("() => !location.pathname.endsWith('/guides/training-step/')")
-    wait_ready(page)
+    follow_link(page, "a.md-footer__link--next")
     assert page.evaluate("window.__sameWindow") is True, "instant navigation fell back to a full reload"
     assert run(page, "echo under-a-subpath").endswith("under-a-subpath\n")
     assert requests.count("pyodide.asm.wasm") == 1
