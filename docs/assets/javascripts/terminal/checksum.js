@@ -8,9 +8,9 @@
  *
  * It runs on the path to the first command, so where the browser has
  * WebAssembly SIMD the sums are taken by the module below, over bytes read
- * straight into its memory (`allocate`): about 2 ms for 30 MiB, against
- * 25–40 ms for the JavaScript loop, which gives the same digits everywhere
- * else. The module, in text form:
+ * straight into its memory (`allocate`): 2–20 ms for 30 MiB on a busy
+ * 2-core machine, against 25–50 ms for the JavaScript loop, which gives the
+ * same digits everywhere else. The module, in text form:
  *
  *   (module
  *     (import "m" "memory" (memory 1))
