@@ -463,9 +463,9 @@ def build(lab: Lab, seed: int, faults: bool = True) -> Cluster:
     return cluster
 
 
-def cluster_for(lab_id: str | None, seed: int) -> Cluster:
-    """The cluster a session starts with: the lab's, or the healthy sandbox."""
-    return build(get(lab_id), seed)
+def cluster_for(lab_id: str | None, seed: int, faults: bool = True) -> Cluster:
+    """The cluster a session starts with: the lab's, or the healthy sandbox; ``faults=False``: its healthy twin."""
+    return build(get(lab_id), seed, faults)
 
 
 # -- judging ---------------------------------------------------------------------------

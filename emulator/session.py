@@ -121,12 +121,14 @@ class Run:
 class Session:
     """A learner's terminal: one cluster, one shell, a history."""
 
-    def __init__(self, lab: str | None = None, seed: int = 0) -> None:
+    def __init__(self, lab: str | None = None, seed: int = 0, faults: bool = True) -> None:
+        """A session in ``lab`` (None: the sandbox) at ``seed``; ``faults=False`` opens the lab's healthy twin."""
         #: The lab and seed the session was opened with (``lab start`` may switch later).
         self.origin = (lab, seed)
+        self.faults = faults
         self.lab = lab
         self.seed = seed
-        self.cluster = labs.cluster_for(lab, seed)
+        self.cluster = labs.cluster_for(lab, seed, faults)
         self.shell = Shell(self, self.cluster)
         self.history: list[str] = []
         #: Lines dropped from the front of the history (numbering continues after them).
@@ -215,7 +217,7 @@ class Session:
 
     def reset(self) -> None:
         """Fresh state for the lab and seed the session was opened with."""
-        self.__init__(*self.origin)  # type: ignore[misc]
+        self.__init__(*self.origin, faults=self.faults)  # type: ignore[misc]
 
     def snapshot(self) -> dict[str, Any]:
         """JSON-ready state: the opening lab and seed, the journal of lines, the history, the clock, ``$?``."""
