@@ -13,9 +13,9 @@ import sys
 import time
 from collections.abc import Sequence
 
-from . import __version__, labs
-from .errors import LabError
-from .session import Run, Session
+from emulator import __version__, labs
+from emulator.errors import LabError
+from emulator.session import Run, Session
 
 PROG = "cluster-emulator"
 #: Longest real pause between chunks of a streaming command in the interactive shell.

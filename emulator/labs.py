@@ -55,12 +55,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .cluster.build import ClusterSpec, build_cluster
-from .cluster.faults import apply_fault, catalog
-from .cluster.ids import rng
-from .cluster.model import Cluster
-from .cluster.scheduler import expand_hostlist
-from .errors import LabError
+from emulator.cluster.build import ClusterSpec, build_cluster
+from emulator.cluster.faults import apply_fault, catalog
+from emulator.cluster.ids import rng
+from emulator.cluster.model import Cluster
+from emulator.cluster.scheduler import expand_hostlist
+from emulator.errors import LabError
 
 #: The lab a session runs when it names none: the healthy cluster.
 SANDBOX = "sandbox"
@@ -232,7 +232,7 @@ def _cluster(r: _Reader) -> dict[str, Any]:
         out["start"] = start
     if "training" in r.data:
         training = r.table("training")
-        from .cluster.training import TrainingRun
+        from emulator.cluster.training import TrainingRun
 
         known = set(TrainingRun.__dataclass_fields__) - {"job_id", "name", "ranks"}
         for key in training.data:

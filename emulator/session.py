@@ -23,13 +23,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from . import labs
-from .cluster.clock import COMMAND_COST_S
-from .shell.completion import Completion, complete
-from .shell.history import expand as history_expand
-from .shell.interpreter import Shell
-from .shell.lexer import Op, ShellSyntaxError, Word, tokenize
-from .shell.parser import Redirect, Simple, parse
+from emulator import labs
+from emulator.cluster.clock import COMMAND_COST_S
+from emulator.shell.completion import Completion, complete
+from emulator.shell.history import expand as history_expand
+from emulator.shell.interpreter import Shell
+from emulator.shell.lexer import Op, ShellSyntaxError, Word, tokenize
+from emulator.shell.parser import Redirect, Simple, parse
 
 #: Version of the snapshot layout; a snapshot of another version is refused.
 SCHEMA = 1

@@ -58,9 +58,9 @@ from collections import OrderedDict
 from contextlib import suppress
 from itertools import count
 
-from . import labs
-from .errors import LabError
-from .session import Run, Session
+from emulator import labs
+from emulator.errors import LabError
+from emulator.session import Run, Session
 
 #: Sessions kept open at once; the least recently used is closed beyond it.
 SESSION_LIMIT = 8

@@ -11,9 +11,9 @@ import functools
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from . import catalog
-from .clock import DEFAULT_START, SimClock
-from .hardware import (
+from emulator.cluster import catalog
+from emulator.cluster.clock import DEFAULT_START, SimClock
+from emulator.cluster.hardware import (
     BMC,
     GPU,
     NIC,
@@ -29,11 +29,11 @@ from .hardware import (
     Sensor,
     Service,
 )
-from .ids import gpu_uuid, guid, mac, rng, serial
-from .model import Cluster, Hardware, Node
-from .scheduler import Job, SlurmState
-from .storage import LocalDisk, ParallelFS, Target
-from .training import Rank, TrainingRun
+from emulator.cluster.ids import gpu_uuid, guid, mac, rng, serial
+from emulator.cluster.model import Cluster, Hardware, Node
+from emulator.cluster.scheduler import Job, SlurmState
+from emulator.cluster.storage import LocalDisk, ParallelFS, Target
+from emulator.cluster.training import Rank, TrainingRun
 
 #: Seconds the compute nodes had been up when the clock starts (boot ~ 12.5 days before).
 UPTIME_S = 1_080_000.0

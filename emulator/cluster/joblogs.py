@@ -13,11 +13,11 @@ from collections.abc import Callable
 from functools import lru_cache
 from posixpath import dirname
 
-from .ids import rng
-from .model import Cluster
-from .nccl_debug import Proc, init_lines
-from .scheduler import compress_hostlist
-from .steps import (
+from emulator.cluster.ids import rng
+from emulator.cluster.model import Cluster
+from emulator.cluster.nccl_debug import Proc, init_lines
+from emulator.cluster.scheduler import compress_hostlist
+from emulator.cluster.steps import (
     BUCKET_BYTES,
     NCCL_TIMEOUT_MS,
     PAST_ATTEMPT_S,
@@ -32,10 +32,8 @@ from .steps import (
     profile_of,
     schedule,
 )
-from .steps import (
-    failed_at as failed_at,  # re-exported: tools ask the job's files when the job died
-)
-from .training import TrainingRun
+from emulator.cluster.steps import failed_at as failed_at
+from emulator.cluster.training import TrainingRun
 
 #: Step lines kept in the log file; older ones were rotated away.
 MAX_STEP_LINES = 5000

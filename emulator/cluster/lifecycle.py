@@ -9,11 +9,11 @@ node, a boot reaching the login prompt) are scheduled on the simulated clock.
 
 from __future__ import annotations
 
-from . import catalog
-from .hardware import BootRecord, KernelEvent, SelEntry
-from .model import Cluster, Node
-from .scheduler import Job, job_ended
-from .steps import teardown_s
+from emulator.cluster import catalog
+from emulator.cluster.hardware import BootRecord, KernelEvent, SelEntry
+from emulator.cluster.model import Cluster, Node
+from emulator.cluster.scheduler import Job, job_ended
+from emulator.cluster.steps import teardown_s
 
 #: Seconds from power-on to the login prompt on an HGX node (POST, kernel, services).
 BOOT_S = 240.0

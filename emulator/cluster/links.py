@@ -20,10 +20,10 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .hardware import NIC, PORT_COUNTERS
+from emulator.cluster.hardware import NIC, PORT_COUNTERS
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .model import Cluster, Node
+    from emulator.cluster.model import Cluster, Node
 
 #: Data and packet counters, in the order ``perfquery -x`` prints them.
 DATA_COUNTERS = (
@@ -120,7 +120,7 @@ def job_rail_gbps(cluster: Cluster) -> float:
     run = cluster.training
     if run is None or len(nodes) < 2:
         return 0.0
-    from . import steps  # steps reads link rates through collectives: import late
+    from emulator.cluster import steps  # steps reads link rates through collectives: import late
 
     try:
         step_s = steps.profile(cluster).step_s
@@ -264,7 +264,7 @@ def switch_by_lid(cluster: Cluster, lid: int) -> str | None:
 
 
 def switch_guid(cluster: Cluster, name: str) -> str:
-    from .ids import rng
+    from emulator.cluster.ids import rng
 
     return f"0x{0xFC6A1C:06x}0300{rng(cluster.seed, 'switch', name).getrandbits(24):06x}"
 
@@ -299,7 +299,7 @@ def raw_switch_counters(cluster: Cluster, name: str, port: int, rail_gbps: float
     """Counters of one switch port since boot. A leaf's downlink mirrors the node's port
     (what the node sends the switch receives); an uplink of a leaf whose nodes sit on a
     congested path waits to transmit; unused ports read zero."""
-    from .ids import rng
+    from emulator.cluster.ids import rng
 
     zero = {c: 0 for c in (*PORT_COUNTERS, *DATA_COUNTERS)}
     kind, _ = cluster.switches[name]

@@ -11,12 +11,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .catalog import VERSIONS, Versions
-from .clock import SimClock
-from .hardware import BMC, GPU, NIC, BlockDevice, Cpu, DcgmStats, HostHealth, KernelEvent, PCIeSwitch, Service
-from .scheduler import SlurmState
-from .storage import LocalDisk, ParallelFS
-from .training import TrainingRun
+from emulator.cluster.catalog import VERSIONS, Versions
+from emulator.cluster.clock import SimClock
+from emulator.cluster.hardware import (
+    BMC,
+    GPU,
+    NIC,
+    BlockDevice,
+    Cpu,
+    DcgmStats,
+    HostHealth,
+    KernelEvent,
+    PCIeSwitch,
+    Service,
+)
+from emulator.cluster.scheduler import SlurmState
+from emulator.cluster.storage import LocalDisk, ParallelFS
+from emulator.cluster.training import TrainingRun
 
 
 @dataclass

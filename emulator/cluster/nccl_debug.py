@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .collectives import SOCKET_IFACE, ib_devices, ib_disabled, net_plan, nvls_enabled
-from .ids import rng
-from .model import Cluster
+from emulator.cluster.collectives import SOCKET_IFACE, ib_devices, ib_disabled, net_plan, nvls_enabled
+from emulator.cluster.ids import rng
+from emulator.cluster.model import Cluster
 
 #: Subsystems NCCL prints when NCCL_DEBUG_SUBSYS is unset.
 DEFAULT_SUBSYS = frozenset({"INIT", "BOOTSTRAP", "ENV"})

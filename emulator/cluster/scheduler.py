@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .hardware import Partition
+from emulator.cluster.hardware import Partition
 
 
 @dataclass

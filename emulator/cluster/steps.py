@@ -21,12 +21,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cached_property
 
-from . import storage
-from .catalog import H100
-from .collectives import CollectiveError, collective
-from .model import Cluster
-from .telemetry import gpu_speed_factor
-from .training import Rank, TrainingRun
+from emulator.cluster import storage
+from emulator.cluster.catalog import H100
+from emulator.cluster.collectives import CollectiveError, collective
+from emulator.cluster.model import Cluster
+from emulator.cluster.telemetry import gpu_speed_factor
+from emulator.cluster.training import Rank, TrainingRun
 
 #: Fraction of BF16 dense peak the kernels reach at a large micro-batch.
 KERNEL_EFFICIENCY = 0.48
@@ -533,14 +533,14 @@ def log_files(cluster: Cluster) -> dict[str, Callable[[], str]]:
     The training log, the Slurm output file, the job's config and the
     checkpoint directory's pointer; see :mod:`emulator.cluster.joblogs`.
     """
-    from .joblogs import files
+    from emulator.cluster.joblogs import files
 
     return files(cluster)
 
 
 def log_mtimes(cluster: Cluster) -> dict[str, Callable[[], float]]:
     """Absolute path -> when that file of :func:`log_files` was last written (offset s)."""
-    from .joblogs import mtimes
+    from emulator.cluster.joblogs import mtimes
 
     return mtimes(cluster)
 

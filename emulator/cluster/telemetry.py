@@ -15,13 +15,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .catalog import H100
-from .hardware import GPU, NVLink
-from .ids import rng
+from emulator.cluster.catalog import H100
+from emulator.cluster.hardware import GPU, NVLink
+from emulator.cluster.ids import rng
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .model import Cluster, Node
-    from .scheduler import Job
+    from emulator.cluster.model import Cluster, Node
+    from emulator.cluster.scheduler import Job
 
 #: Process name the driver reports for a PyTorch rank.
 PROCESS_NAME = "/usr/bin/python3"
@@ -88,7 +88,7 @@ def processes(cluster: Cluster, node: Node, gpu: GPU, at: float | None = None) -
     """
     if not gpu.present or gpu.fabric_state != "Completed":
         return []
-    from .joblogs import failed_at  # imported here: joblogs depends on this module through steps
+    from emulator.cluster.joblogs import failed_at  # imported here: joblogs depends on this module through steps
 
     run = cluster.training
     torn_down = failed_at(cluster)

@@ -24,8 +24,8 @@ import random
 import re
 from typing import Any
 
-from ..vfs import FsError
-from .base import Command, Context, Outcome
+from emulator.commands.base import Command, Context, Outcome
+from emulator.vfs import FsError
 
 #: Statements and loop iterations one program may execute.
 STEP_LIMIT = 2_000_000
@@ -696,7 +696,7 @@ class Interpreter:
     def regex(self, pattern: str) -> re.Pattern[str]:
         compiled = self.regex_cache.get(pattern)
         if compiled is None:
-            from .text import RegexError, posix_regex
+            from emulator.commands.text import RegexError, posix_regex
 
             try:
                 compiled = re.compile(posix_regex(pattern, True))
@@ -905,7 +905,7 @@ class Interpreter:
                         i += 1
                 return "".join(out)
 
-            from .text import substitute_all
+            from emulator.commands.text import substitute_all
 
             result = substitute_all(self.regex(pattern), replace, s, count=0 if name == "gsub" else 1)
             if count:

@@ -20,12 +20,12 @@ from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..errors import CommandError, OutputLimitExceeded, UsageError
+from emulator.errors import CommandError, OutputLimitExceeded, UsageError
 
 if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
-    from ..cluster.clock import SimClock
-    from ..cluster.model import Cluster, Node
-    from ..vfs import FileSystem
+    from emulator.cluster.clock import SimClock
+    from emulator.cluster.model import Cluster, Node
+    from emulator.vfs import FileSystem
 
 #: What ``execute`` may return: a status, None (status 0), or a generator of pauses.
 Outcome = int | None | Generator[float, None, int | None]

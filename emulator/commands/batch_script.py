@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 import shlex
 
-from ..cluster.model import Node
-from .base import Context
+from emulator.cluster.model import Node
+from emulator.commands.base import Context
 
 #: First words of set-up lines the emulator skips.
 SKIPPED = ("set", "module", "source", ".", "ulimit", "cd", "umask", "shopt", "trap")

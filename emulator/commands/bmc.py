@@ -14,11 +14,11 @@ import argparse
 from collections.abc import Generator
 from typing import Any
 
-from ..cluster import lifecycle, telemetry
-from ..cluster.hardware import BMC, SelEntry, Sensor
-from ..cluster.ids import rng
-from ..cluster.model import Cluster, Node
-from .base import Command, Context, Outcome
+from emulator.cluster import lifecycle, telemetry
+from emulator.cluster.hardware import BMC, SelEntry, Sensor
+from emulator.cluster.ids import rng
+from emulator.cluster.model import Cluster, Node
+from emulator.commands.base import Command, Context, Outcome
 
 VERSION = "1.8.19"
 NO_SESSION = "Error: Unable to establish IPMI v2 / RMCP+ session"

@@ -11,15 +11,15 @@ import shlex
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
-from ..errors import CommandError
-from ..shell import hostfs
-from ..shell.interpreter import ExitShell
-from ..shell.lexer import ShellSyntaxError
-from . import registry
-from .base import ArgumentParser, Command, Context, Outcome
+from emulator.commands import registry
+from emulator.commands.base import ArgumentParser, Command, Context, Outcome
+from emulator.errors import CommandError
+from emulator.shell import hostfs
+from emulator.shell.interpreter import ExitShell
+from emulator.shell.lexer import ShellSyntaxError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..cluster.model import Node
+    from emulator.cluster.model import Node
 
 SECTION = "Shell"
 #: Names bash implements itself (``type`` says "shell builtin", ``which`` finds nothing).
@@ -930,7 +930,7 @@ class Ssh(Command):
         if not node.health.os_up:
             raise ctx.fail(f"ssh: connect to host {target} port 22: No route to host", 255)
         if not remote:
-            from ..cluster.ids import rng
+            from emulator.cluster.ids import rng
 
             r = rng(ctx.cluster.seed, node.name, "last-login")
             last = ctx.clock.at(-r.uniform(3_600.0, 86_400.0))
@@ -983,7 +983,7 @@ class Ping(Command):
         count = args.count or 10
         interval = max(0.2, min(args.interval, 60.0))
         shown = address if args.numeric else name
-        from ..cluster.ids import rng
+        from emulator.cluster.ids import rng
 
         ctx.outln(f"PING {args.host} ({address}) 56(84) bytes of data.")
         times: list[float] = []

@@ -18,13 +18,13 @@ from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..cluster import telemetry
-from ..cluster.catalog import H100
-from ..cluster.hardware import GPU
-from ..cluster.ids import rng
-from ..cluster.model import Node
-from . import dcgm_stats
-from .base import Command, Context, Outcome
+from emulator.cluster import telemetry
+from emulator.cluster.catalog import H100
+from emulator.cluster.hardware import GPU
+from emulator.cluster.ids import rng
+from emulator.cluster.model import Node
+from emulator.commands import dcgm_stats
+from emulator.commands.base import Command, Context, Outcome
 
 NO_HOSTENGINE = ("Error: unable to establish a connection to the specified host: localhost\n"
                  "Error: Unable to connect to host engine. Host engine connection invalid/disconnected.\n")

@@ -21,10 +21,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..cluster import telemetry
-from ..cluster.hardware import GPU, DcgmJobRecord
-from ..cluster.model import Node
-from .base import Context
+from emulator.cluster import telemetry
+from emulator.cluster.hardware import GPU, DcgmJobRecord
+from emulator.cluster.model import Node
+from emulator.commands.base import Context
 
 #: ``dcgmi stats -g`` default: every GPU of the host.
 ALL_GPUS = 0x7FFFFFFF
@@ -153,7 +153,7 @@ def _overlap(since: float | None, start: float, end: float) -> float:
 
 def gpu_stats(ctx: Context, node: Node, gpu: GPU, start: float, end: float | None) -> GpuStats:
     """``gpu`` from ``start`` to ``end`` (None: still running), sampled as the watches sample it."""
-    from .dcgm import health_findings
+    from emulator.commands.dcgm import health_findings
 
     stop = ctx.clock.elapsed if end is None else end
     span = max(stop - start, 1e-6)
@@ -344,7 +344,7 @@ def pid_report(ctx: Context, node: Node, pid: int, since: float, verbose: bool) 
     start = _edge(ctx, node, gpu, pid, max(since, first - UPDATE_S * 2 - (last - first)), first)
     gone = not any(pid == p.pid for g, _ in used for p in telemetry.processes(ctx.cluster, node, g))
     end = _edge(ctx, node, gpu, pid, ctx.clock.elapsed, last) if gone else None
-    from .procs import processes
+    from emulator.commands.procs import processes
 
     start = max([start] + [p.start_s for p in processes(ctx, node) if p.pid == pid])
     per_gpu = [gpu_stats(ctx, node, g, start, end) for g, _ in used]

@@ -17,13 +17,13 @@ import argparse
 import re
 from typing import TYPE_CHECKING
 
-from ..cluster import links
-from ..cluster.hardware import NIC
-from ..cluster.ids import rng
-from .base import ArgumentParser, Command, Context, Outcome
+from emulator.cluster import links
+from emulator.cluster.hardware import NIC
+from emulator.cluster.ids import rng
+from emulator.commands.base import ArgumentParser, Command, Context, Outcome
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..cluster.model import Cluster, Node
+    from emulator.cluster.model import Cluster, Node
 
 #: ConnectX-7 identifiers as the verbs and diag tools print them.
 VENDOR_ID = 0x02C9

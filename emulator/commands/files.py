@@ -14,9 +14,9 @@ import posixpath
 from collections.abc import Callable, Iterable
 from datetime import timedelta
 
-from ..shell.procfs import uid_of
-from ..vfs import Dir, File, FsError
-from .base import ArgumentParser, Command, Context, Outcome
+from emulator.commands.base import ArgumentParser, Command, Context, Outcome
+from emulator.shell.procfs import uid_of
+from emulator.vfs import Dir, File, FsError
 
 SECTION = "Files and text"
 #: Terminal width used for column layouts.

@@ -13,12 +13,12 @@ import math
 from collections.abc import Generator
 from dataclasses import dataclass
 
-from ..cluster.ids import rng
-from ..cluster.model import Node
-from .base import ArgumentParser, Command, Context, Outcome
-from .builtins import boot_offset
-from .fabric import getopt_error
-from .procs import cpu_split, memory, processes, running_jobs
+from emulator.cluster.ids import rng
+from emulator.cluster.model import Node
+from emulator.commands.base import ArgumentParser, Command, Context, Outcome
+from emulator.commands.builtins import boot_offset
+from emulator.commands.fabric import getopt_error
+from emulator.commands.procs import cpu_split, memory, processes, running_jobs
 
 SECTION = "Host"
 

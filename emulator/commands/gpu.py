@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any
 
-from ..cluster import telemetry
-from ..cluster.catalog import H100, VERSIONS
-from ..cluster.hardware import GPU
-from . import nvsmi_fields, nvsmi_monitor, nvsmi_query, nvsmi_report, nvsmi_topo
-from .base import Command, Context, Outcome
+from emulator.cluster import telemetry
+from emulator.cluster.catalog import H100, VERSIONS
+from emulator.cluster.hardware import GPU
+from emulator.commands import nvsmi_fields, nvsmi_monitor, nvsmi_query, nvsmi_report, nvsmi_topo
+from emulator.commands.base import Command, Context, Outcome
 
 NO_DRIVER = ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. "
              "Make sure that the latest NVIDIA driver is installed and running.\n")

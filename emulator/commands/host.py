@@ -13,12 +13,12 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..cluster.catalog import NVME_BUSES
-from ..cluster.model import Node
-from . import pcitree
-from .base import ArgumentParser, Command, Context, Outcome
-from .fabric import getopt_error
-from .procs import memory
+from emulator.cluster.catalog import NVME_BUSES
+from emulator.cluster.model import Node
+from emulator.commands import pcitree
+from emulator.commands.base import ArgumentParser, Command, Context, Outcome
+from emulator.commands.fabric import getopt_error
+from emulator.commands.procs import memory
 
 SECTION = "Host"
 

@@ -16,14 +16,14 @@ import struct
 from collections.abc import Generator
 from typing import TYPE_CHECKING
 
-from ..cluster import links
-from ..cluster.hardware import NIC
-from ..cluster.ids import rng
-from .base import ArgumentParser, Command, Context, Outcome
-from .fabric import VENDOR_PART_ID, DiagCommand, device, devices, fake_pid, is_up
+from emulator.cluster import links
+from emulator.cluster.hardware import NIC
+from emulator.cluster.ids import rng
+from emulator.commands.base import ArgumentParser, Command, Context, Outcome
+from emulator.commands.fabric import VENDOR_PART_ID, DiagCommand, device, devices, fake_pid, is_up
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..cluster.model import Node
+    from emulator.cluster.model import Node
 
 IBDIAGNET_VERSION = "2.13.0.MLNX20231105.fc5eb6b1"
 

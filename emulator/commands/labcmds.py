@@ -13,9 +13,9 @@ import argparse
 import textwrap
 from dataclasses import dataclass
 
-from .. import labs
-from ..errors import LabError
-from .base import ArgumentParser, Command, Context
+from emulator import labs
+from emulator.commands.base import ArgumentParser, Command, Context
+from emulator.errors import LabError
 
 SECTION = "Labs"
 WIDTH = 78

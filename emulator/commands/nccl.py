@@ -20,12 +20,12 @@ from __future__ import annotations
 import argparse
 from collections.abc import Generator
 
-from ..cluster.catalog import H100
-from ..cluster.collectives import CollectiveError, check_usable, collective
-from ..cluster.ids import rng
-from ..cluster.nccl_debug import Proc, init_lines
-from ..cluster.scheduler import expand_hostlist
-from .base import ArgumentParser, Command, Context
+from emulator.cluster.catalog import H100
+from emulator.cluster.collectives import CollectiveError, check_usable, collective
+from emulator.cluster.ids import rng
+from emulator.cluster.nccl_debug import Proc, init_lines
+from emulator.cluster.scheduler import expand_hostlist
+from emulator.commands.base import ArgumentParser, Command, Context
 
 #: Data types nccl-tests accepts for -d, with their sizes in bytes.
 TYPES = {"int8": 1, "char": 1, "uint8": 1, "int32": 4, "int": 4, "uint32": 4, "int64": 8, "uint64": 8,

@@ -10,13 +10,13 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from ..cluster.hardware import NIC
-from ..cluster.ids import rng
-from .base import ArgumentParser, Command, Context, Outcome
-from .fabric import eui64, getopt_error, is_up, link_local
+from emulator.cluster.hardware import NIC
+from emulator.cluster.ids import rng
+from emulator.commands.base import ArgumentParser, Command, Context, Outcome
+from emulator.commands.fabric import eui64, getopt_error, is_up, link_local
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..cluster.model import Cluster, Node
+    from emulator.cluster.model import Cluster, Node
 
 
 def _eno1_mac(cluster: Cluster, node: Node) -> str:

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..cluster.catalog import H100
-from .nvsmi_query import GpuView, active, ecc_total, yes
+from emulator.cluster.catalog import H100
+from emulator.commands.nvsmi_query import GpuView, active, ecc_total, yes
 
 Getter = Callable[[GpuView], object]
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..cluster import telemetry
-from ..cluster.hardware import GPU
+from emulator.cluster import telemetry
+from emulator.cluster.hardware import GPU
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..cluster.model import Cluster, Node
+    from emulator.cluster.model import Cluster, Node
 
 #: -s letter → (column name, unit) in the order dmon prints them.
 DMON_GROUPS: dict[str, list[tuple[str, str]]] = {

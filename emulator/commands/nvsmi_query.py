@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..cluster import telemetry
-from ..cluster.hardware import GPU, EccCounts
+from emulator.cluster import telemetry
+from emulator.cluster.hardware import GPU, EccCounts
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..cluster.model import Cluster, Node
+    from emulator.cluster.model import Cluster, Node
 
 #: ``-d`` display types nvidia-smi accepts (the ones printed here and the rest).
 DISPLAY_TYPES = ("MEMORY", "UTILIZATION", "ECC", "TEMPERATURE", "POWER", "CLOCK", "COMPUTE", "PIDS",

@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 from xml.sax.saxutils import escape, quoteattr
 
-from ..cluster import telemetry
-from ..cluster.catalog import H100
-from ..cluster.hardware import CLOCK_EVENT_REASONS, GPU, EccCounts
-from .nvsmi_query import GpuView, active, yes
+from emulator.cluster import telemetry
+from emulator.cluster.catalog import H100
+from emulator.cluster.hardware import CLOCK_EVENT_REASONS, GPU, EccCounts
+from emulator.commands.nvsmi_query import GpuView, active, yes
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..cluster.model import Cluster, Node
+    from emulator.cluster.model import Cluster, Node
 
 #: Where an entry appears: the full ``-q`` text, the ``-q -d TYPE`` text, the XML log.
 FULL, DISPLAY, XML = "full", "display", "xml"

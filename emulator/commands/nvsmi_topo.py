@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..cluster import telemetry
-from ..cluster.catalog import H100
-from ..cluster.hardware import GPU, NIC
+from emulator.cluster import telemetry
+from emulator.cluster.catalog import H100
+from emulator.cluster.hardware import GPU, NIC
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..cluster.model import Cluster, Node
+    from emulator.cluster.model import Cluster, Node
 
 LEGEND = """\
 Legend:

@@ -14,11 +14,11 @@ from __future__ import annotations
 import argparse
 from collections.abc import Generator
 
-from ..cluster import links
-from ..cluster.hardware import NIC
-from ..cluster.ids import rng
-from .base import ArgumentParser, Command, Context, Outcome
-from .fabric import device, devices, getopt_error, is_up
+from emulator.cluster import links
+from emulator.cluster.hardware import NIC
+from emulator.cluster.ids import rng
+from emulator.commands.base import ArgumentParser, Command, Context, Outcome
+from emulator.commands.fabric import device, devices, getopt_error, is_up
 
 #: Share of the line rate RDMA write/read/send reach with large messages (headers, credits).
 EFFICIENCY = {"write": 0.981, "read": 0.975, "send": 0.978}

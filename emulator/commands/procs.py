@@ -16,16 +16,16 @@ import re
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
 
-from ..cluster import steps, storage
-from ..cluster.ids import rng
-from ..cluster.model import Cluster, Node
-from ..cluster.scheduler import Job
-from ..shell.hostfs import load_average
-from ..shell.procfs import uid_of
-from .base import ArgumentParser, Command, Context, Outcome
-from .builtins import boot_offset
-from .fabric import getopt_error
-from .system import EXEC
+from emulator.cluster import steps, storage
+from emulator.cluster.ids import rng
+from emulator.cluster.model import Cluster, Node
+from emulator.cluster.scheduler import Job
+from emulator.commands.base import ArgumentParser, Command, Context, Outcome
+from emulator.commands.builtins import boot_offset
+from emulator.commands.fabric import getopt_error
+from emulator.commands.system import EXEC
+from emulator.shell.hostfs import load_average
+from emulator.shell.procfs import uid_of
 
 SECTION = "Host"
 
@@ -740,7 +740,7 @@ class Pgrep(Command):
 
     def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
         assert args is not None
-        from .text import RegexError, posix_regex
+        from emulator.commands.text import RegexError, posix_regex
 
         if args.newest and args.oldest:
             raise ctx.fail(PGREP_USAGE.lstrip("\n"), 2)

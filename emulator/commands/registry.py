@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import (
+from emulator.commands import (
     bmc,
     builtins,
     dcgm,
@@ -34,7 +34,7 @@ from . import (
     text,
     training,
 )
-from .base import Command
+from emulator.commands.base import Command
 
 MODULES: tuple[ModuleType, ...] = (builtins, files, text, gpu, system, dcgm, labcmds, slurm, sacct, slurm_jobs, salloc, fabric, host, bmc, nccl, training, snapshot, ibscan, netif, procs, fsio, perftest)
 

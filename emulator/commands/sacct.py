@@ -16,11 +16,11 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from ..cluster.model import Cluster
-from ..cluster.scheduler import Job, compress_hostlist, expand_hostlist, job_steps
-from . import slurm_common as sc
-from . import slurm_json
-from .base import Context, Outcome
+from emulator.cluster.model import Cluster
+from emulator.cluster.scheduler import Job, compress_hostlist, expand_hostlist, job_steps
+from emulator.commands import slurm_common as sc
+from emulator.commands import slurm_json
+from emulator.commands.base import Context, Outcome
 
 DEFAULT_FIELDS = "jobid,jobname,partition,account,alloccpus,state,exitcode"
 BRIEF_FIELDS = "jobid,state,exitcode"

@@ -16,10 +16,10 @@ import posixpath
 from collections.abc import Generator
 from typing import Any
 
-from ..cluster.scheduler import Job, compress_hostlist
-from . import slurm_common as sc
-from .base import Context, Outcome
-from .slurm_jobs import Request, job_options, new_job, start, wait_for_nodes
+from emulator.cluster.scheduler import Job, compress_hostlist
+from emulator.commands import slurm_common as sc
+from emulator.commands.base import Context, Outcome
+from emulator.commands.slurm_jobs import Request, job_options, new_job, start, wait_for_nodes
 
 
 class Salloc(sc.SlurmCommand):

@@ -12,12 +12,12 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from ..cluster.hardware import Partition
-from ..cluster.model import Cluster, Node
-from ..cluster.scheduler import Job, compress_hostlist, dependency_state, expand_hostlist
-from . import slurm_admin, slurm_json
-from . import slurm_common as sc
-from .base import Context, Outcome
+from emulator.cluster.hardware import Partition
+from emulator.cluster.model import Cluster, Node
+from emulator.cluster.scheduler import Job, compress_hostlist, dependency_state, expand_hostlist
+from emulator.commands import slurm_admin, slurm_json
+from emulator.commands import slurm_common as sc
+from emulator.commands.base import Context, Outcome
 
 SINFO_FORMATS = {
     "default": "%#P %.5a %.10l %.6D %.6t %N",

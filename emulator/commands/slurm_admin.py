@@ -17,12 +17,12 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import partial
 
-from ..cluster import lifecycle
-from ..cluster.model import Cluster
-from ..cluster.scheduler import Job, Reboot, close_steps, expand_hostlist, job_steps, release_nodes
-from . import slurm_common as sc
-from .base import Context
-from .slurm_jobs import start
+from emulator.cluster import lifecycle
+from emulator.cluster.model import Cluster
+from emulator.cluster.scheduler import Job, Reboot, close_steps, expand_hostlist, job_steps, release_nodes
+from emulator.commands import slurm_common as sc
+from emulator.commands.base import Context
+from emulator.commands.slurm_jobs import start
 
 #: Seconds before slurmctld's background loop issues a requested reboot on an idle node.
 ISSUE_DELAY_S = 5.0

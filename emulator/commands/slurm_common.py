@@ -15,10 +15,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..cluster.catalog import VERSIONS
-from ..cluster.model import Cluster, Node
-from ..cluster.scheduler import Job, job_ended
-from .base import ArgumentParser, Command, HelpRequested
+from emulator.cluster.catalog import VERSIONS
+from emulator.cluster.model import Cluster, Node
+from emulator.cluster.scheduler import Job, job_ended
+from emulator.commands.base import ArgumentParser, Command, HelpRequested
 
 #: Accounts of the cluster's users: name → uid (the group has the same id).
 UIDS = {"root": 0, "slurm": 64030, "alice": 1001, "bob": 1002, "carol": 1003, "dave": 1004, "erin": 1005}

@@ -22,12 +22,12 @@ import shlex
 from collections.abc import Generator
 from typing import Any
 
-from ..cluster.model import Cluster
-from ..cluster.scheduler import Job, add_step, compress_hostlist, expand_hostlist, job_ended, release_nodes
-from ..vfs import FsError
-from . import batch_script
-from . import slurm_common as sc
-from .base import Context, Outcome, Result
+from emulator.cluster.model import Cluster
+from emulator.cluster.scheduler import Job, add_step, compress_hostlist, expand_hostlist, job_ended, release_nodes
+from emulator.commands import batch_script
+from emulator.commands import slurm_common as sc
+from emulator.commands.base import Context, Outcome, Result
+from emulator.vfs import FsError
 
 #: How long an interactive srun waits in the queue before giving up (simulated seconds).
 QUEUE_WAIT_S = 600.0

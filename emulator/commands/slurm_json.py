@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..cluster.hardware import Partition
-from ..cluster.model import Cluster, Node
-from ..cluster.scheduler import Job, compress_hostlist, job_steps
-from . import slurm_common as sc
+from emulator.cluster.hardware import Partition
+from emulator.cluster.model import Cluster, Node
+from emulator.cluster.scheduler import Job, compress_hostlist, job_steps
+from emulator.commands import slurm_common as sc
 
 DATA_PARSER = "data_parser/v0.0.40"
 #: Signal numbers of exit codes ``0:N`` → names, as the exit_code object spells them.

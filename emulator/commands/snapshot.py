@@ -30,10 +30,10 @@ from collections.abc import Generator
 from datetime import UTC, datetime
 from typing import Any
 
-from ..cluster.model import Cluster, Node
-from ..cluster.scheduler import compress_hostlist, expand_hostlist
-from ..vfs import FsError
-from .base import Command, Context, Outcome
+from emulator.cluster.model import Cluster, Node
+from emulator.cluster.scheduler import compress_hostlist, expand_hostlist
+from emulator.commands.base import Command, Context, Outcome
+from emulator.vfs import FsError
 
 VERSION = "1.4.2"
 HEADER = '# diag-snapshot bundle, format 1: members follow, each after a "==> path <==" line.\n'

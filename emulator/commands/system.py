@@ -15,10 +15,10 @@ from collections.abc import Generator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from ..cluster.hardware import KernelEvent, Service
-from ..cluster.ids import rng, uuid4_hex
-from ..cluster.model import Node
-from .base import Command, Context, Outcome
+from emulator.cluster.hardware import KernelEvent, Service
+from emulator.cluster.ids import rng, uuid4_hex
+from emulator.cluster.model import Node
+from emulator.commands.base import Command, Context, Outcome
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 

@@ -14,11 +14,20 @@ import functools
 import re
 from collections.abc import Callable, Iterable
 
-from ..errors import CommandError
-from ..vfs import Dir, FsError
-from . import awk
-from .base import ArgumentParser, Command, Context, Outcome
-from .files import SECTION, CoreutilsErrors, Intermixed, _coreutils_error, columns, join_lines, read_input, split_lines
+from emulator.commands import awk
+from emulator.commands.base import ArgumentParser, Command, Context, Outcome
+from emulator.commands.files import (
+    SECTION,
+    CoreutilsErrors,
+    Intermixed,
+    _coreutils_error,
+    columns,
+    join_lines,
+    read_input,
+    split_lines,
+)
+from emulator.errors import CommandError
+from emulator.vfs import Dir, FsError
 
 #: Rounds ``tail -f`` polls before it stops by itself, and the pause between them.
 FOLLOW_ROUNDS = 12

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import argparse
 
-from ..cluster import steps
-from ..cluster.joblogs import agent_pids, config_path
-from ..cluster.scheduler import compress_hostlist
-from ..cluster.training import Rank, TrainingRun
-from .base import ArgumentParser, Command, Context
+from emulator.cluster import steps
+from emulator.cluster.joblogs import agent_pids, config_path
+from emulator.cluster.scheduler import compress_hostlist
+from emulator.cluster.training import Rank, TrainingRun
+from emulator.commands.base import ArgumentParser, Command, Context
 
 MAIN = [("main", "train.py", 331), ("<module>", "train.py", 335)]
 TRAIN = [("train", "train.py", 209)] + MAIN

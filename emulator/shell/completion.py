@@ -12,11 +12,11 @@ import posixpath
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .. import labs
-from ..commands import registry
+from emulator import labs
+from emulator.commands import registry
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .interpreter import Shell
+    from emulator.shell.interpreter import Shell
 
 #: Most matches returned.
 MATCH_LIMIT = 200

@@ -9,8 +9,8 @@ import re
 from collections.abc import Callable
 from typing import Protocol
 
-from ..vfs import glob_escape, has_magic, normpath
-from .lexer import Arith, Lit, ShellSyntaxError, Sub, Tilde, Var, Word, tokenize
+from emulator.shell.lexer import Arith, Lit, ShellSyntaxError, Sub, Tilde, Var, Word, tokenize
+from emulator.vfs import glob_escape, has_magic, normpath
 
 #: Cap on the words one brace expression may produce.
 BRACE_LIMIT = 10_000

@@ -6,7 +6,7 @@ bash echoes it, and recorded in the history in its expanded form.
 
 from __future__ import annotations
 
-from .lexer import ShellSyntaxError
+from emulator.shell.lexer import ShellSyntaxError
 
 _STOP = " \t\n;&|()<>=\"'"
 

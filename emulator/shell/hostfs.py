@@ -14,15 +14,15 @@ from collections.abc import Callable
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, cast
 
-from ..cluster import links
-from ..cluster.scheduler import compress_hostlist
-from ..vfs import Dir, File, FileSystem
-from . import procfs
+from emulator.cluster import links
+from emulator.cluster.scheduler import compress_hostlist
+from emulator.shell import procfs
+from emulator.vfs import Dir, File, FileSystem
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..cluster.hardware import GPU, NIC
-    from ..cluster.model import Cluster, Node
-    from ..commands.base import Context
+    from emulator.cluster.hardware import GPU, NIC
+    from emulator.cluster.model import Cluster, Node
+    from emulator.commands.base import Context
 
 HOME = "/home/alice"
 _PORT_STATES = {"Down": "1: DOWN", "Initializing": "2: INIT", "Armed": "3: ARMED", "Active": "4: ACTIVE"}
@@ -100,7 +100,7 @@ def shared_dirs(cluster: Cluster) -> dict[str, Dir]:
 
 def _mount_job_logs(cluster: Cluster, home: Dir, lustre: Dir) -> None:
     """The training run's files (log, Slurm output, config) from the step model."""
-    from ..cluster.steps import log_files
+    from emulator.cluster.steps import log_files
 
     for path, render in log_files(cluster).items():
         node = File(render, owner="alice", group="alice", live_mtime=lambda: cluster.clock.elapsed)
@@ -109,7 +109,7 @@ def _mount_job_logs(cluster: Cluster, home: Dir, lustre: Dir) -> None:
         elif path.startswith("/home/"):
             _mount(home, path.removeprefix("/home"), node, "alice")
     # Checkpoint shards as they stand when the session starts (binary: sizes only).
-    from ..cluster.joblogs import checkpoint_files
+    from emulator.cluster.joblogs import checkpoint_files
 
     for path, (size, mtime) in checkpoint_files(cluster).items():
         shard = File("", owner="alice", group="alice", mtime=mtime, fixed_size=size)
@@ -307,7 +307,7 @@ def _cpuinfo(node: Node) -> str:
 def _meminfo(cluster: Cluster, node: Node) -> str:
     total = node.memory_kib
     busy = any(j.state == "RUNNING" and node.name in j.nodes for j in cluster.slurm.jobs)
-    from ..cluster.ids import rng
+    from emulator.cluster.ids import rng
 
     r = rng(cluster.seed, node.name, "meminfo", int(cluster.clock.elapsed // 10))
     used_fraction = (0.38 if busy else 0.03) + r.uniform(0.0, 0.01)
@@ -339,7 +339,7 @@ def _uptime(cluster: Cluster, node: Node) -> str:
 
 def load_average(cluster: Cluster, node: Node) -> tuple[float, float, float]:
     """1, 5 and 15-minute load: the ranks and loader workers of the jobs on the node."""
-    from ..cluster.ids import rng
+    from emulator.cluster.ids import rng
 
     r = rng(cluster.seed, node.name, "load", int(cluster.clock.elapsed // 60))
     base = 0.3 if node.role == "login" else 0.05
@@ -399,7 +399,7 @@ def _sys(cluster: Cluster, node: Node, sys_dir: Dir) -> None:
         for name, field in (("current_link_speed", "pcie_gen_current"), ("current_link_width", "pcie_width_current"),
                             ("max_link_speed", "pcie_gen_max"), ("max_link_width", "pcie_width_max")):
             files[f"{bus}/{name}"] = _live(functools.partial(_pcie_link, gpu, field), 4096)
-    from ..commands.host import pci_devices
+    from emulator.commands.host import pci_devices
 
     for dev in pci_devices(node):
         # Every PCI function's NUMA node, as lspci -vv prints it (the GPUs' already set above).
@@ -460,7 +460,7 @@ def _kern_log(cluster: Cluster, node: Node) -> str:
 
 def _syslog(cluster: Cluster, node: Node) -> str:
     """Kernel messages and service journals, named as ``journalctl`` names their sources."""
-    from ..commands.system import _journal_source, unit_journal
+    from emulator.commands.system import _journal_source, unit_journal
 
     now = cluster.clock.elapsed
     entries: list[tuple[float, str]] = []

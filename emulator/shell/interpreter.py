@@ -17,18 +17,31 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from ..cluster.ids import rng
-from ..commands import registry
-from ..commands.base import OUTPUT_LIMIT, Context, Result
-from ..errors import CommandError, EmulatorError, OutputLimitExceeded
-from ..vfs import FileSystem, FsError, glob_escape
-from . import hostfs
-from .expand import arithmetic, expand_word, glob_relative
-from .lexer import Lit, ShellSyntaxError, Word, tokenize
-from .parser import AndOr, ArithCommand, Case, For, Group, If, Pipeline, Redirect, Script, Simple, While, parse
+from emulator.cluster.ids import rng
+from emulator.commands import registry
+from emulator.commands.base import OUTPUT_LIMIT, Context, Result
+from emulator.errors import CommandError, EmulatorError, OutputLimitExceeded
+from emulator.shell import hostfs
+from emulator.shell.expand import arithmetic, expand_word, glob_relative
+from emulator.shell.lexer import Lit, ShellSyntaxError, Word, tokenize
+from emulator.shell.parser import (
+    AndOr,
+    ArithCommand,
+    Case,
+    For,
+    Group,
+    If,
+    Pipeline,
+    Redirect,
+    Script,
+    Simple,
+    While,
+    parse,
+)
+from emulator.vfs import FileSystem, FsError, glob_escape
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..cluster.model import Cluster, Node
+    from emulator.cluster.model import Cluster, Node
 
 #: A running piece of the line: yields pauses (simulated seconds), returns a status.
 Run = Generator[float, None, int]

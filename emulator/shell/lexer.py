@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..errors import EmulatorError
+from emulator.errors import EmulatorError
 
 
 class ShellSyntaxError(EmulatorError):

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .lexer import Lit, Op, ShellSyntaxError, Tilde, Token, Word, tokenize
+from emulator.shell.lexer import Lit, Op, ShellSyntaxError, Tilde, Token, Word, tokenize
 
 RESERVED = {"if", "then", "elif", "else", "fi", "for", "in", "do", "done", "while", "until", "case", "esac",
             "function", "{", "}", "!", "select", "time"}

@@ -16,12 +16,12 @@ from collections.abc import Callable
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, cast
 
-from ..vfs import Dir, File
+from emulator.vfs import Dir, File
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..cluster.model import Cluster, Node
-    from ..commands.base import Context
-    from ..commands.procs import Proc
+    from emulator.cluster.model import Cluster, Node
+    from emulator.commands.base import Context
+    from emulator.commands.procs import Proc
 
 #: ``ps`` state letter → the word ``/proc/<pid>/status`` spells out.
 STATES = {"R": "R (running)", "S": "S (sleeping)", "D": "D (disk sleep)", "I": "I (idle)", "T": "T (stopped)",
@@ -48,7 +48,7 @@ class ProcDir(Dir):
         self._fixed = fixed
 
     def entries(self) -> dict[str, File | Dir]:
-        from ..commands.procs import processes
+        from emulator.commands.procs import processes
 
         procs = processes(_reader(self._cluster), self._node)
         self.children = {**self._fixed, **{str(p.pid): _pid_dir(self._cluster, self._node, p) for p in procs}}
@@ -72,14 +72,14 @@ def _pid_dir(cluster: Cluster, node: Node, proc: Proc) -> Dir:
 
 
 def uid_of(user: str) -> int:
-    from ..commands.slurm_common import UIDS
+    from emulator.commands.slurm_common import UIDS
 
     return HOST_UIDS.get(user, UIDS.get(user, 0))
 
 
 def status(cluster: Cluster, node: Node, proc: Proc) -> str:
     """``/proc/<pid>/status`` as Linux 5.15 prints it (memory lines only for user processes)."""
-    from ..commands.procs import affinity
+    from emulator.commands.procs import affinity
 
     uid = uid_of(proc.user)
     cpus = affinity(_reader(cluster), node, proc.pid) or f"0-{node.cpu.count - 1}"
@@ -134,7 +134,7 @@ def cpu_mask(cpus: str, count: int) -> str:
 
 def boot_id_file(cluster: Cluster, node: Node) -> File:
     """``/proc/sys/kernel/random/boot_id``: the current boot's ID, stable until the host reboots."""
-    from ..commands.system import boot_id, boot_starts
+    from emulator.commands.system import boot_id, boot_starts
 
     def render() -> str:
         reader = _reader(cluster)

@@ -14,8 +14,8 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..ids import rng
-from ..model import Cluster, FaultRecord
+from emulator.cluster.ids import rng
+from emulator.cluster.model import Cluster, FaultRecord
 
 #: apply(cluster, rng, params) -> truth, e.g. {"node": "node07", "port": "mlx5_3", "cause": "link-rate"}
 ApplyFn = Callable[[Cluster, random.Random, dict[str, object]], dict[str, str]]
@@ -32,7 +32,7 @@ class Fault:
 
 def catalog() -> dict[str, Fault]:
     """Every fault by name, from the domain modules' explicit lists."""
-    from . import fabric, gpu, hosts, training
+    from emulator.cluster.faults import fabric, gpu, hosts, training
 
     table: dict[str, Fault] = {}
     for module in (gpu, fabric, training, hosts):
@@ -57,7 +57,7 @@ def apply_fault(cluster: Cluster, name: str, params: dict[str, object] | None = 
     truth = fault.apply(cluster, rng(cluster.seed, "fault", name, len(cluster.faults)), merged)
     record = FaultRecord(name=name, params=merged, truth=truth)
     cluster.faults.append(record)
-    from ..lifecycle import watch_training  # imported here: lifecycle needs the step model
+    from emulator.cluster.lifecycle import watch_training  # imported here: lifecycle needs the step model
 
     watch_training(cluster)
     return record

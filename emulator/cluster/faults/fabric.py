@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import random
 
-from ..hardware import NIC, KernelEvent
-from ..links import LANE_SPEEDS
-from ..model import Cluster, Node
-from ..scheduler import compress_hostlist
-from . import Fault
+from emulator.cluster.faults import Fault
+from emulator.cluster.hardware import NIC, KernelEvent
+from emulator.cluster.links import LANE_SPEEDS
+from emulator.cluster.model import Cluster, Node
+from emulator.cluster.scheduler import compress_hostlist
 
 
 def _target(cluster: Cluster, r: random.Random, params: dict[str, object]) -> tuple[Node, NIC]:

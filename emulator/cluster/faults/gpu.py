@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import random
 
-from ..catalog import H100
-from ..hardware import GPU, KernelEvent, SelEntry
-from ..model import Cluster, Node
-from . import Fault
+from emulator.cluster.catalog import H100
+from emulator.cluster.faults import Fault
+from emulator.cluster.hardware import GPU, KernelEvent, SelEntry
+from emulator.cluster.model import Cluster, Node
 
 #: Xid codes the ``xid`` fault knows, with their meaning (NVIDIA's Xid catalog).
 XID_MEANINGS = {

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import random
 
-from .. import lifecycle
-from ..model import Cluster, Node
-from . import Fault
+from emulator.cluster import lifecycle
+from emulator.cluster.faults import Fault
+from emulator.cluster.model import Cluster, Node
 
 #: The causes ``host-down`` chooses among.
 CAUSES = ("psu-failure", "cpu-ierr", "kernel-panic", "watchdog")
