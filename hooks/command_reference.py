@@ -3,7 +3,7 @@
 ``docs/emulator/commands.md`` holds an introduction and the marker
 ``<!-- command-reference -->``; this hook replaces the marker with one section
 per help section and, for each command, its summary and ``--help`` text, all
-read from :func:`emulator.commands.registry.commands`. The page cannot drift
+read from :func:`emulator.shell.table.commands`. The page cannot drift
 from what the terminal accepts.
 """
 
@@ -16,7 +16,7 @@ from mkdocs.exceptions import PluginError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from emulator.commands.registry import commands  # noqa: E402
+from emulator.shell import table  # noqa: E402
 
 PAGE = "emulator/commands.md"
 MARKER = "<!-- command-reference -->"
@@ -24,7 +24,7 @@ MARKER = "<!-- command-reference -->"
 
 def reference_markdown() -> str:
     """The generated part of the page."""
-    listed = commands()
+    listed = table.commands().commands()
     if not listed:
         return "No commands are registered yet.\n"
     parts: list[str] = []

@@ -1,71 +1,43 @@
-"""The command registry: every command the shell knows, from an explicit list.
+"""The command registry: every tool family the shell knows, from an explicit list.
 
-Each tool-family module exposes ``commands() -> list[Command]``. Adding a
-command means adding it to its module's list; adding a module means adding
-it to ``MODULES`` below. ``help``, completion, ``man``, ``which`` and the
-generated command reference all read this one table.
+Each family package exposes ``commands() -> list[Command]``. Adding a command
+means adding it to its family's list; adding a family means adding its
+package to ``FAMILIES`` below. The shell adds its own state builtins
+(:mod:`emulator.shell.builtins`) to this table; dispatch, ``help``, ``man``,
+``which``, ``type``, completion and the generated command reference all read
+the result. Commands never import this module: they get the table through
+their context.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from types import ModuleType
 
 from emulator.commands import (
+    awk,
+    basics,
     bmc,
-    builtins,
     dcgm,
     fabric,
     files,
-    fsio,
-    gpu,
+    help,
     host,
-    ibscan,
-    labcmds,
+    lab,
     nccl,
-    netif,
-    perftest,
-    procs,
-    sacct,
-    salloc,
+    nvsmi,
     slurm,
-    slurm_jobs,
     snapshot,
     system,
     text,
     training,
 )
-from emulator.commands.base import Command
+from emulator.commands.kit.command import Command, CommandTable
 
-MODULES: tuple[ModuleType, ...] = (builtins, files, text, gpu, system, dcgm, labcmds, slurm, sacct, slurm_jobs, salloc, fabric, host, bmc, nccl, training, snapshot, ibscan, netif, procs, fsio, perftest)
-
-
-def _build() -> dict[str, Command]:
-    table: dict[str, Command] = {}
-    for module in MODULES:
-        for command in module.commands():
-            for name in (command.name, *command.aliases):
-                if name in table:
-                    raise RuntimeError(f"command {name!r} registered twice")
-                table[name] = command
-    return table
+FAMILIES: tuple[ModuleType, ...] = (basics, help, files, text, awk, nvsmi, system, dcgm, lab, slurm, fabric, host, bmc,
+                                    nccl, training, snapshot)
 
 
-_TABLE: dict[str, Command] | None = None
-
-
-def table() -> dict[str, Command]:
-    """Name (and alias) → command."""
-    global _TABLE
-    if _TABLE is None:
-        _TABLE = _build()
-    return _TABLE
-
-
-def lookup(name: str) -> Command | None:
-    return table().get(name)
-
-
-def commands() -> list[Command]:
-    """Every command once (aliases folded), sorted by section then name."""
-    unique = {id(c): c for c in table().values()}
-    return sorted(unique.values(), key=lambda c: (c.section, c.name))
+def table(extra: Iterable[Command] = ()) -> CommandTable:
+    """The families' commands, plus ``extra`` (the shell's own builtins)."""
+    return CommandTable([*(c for family in FAMILIES for c in family.commands()), *extra])

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from emulator import labs
-from emulator.commands import registry
+from emulator.shell import table
 
 if TYPE_CHECKING:  # pragma: no cover
     from emulator.shell.interpreter import Shell
@@ -100,9 +100,9 @@ def complete(shell: Shell, line: str) -> Completion:
         if "/" in word:
             matches = _paths(shell, word)
         else:
-            matches = sorted(n for n in registry.table() if n.startswith(word))
+            matches = sorted(n for n in table.commands().names() if n.startswith(word))
     else:
-        command = registry.lookup(before[0])
+        command = table.commands().lookup(before[0])
         if word.startswith("-") and command is not None:
             matches = [o for o in command.option_strings() if o.startswith(word)]
         else:
@@ -114,7 +114,7 @@ def complete(shell: Shell, line: str) -> Completion:
             if before[0] == "lab" or before[-1] == "--lab":
                 matches += [lab for lab in labs.known_labs() if lab.startswith(word)]
             if before[0] in ("man", "help", "which", "type") or _runs_a_command(before):
-                matches += sorted(n for n in registry.table() if n.startswith(word))
+                matches += sorted(n for n in table.commands().names() if n.startswith(word))
             matches += _paths(shell, word, dirs_only=before[0] == "cd")
     matches = sorted(dict.fromkeys(matches))[:MATCH_LIMIT]
     common = os.path.commonprefix(matches) if matches else word

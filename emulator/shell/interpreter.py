@@ -18,10 +18,10 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from emulator.cluster.ids import rng
-from emulator.commands import registry
-from emulator.commands.base import OUTPUT_LIMIT, Context, Result
+from emulator.commands.kit.command import OUTPUT_LIMIT, Context, Result
 from emulator.errors import CommandError, EmulatorError, OutputLimitExceeded
-from emulator.shell import hostfs
+from emulator.hostfs import build as hostfs
+from emulator.shell import table
 from emulator.shell.expand import arithmetic, expand_word, glob_relative
 from emulator.shell.lexer import Lit, ShellSyntaxError, Word, tokenize
 from emulator.shell.parser import (
@@ -38,6 +38,7 @@ from emulator.shell.parser import (
     While,
     parse,
 )
+from emulator.shell.signals import ExitShell
 from emulator.vfs import FileSystem, FsError, glob_escape
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -62,14 +63,6 @@ COMMAND_LIMIT = 50_000
 DEPTH_LIMIT = 16
 #: The process id ``$$`` reports.
 SHELL_PID = 24817
-
-
-class ExitShell(Exception):  # noqa: N818 - a control-flow signal, like StopIteration
-    """``exit`` inside a subshell or a remote line: ends that shell with ``status``."""
-
-    def __init__(self, status: int) -> None:
-        super().__init__(status)
-        self.status = status
 
 
 class WorkLimitExceeded(OutputLimitExceeded):
@@ -197,6 +190,8 @@ class Shell:
         self._depth = 0
         self._filesystems: dict[str, FileSystem] = {}
         self._shared = hostfs.shared_dirs(cluster)
+        #: Every command this shell knows: the tool families and its own builtins.
+        self.commands = table.commands()
         #: Ubuntu's default aliases from ~/.bashrc, plus those the learner defines.
         self.aliases = {"ll": "ls -alF", "la": "ls -A", "l": "ls -CF"}
         self._alias_depth = 0
@@ -747,7 +742,7 @@ class Shell:
             finally:
                 self._alias_depth -= 1
         name = argv[0]
-        command = registry.lookup(name) if "/" not in name else None
+        command = self.commands.lookup(name) if "/" not in name else None
         if command is None:
             return self._not_found(name, err)
         ctx = Context(argv=argv, stdin=stdin, env={**self.env, **env}, shell=self, isatty=isinstance(out, Terminal))

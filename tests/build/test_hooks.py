@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from emulator.commands.registry import commands
+from emulator.shell import table
 
 ROOT = Path(__file__).resolve().parents[2]
 COPIED = ("mkdocs.yml", "hooks", "tools", "overrides", "docs", "emulator", "labs", "pyproject.toml", "README.md",
@@ -62,7 +62,7 @@ def test_a_page_with_a_negative_seed_fails_the_build(tmp_path):
 
 def test_the_command_reference_shows_every_registered_command_with_its_help():
     reference = load_hook("command_reference").reference_markdown()
-    for command in commands():
+    for command in table.commands().commands():
         assert f"### `{command.name}`" in reference
         if command.parses_args:
             assert command.help_text().rstrip("\n") in reference

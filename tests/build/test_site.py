@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from emulator.commands.registry import commands
+from emulator.shell import table
 
 ROOT = Path(__file__).resolve().parents[2]
 FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---\n", re.S)
@@ -84,13 +84,13 @@ def test_the_manifest_names_the_wheel_by_its_sha256(built):
 
 def test_the_command_reference_page_lists_every_command(built):
     html = (built / "emulator/commands/index.html").read_text()
-    for command in commands():
+    for command in table.commands().commands():
         assert f'id="{command.name}"' in html or f"<code>{command.name}</code>" in html, command.name
 
 
 def test_the_command_reference_tables_link_to_each_entry(built):
     html = (built / "emulator/commands/index.html").read_text()
     targets = re.findall(r'href="#([^"]+)"><code>', html)
-    assert len(targets) >= len(commands())
+    assert len(targets) >= len(table.commands().commands())
     for target in targets:
         assert f'id="{target}"' in html, target

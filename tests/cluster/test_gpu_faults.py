@@ -10,8 +10,8 @@ import pytest
 
 from emulator.cluster.faults import apply_fault
 from emulator.cluster.faults.gpu import XID_MEANINGS
-from emulator.commands.registry import lookup
 from emulator.session import Session
+from emulator.shell import table
 from emulator.shell.interpreter import Frame
 
 
@@ -19,7 +19,7 @@ def faulty(fault: str, params: dict[str, object]) -> tuple[Session, dict[str, st
     """A sandbox session with ``fault`` applied, standing on the node it hit."""
     s = Session(None, 0)
     truth = apply_fault(s.cluster, fault, params).truth
-    if lookup("ssh") is not None:
+    if table.commands().lookup("ssh") is not None:
         s.execute(f"ssh {truth['node']}")
     else:
         s.shell.frames.append(Frame(s.cluster.nodes[truth["node"]], "/home/alice"))
@@ -168,7 +168,7 @@ def test_nvlink_down_leaves_a_marginal_neighbour_whose_counters_rise():
         return sum(int(ln.rsplit(": ", 1)[1]) for ln in out.splitlines() if "Replay Errors" in ln)
 
     before = replays()
-    s.execute("sleep 60") if lookup("sleep") else s.cluster.clock.advance(60)
+    s.execute("sleep 60") if table.commands().lookup("sleep") else s.cluster.clock.advance(60)
     assert replays() > before
 
 

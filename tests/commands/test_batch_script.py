@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from emulator.commands.batch_script import logical_lines
+from emulator.commands.slurm.batch_script import logical_lines
 from emulator.session import Session
 
 SCRIPT = r"""#!/bin/bash

@@ -2,8 +2,8 @@
 
 import pytest
 
-from emulator.commands import registry
 from emulator.session import Session
+from emulator.shell import table
 
 
 @pytest.fixture
@@ -14,7 +14,7 @@ def s():
 def test_help_lists_every_command_once_with_the_lab_line(s):
     out, status = s.execute("help")
     assert status == 0
-    for command in registry.commands():
+    for command in table.commands().commands():
         assert f"  {command.name} " in out
     assert out.rstrip().endswith("'solutions' for reference procedures.")
 

@@ -102,7 +102,7 @@ def test_ibqueryerrors_exporter_options_add_data_counters_and_link_info():
 
 
 def test_ibqueryerrors_human_readable_values_follow_infiniband_diags():
-    from emulator.commands.ibscan import human
+    from emulator.commands.fabric.ibscan import human
 
     assert [human(0), human(40), human(6714), human(29638), human(2930775814)] == \
         ["0.000", "40.000", "6.557K", "28.943K", "2.729G"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from emulator.cluster.faults import apply_fault
-from emulator.commands.snapshot import HEADER, members
+from emulator.commands.snapshot.diag_snapshot import HEADER, members
 from emulator.session import Session
 
 CMD = "diag-snapshot --nodes node[02-03] --since 2026-03-11T08:00:00Z --until 2026-03-11T09:00:00Z -o /home/alice/b.txt"

@@ -22,8 +22,9 @@ import pytest
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
-from emulator.commands import base, registry
+from emulator.commands.kit import command as base
 from emulator.session import Session
+from emulator.shell import table
 
 LONG = os.environ.get("FUZZ_LONG") == "1"
 SHELL_EXAMPLES = 3000 if LONG else 250
@@ -35,7 +36,7 @@ FORBIDDEN = ("Traceback (most recent call last)", "internal error")
 #: argparse's own phrases: if they surface, the status must say failure.
 USAGE_PHRASES = ("unrecognized arguments", "invalid choice", "expected one argument", "the following arguments are required")
 
-NAMES = sorted(registry.table())
+NAMES = table.commands().names()
 WORDS = ["node01", "node02", "node99", "login01", "node01-bmc", "mlx5_0", "mlx5_3", "/tmp", "/etc/hosts", "/proc/cpuinfo",
          "/lustre/jobs/llm-pretrain/train.log", "~", ".", "..", "/nope", "-1", "0", "1", "7", "65536", "99999999999",
          "x", "-", "--", "all", "0,1", "GPU-0", "1.5", "''", '""', "", " ", "*", "/sys/class/infiniband/*"]
@@ -95,7 +96,7 @@ def test_shell_never_crashes_or_hangs(tokens: list[str]) -> None:
 
 
 def _option_words(name: str) -> list[str]:
-    command = registry.lookup(name)
+    command = table.commands().lookup(name)
     assert command is not None
     words = list(command.option_strings()) + list(command.subcommands())
     return words or ["-x", "--bogus"]
@@ -134,7 +135,7 @@ ODD_VALUES = ("¹", "")
 @pytest.mark.parametrize("name", NAMES)
 def test_every_option_survives_odd_values(name: str) -> None:
     """Every option of every command, given each odd value, answers cleanly."""
-    command = registry.lookup(name)
+    command = table.commands().lookup(name)
     assert command is not None
     for value in ODD_VALUES:
         for args in ([value], *([option, value] for option in command.option_strings())):

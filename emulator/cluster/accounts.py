@@ -1,0 +1,16 @@
+"""The cluster's user accounts: names and uids, the same on every host and in Slurm."""
+
+from __future__ import annotations
+
+#: Accounts of the cluster's users: name → uid (the group has the same id).
+UIDS = {"root": 0, "slurm": 64030, "alice": 1001, "bob": 1002, "carol": 1003, "dave": 1004, "erin": 1005}
+
+
+#: System accounts the hosts' passwd has beyond Slurm's user table (alice and the others share
+#: it), under the names ``ps`` truncates with ``+``.
+HOST_UIDS = {"systemd+": 101, "nvidia-+": 113}
+
+
+
+def uid_of(user: str) -> int:
+    return HOST_UIDS.get(user, UIDS.get(user, 0))

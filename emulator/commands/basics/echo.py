@@ -1,0 +1,186 @@
+"""echo and printf, with bash's escapes and printf's conversions."""
+
+from __future__ import annotations
+
+import argparse
+import re
+
+from emulator.commands.kit.command import Command, Context, Outcome
+
+SECTION = "Shell"
+
+
+class Echo(Command):
+    name = "echo"
+    builtin = True
+    summary = "print arguments (-n: no newline, -e: interpret backslash escapes)"
+    section = SECTION
+    parses_args = False
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        words = ctx.argv[1:]
+        newline, escapes = True, False
+        while words and len(words[0]) > 1 and words[0][0] == "-" and set(words[0][1:]) <= set("neE"):
+            for flag in words.pop(0)[1:]:
+                if flag == "n":
+                    newline = False
+                else:
+                    escapes = flag == "e"
+        text = " ".join(words)
+        if escapes:
+            text, stop = unescape(text)
+            if stop:
+                newline = False
+        ctx.out(text + ("\n" if newline else ""))
+        return 0
+
+
+
+def unescape(text: str) -> tuple[str, bool]:
+    """Backslash escapes of ``echo -e`` and ``printf``; the flag is True after ``\\c``."""
+    simple = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "a": "\a", "b": "\b", "f": "\f", "v": "\v",
+              "e": "\x1b", "E": "\x1b"}
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c != "\\" or i + 1 >= len(text):
+            out.append(c)
+            i += 1
+            continue
+        nxt = text[i + 1]
+        if nxt in simple:
+            out.append(simple[nxt])
+            i += 2
+        elif nxt == "c":
+            return "".join(out), True
+        elif nxt == "0" or nxt in "1234567":
+            start = i + 2 if nxt == "0" else i + 1
+            j = start
+            while j < len(text) and j < start + 3 and text[j] in "01234567":
+                j += 1
+            out.append(chr(int(text[start:j] or "0", 8) & 0xFF))
+            i = j
+        elif nxt == "x":
+            j = i + 2
+            while j < len(text) and j < i + 4 and text[j] in "0123456789abcdefABCDEF":
+                j += 1
+            out.append(chr(int(text[i + 2:j], 16)) if j > i + 2 else "\\x")
+            i = j
+        else:
+            out.append("\\" + nxt)
+            i += 2
+    return "".join(out), False
+
+
+
+class Printf(Command):
+    name = "printf"
+    builtin = True
+    summary = "format and print data (%s %d %f %x %c %b %q, widths and precision)"
+    section = SECTION
+    parses_args = False
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        words = ctx.argv[1:]
+        if words and words[0] == "--":
+            words = words[1:]
+        if not words:
+            raise ctx.fail("bash: printf: usage: printf [-v var] format [arguments]", 2)
+        fmt, values = words[0], words[1:]
+        status = 0
+        out: list[str] = []
+        for _ in range(10_000):
+            text, used, stop, bad = _printf_once(fmt, values)
+            out.append(text)
+            for word in bad:
+                ctx.err(f"bash: printf: {word}: invalid number\n")
+                status = 1
+            values = values[used:]
+            if stop or not values or used == 0:
+                break
+        ctx.out("".join(out))
+        return status
+
+
+
+def _number(word: str, bad: list[str], integer: bool) -> float | int:
+    text = word.strip()
+    if len(text) >= 2 and text[0] in "'\"":
+        return ord(text[1])
+    try:
+        if integer:
+            return int(text, 0) if text.lower().startswith(("0x", "-0x")) else int(text or "0")
+        return float(text or "0")
+    except ValueError:
+        bad.append(word)
+        match = re.match(r"\s*[-+]?\d+", text)
+        return int(match.group()) if match else 0
+
+
+
+def _printf_once(fmt: str, values: list[str]) -> tuple[str, int, bool, list[str]]:
+    """One pass of the format: (text, values used, stopped by \\c, invalid numbers)."""
+    out: list[str] = []
+    used = 0
+    bad: list[str] = []
+    pos = 0
+
+    def take() -> str:
+        nonlocal used
+        value = values[used] if used < len(values) else ""
+        used += 1
+        return value
+
+    for match in _FORMAT.finditer(fmt):
+        literal, stop = unescape(fmt[pos:match.start()])
+        out.append(literal)
+        if stop:
+            return "".join(out), used, True, bad
+        pos = match.end()
+        flags, width, precision, conv = match.groups()
+        if conv == "%":
+            out.append("%")
+            continue
+        if width == "*":
+            width = str(int(_number(take(), bad, True)))
+        if precision == "*":
+            precision = str(int(_number(take(), bad, True)))
+        spec = "%" + flags + (width or "") + (f".{precision}" if precision is not None else "")
+        arg = take()
+        if conv in "diouxX":
+            value = int(_number(arg, bad, True))
+            if conv == "u":
+                conv = "d"
+            out.append((spec + conv) % value)
+        elif conv in "eEfgG":
+            out.append((spec + conv) % float(_number(arg, bad, False)))
+        elif conv == "c":
+            out.append((spec + "s") % arg[:1])
+        elif conv == "b":
+            text, stop = unescape(arg)
+            out.append((spec + "s") % text)
+            if stop:
+                return "".join(out), used, True, bad
+        elif conv == "q":
+            out.append((spec + "s") % _bash_quote(arg))
+        else:
+            out.append((spec + "s") % arg)
+    literal, stop = unescape(fmt[pos:])
+    out.append(literal)
+    return "".join(out), used, stop, bad
+
+
+
+def _bash_quote(text: str) -> str:
+    """``printf %q``: bash's backslash quoting (``$'...'`` for control characters)."""
+    if not text:
+        return "''"
+    if any(ord(c) < 32 or ord(c) == 127 for c in text):
+        escaped = text.encode("unicode_escape").decode("ascii").replace("'", "\\'")
+        return f"$'{escaped}'"
+    return "".join("\\" + c if c in " \t\n'\"\\$`!*?[](){}<>|&;#~^," and not (c == "~" and i) else c
+                   for i, c in enumerate(text))
+
+
+_FORMAT = re.compile(r"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d+))?([diouxXeEfgGcsb%q])")

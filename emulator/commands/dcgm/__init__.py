@@ -1,0 +1,18 @@
+"""dcgmi, NVIDIA DCGM's command line: discovery, groups, diagnostics, health watches, dmon and job statistics.
+
+A tool family: it imports the model (``emulator.cluster``, ``emulator.hostfs``,
+``emulator.vfs``) and the shared kit (``emulator.commands.kit``), never another
+family, the registry or the shell.
+"""
+
+from __future__ import annotations
+
+from emulator.commands.dcgm import dcgmi
+from emulator.commands.kit.command import Command
+
+__all__ = ["commands"]
+
+
+def commands() -> list[Command]:
+    """Every command of the family, for the registry."""
+    return [*dcgmi.commands()]

@@ -1,0 +1,362 @@
+"""The base every emulated command stands on.
+
+A command is a table entry: a name, a one-line summary, a help section, and an
+argument spec built with :class:`ArgumentParser`. The same spec parses the
+flags, renders ``--help`` and ``man``, and feeds tab completion, so none of
+them can drift from the others.
+
+A command's :meth:`Command.execute` writes through the :class:`Context`
+(``ctx.out``, ``ctx.err``) and returns its exit status. A command that streams
+(``watch``, ``dmon``, ``tail -f``, a test sweep) is written as a generator: each
+``yield seconds`` is a pause point where the simulated clock advances by that
+many seconds, the output so far is flushed to the screen as one chunk, and an
+interrupt (Ctrl-C) may stop it. Its ``return`` value is the exit status.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Generator, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from emulator.errors import CommandError, OutputLimitExceeded, UsageError
+
+if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
+    from emulator.cluster.clock import SimClock
+    from emulator.cluster.model import Cluster, Node
+    from emulator.vfs import FileSystem
+
+#: What ``execute`` may return: a status, None (status 0), or a generator of pauses.
+Outcome = int | None | Generator[float, None, int | None]
+
+#: Cap on what one command may write, in characters (stdout and stderr together).
+OUTPUT_LIMIT = 2_000_000
+
+
+class HelpRequested(Exception):
+    """Raised by the parser when ``-h``/``--help`` asks for the help text."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """An argparse parser that never exits and never prints.
+
+    Errors become :class:`UsageError` with the command's own wording (see
+    :meth:`Command.usage_error`), and ``--help`` becomes :class:`HelpRequested`
+    carrying text rendered by :func:`render_help`, identical on every Python.
+    """
+
+    def __init__(self, command: Command, **kwargs: Any) -> None:
+        kwargs.setdefault("prog", command.name)
+        kwargs.setdefault("description", command.summary)
+        kwargs.setdefault("allow_abbrev", False)
+        kwargs.setdefault("add_help", command.add_help_flag)
+        super().__init__(**kwargs)
+        self.command = command
+
+    def error(self, message: str) -> Any:
+        raise UsageError(self.command.usage_error(message), self.command.usage_status)
+
+    def exit(self, status: int = 0, message: str | None = None) -> Any:
+        raise UsageError(message or "", status)
+
+    def print_help(self, file: Any = None) -> None:
+        raise HelpRequested(render_help(self.command))
+
+    def print_usage(self, file: Any = None) -> None:
+        raise HelpRequested(render_usage(self))
+
+
+def _option_label(action: argparse.Action) -> str:
+    """``-c, --count N`` for one action, in the style of GNU help pages."""
+    metavar = ""
+    if action.nargs != 0:
+        metavar = action.metavar if isinstance(action.metavar, str) else (action.dest or "").upper()
+    names = ", ".join(action.option_strings)
+    if not metavar:
+        return names
+    long = [s for s in action.option_strings if s.startswith("--")]
+    joiner = "=" if long and action.option_strings[-1].startswith("--") else " "
+    return f"{names}{joiner}{metavar}"
+
+
+def render_usage(parser: argparse.ArgumentParser) -> str:
+    """One usage line built from the parser's actions."""
+    parts = [parser.prog]
+    for action in parser._actions:
+        if isinstance(action, argparse._HelpAction):
+            continue
+        if action.option_strings:
+            parts.append(f"[{_option_label(action).split(', ')[0]}]")
+        elif isinstance(action, argparse._SubParsersAction):
+            parts.append("{" + ",".join(action.choices) + "} ...")
+        else:
+            name = action.metavar if isinstance(action.metavar, str) else action.dest.upper()
+            if action.nargs in ("*", "?"):
+                parts.append(f"[{name}...]" if action.nargs == "*" else f"[{name}]")
+            elif action.nargs == "+":
+                parts.append(f"{name}...")
+            else:
+                parts.append(name)
+    return "Usage: " + " ".join(parts) + "\n"
+
+
+def _help_of(parser: argparse.ArgumentParser, action: argparse.Action) -> str:
+    """An action's help with argparse's %-expansion applied (``%%`` → ``%``, ``%(default)s``)."""
+    text = action.help or ""
+    if "%" not in text:
+        return text
+    params = {k: v for k, v in vars(action).items() if v is not argparse.SUPPRESS}
+    params["prog"] = parser.prog
+    return text % params
+
+
+def render_help(command: Command) -> str:
+    """The ``--help`` text of a command: usage, summary, options, then notes."""
+    parser = command.parser()
+    lines = [render_usage(parser).rstrip("\n"), command.summary, ""]
+    if command.description:
+        lines += [command.description.strip(), ""]
+    positionals, options = [], []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                positionals.append((name, sub.description or ""))
+        elif action.option_strings:
+            if action.help != argparse.SUPPRESS:
+                options.append((_option_label(action), _help_of(parser, action)))
+        elif action.help != argparse.SUPPRESS:
+            name = action.metavar if isinstance(action.metavar, str) else action.dest.upper()
+            positionals.append((name, _help_of(parser, action)))
+    width = max((len(label) for label, _ in positionals + options), default=0)
+    width = min(width, 28)
+    for heading, rows in (("Arguments:", positionals), ("Options:", options)):
+        if not rows:
+            continue
+        lines.append(heading)
+        for label, text in rows:
+            if len(label) > width:
+                lines.append(f"  {label}")
+                lines.append(f"  {'':{width}}  {text}")
+            else:
+                lines.append(f"  {label:{width}}  {text}")
+        lines.append("")
+    if command.notes:
+        lines += [command.notes.strip(), ""]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+@dataclass
+class Result:
+    """What a command run through :meth:`Context.run` produced."""
+
+    stdout: str
+    stderr: str
+    status: int
+
+
+@dataclass
+class Context:
+    """Everything a command may touch while it runs.
+
+    ``shell`` is the interpreter's state for this session (cwd, environment,
+    current host, the session object). Commands use the properties below
+    rather than reaching into it.
+    """
+
+    argv: list[str]
+    stdin: str
+    env: dict[str, str]
+    shell: Any
+    _out: list[str] = field(default_factory=list)
+    _size: int = 0
+    #: Whether stdout is the terminal (not a pipe or a file), as ``isatty(1)`` tells real tools.
+    isatty: bool = False
+
+    # -- output ---------------------------------------------------------------
+    def out(self, text: str) -> None:
+        """Write to stdout."""
+        self._write(("out", text))
+
+    def err(self, text: str) -> None:
+        """Write to stderr."""
+        self._write(("err", text))
+
+    def outln(self, text: str = "") -> None:
+        """Write one line to stdout."""
+        self.out(text + "\n")
+
+    def _write(self, chunk: tuple[str, str]) -> None:
+        self._size += len(chunk[1])
+        if self._size > OUTPUT_LIMIT:
+            raise OutputLimitExceeded(f"{self.argv[0]}: output limit of {OUTPUT_LIMIT} characters exceeded")
+        self._out.append(chunk)  # type: ignore[arg-type]
+
+    def take_output(self) -> list[tuple[str, str]]:
+        """Hand over what was written since the last call (the shell flushes chunks)."""
+        taken, self._out = self._out, []
+        return taken  # type: ignore[return-value]
+
+    # -- the world ------------------------------------------------------------
+    @property
+    def cluster(self) -> Cluster:
+        return self.shell.cluster
+
+    @property
+    def host(self) -> Node:
+        """The host this command runs on (changes with ``ssh``)."""
+        return self.shell.host
+
+    @property
+    def clock(self) -> SimClock:
+        return self.shell.cluster.clock
+
+    @property
+    def fs(self) -> FileSystem:
+        """The virtual filesystem of the current host."""
+        return self.shell.fs
+
+    @property
+    def cwd(self) -> str:
+        return self.shell.cwd
+
+    @property
+    def commands(self) -> CommandTable:
+        """Every command this shell knows (``help``, ``man``, ``which`` and ``type`` read it)."""
+        return self.shell.commands
+
+    @property
+    def session(self) -> Any:
+        """The :class:`emulator.session.Session` (lab progress, history)."""
+        return self.shell.session
+
+    def run(self, argv: list[str], host: Node | None = None, stdin: str = "",
+            env: dict[str, str] | None = None) -> Result:
+        """Run another command, optionally on another host (``srun``, ``ssh host cmd``)."""
+        return self.shell.run_argv(argv, host=host, stdin=stdin, env=env)
+
+    def fail(self, message: str, status: int = 1) -> CommandError:
+        """Build the error to ``raise`` for a failure; the shell prints it to stderr."""
+        return CommandError(message, status)
+
+
+class Command:
+    """A command table entry. Subclasses set the class attributes and override
+    :meth:`configure` (the argument spec) and :meth:`execute` (the behaviour).
+    """
+
+    #: The name typed at the prompt.
+    name: str = ""
+    #: One line for ``help``, ``man`` and the command reference page.
+    summary: str = ""
+    #: Group heading in ``help`` and the command reference.
+    section: str = "Shell"
+    #: Longer description for ``man``/``--help`` (optional).
+    description: str = ""
+    #: Notes printed after the options (examples, deviations from the real tool).
+    notes: str = ""
+    #: Other names this command answers to (``more`` for ``less``).
+    aliases: tuple[str, ...] = ()
+    #: False for commands that read ``ctx.argv`` themselves (``echo``, ``awk``).
+    parses_args: bool = True
+    #: Whether ``-h/--help`` is added to the spec automatically.
+    add_help_flag: bool = True
+    #: Exit status for bad usage (real tools differ: GNU tools use 2, many use 1).
+    usage_status: int = 2
+    #: Whether bash implements the name itself (``type`` says "shell builtin").
+    builtin: bool = False
+    #: Where the program is installed (``which``); None when bash alone implements it.
+    directory: str | None = "/usr/bin"
+
+    def __init__(self) -> None:
+        self._parser: ArgumentParser | None = None
+
+    # -- spec -------------------------------------------------------------------
+    def configure(self, parser: ArgumentParser) -> None:
+        """Add this command's arguments to ``parser``."""
+
+    def parser(self) -> ArgumentParser:
+        if self._parser is None:
+            parser = ArgumentParser(self)
+            self.configure(parser)
+            self._parser = parser
+        return self._parser
+
+    def usage_error(self, message: str) -> str:
+        """The message for bad flags, in the real tool's style; override per tool."""
+        return f"{self.name}: {message}\nTry '{self.name} --help' for more information."
+
+    def help_text(self) -> str:
+        return render_help(self)
+
+    def path(self, name: str) -> str | None:
+        """The file ``which`` finds for ``name`` (this command's name or an alias).
+
+        None where no program of that name exists: a builtin bash alone
+        implements, or another name bash gives a builtin (``:``, ``[``, ``.``, ``logout``).
+        """
+        if self.directory is None or (self.builtin and name != self.name):
+            return None
+        return f"{self.directory}/{name}"
+
+    def option_strings(self) -> list[str]:
+        """Every flag of the spec, for completion."""
+        if not self.parses_args:
+            return []
+        return sorted(s for a in self.parser()._actions for s in a.option_strings)
+
+    def subcommands(self) -> list[str]:
+        """Sub-command words of the spec (``topo``, ``diag``...), for completion."""
+        if not self.parses_args:
+            return []
+        words: list[str] = []
+        for action in self.parser()._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                words += list(action.choices)
+        return words
+
+    # -- behaviour ----------------------------------------------------------------
+    def parse(self, argv: Iterable[str]) -> argparse.Namespace:
+        return self.parser().parse_args(list(argv))
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+        raise NotImplementedError
+
+    def main(self, ctx: Context) -> Outcome:
+        """Parse ``ctx.argv[1:]`` and execute; ``--help`` prints the help text."""
+        args = None
+        if self.parses_args:
+            try:
+                args = self.parse(ctx.argv[1:])
+            except HelpRequested as shown:
+                ctx.out(shown.text)
+                return 0
+        return self.execute(ctx, args)
+
+
+class CommandTable:
+    """Name (and alias) → command: the one table that dispatch, ``help``, ``man``, completion and replay read."""
+
+    def __init__(self, commands: Iterable[Command]) -> None:
+        self._by_name: dict[str, Command] = {}
+        for command in commands:
+            for name in (command.name, *command.aliases):
+                if name in self._by_name:
+                    raise RuntimeError(f"command {name!r} registered twice")
+                self._by_name[name] = command
+
+    def lookup(self, name: str) -> Command | None:
+        return self._by_name.get(name)
+
+    def names(self) -> list[str]:
+        """Every name and alias, sorted."""
+        return sorted(self._by_name)
+
+    def commands(self) -> list[Command]:
+        """Every command once (aliases folded), sorted by section then name."""
+        unique = {id(c): c for c in self._by_name.values()}
+        return sorted(unique.values(), key=lambda c: (c.section, c.name))

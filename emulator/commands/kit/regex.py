@@ -1,0 +1,147 @@
+"""POSIX regular expressions for the text tools: BRE and ERE translated to Python's ``re``.
+
+grep, sed, awk and pgrep share this translation and its refusals, so one
+pattern means the same in every tool and is refused in the same words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+
+def substitute_all(pattern: re.Pattern[str], replace: Callable[[re.Match[str]], str], text: str,
+                   count: int = 0) -> str:
+    """``re.sub`` with POSIX's rule that an empty match right after a match is skipped (``s/x*/-/g``)."""
+    out: list[str] = []
+    pos = 0
+    previous_end = -1
+    done = 0
+    for m in pattern.finditer(text):
+        if m.start() == m.end() == previous_end:
+            continue
+        out.append(text[pos:m.start()])
+        out.append(replace(m))
+        pos = previous_end = m.end()
+        done += 1
+        if count and done >= count:
+            break
+    out.append(text[pos:])
+    return "".join(out)
+
+
+
+# -- regular expressions -------------------------------------------------------------------
+_CLASSES = {"digit": "0-9", "alpha": "a-zA-Z", "alnum": "a-zA-Z0-9", "upper": "A-Z", "lower": "a-z",
+            "space": " \\t\\n\\r\\f\\v", "blank": " \\t", "xdigit": "0-9A-Fa-f",
+            "punct": re.escape("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"), "word": "\\w"}
+
+
+
+class RegexError(ValueError):
+    """A pattern the tool cannot compile; the message is GNU's wording."""
+
+
+
+def posix_regex(pattern: str, extended: bool) -> str:
+    """A POSIX basic (BRE) or extended (ERE) regular expression as a Python one."""
+    out: list[str] = []
+    i = 0
+    n = len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\" and i + 1 < n:
+            nxt = pattern[i + 1]
+            i += 2
+            if not extended and nxt in "(){}|+?":
+                out.append(nxt)
+            elif nxt in "<>":
+                out.append("\\b")
+            elif nxt in "wWsSbB" or nxt.isdecimal():
+                out.append("\\" + nxt)
+            else:
+                out.append(re.escape(nxt))
+            continue
+        if c == "[":
+            j = i + 1
+            body: list[str] = []
+            if j < n and pattern[j] == "^":
+                body.append("^")
+                j += 1
+            if j < n and pattern[j] == "]":
+                body.append("\\]")
+                j += 1
+            while j < n and pattern[j] != "]":
+                if pattern.startswith("[:", j):
+                    end = pattern.find(":]", j + 2)
+                    name = pattern[j + 2:end] if end > 0 else ""
+                    if name not in _CLASSES:
+                        raise RegexError("Invalid character class name" if end > 0 else "Unmatched [, [^, [:, [., or [=")
+                    body.append(_CLASSES[name])
+                    j = end + 2
+                    continue
+                ch = pattern[j]
+                body.append("\\\\" if ch == "\\" else ("\\[" if ch == "[" else ch))
+                j += 1
+            if j >= n:
+                raise RegexError("Unmatched [, [^, [:, [., or [=")
+            out.append("[" + "".join(body) + "]")
+            i = j + 1
+            continue
+        if not extended and c in "(){}|+?":
+            out.append(re.escape(c))
+        elif c == "*" and (not out or out[-1] in ("(", "^", "|")):
+            out.append("\\*")
+        elif extended and c == "{" and not re.match(r"\{\d*(,\d*)?\}", pattern[i:]):
+            out.append("\\{")
+        else:
+            out.append(c)
+        i += 1
+    result = "".join(out)
+    if _nested_repetition(result):
+        raise RegexError("Nested repetition such as (a+)+ is refused here: Python's matcher can take exponential time on it")
+    return result
+
+
+
+_UNBOUNDED = re.compile(r"[*+]|\{\d*,\}")
+
+
+
+def _nested_repetition(regex: str) -> bool:
+    """Whether a group holding an unbounded repetition is itself repeated without bound.
+
+    Python's backtracking matcher can take exponential time on such patterns
+    (``(a+)+$`` against ``aaaa...b``), where GNU's tools use an automaton; the
+    emulator refuses them so that no command can hang.
+    """
+    stack: list[bool] = []
+    inner = False  # whether the text since the innermost open group holds an unbounded repetition
+    i, n = 0, len(regex)
+    while i < n:
+        c = regex[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            j = i + 1
+            if j < n and regex[j] == "^":
+                j += 1
+            if j < n and regex[j] == "]":
+                j += 1
+            while j < n and regex[j] != "]":
+                j += 2 if regex[j] == "\\" else 1
+            i = j + 1
+            continue
+        if c == "(":
+            stack.append(inner)
+            inner = False
+        elif c == ")" and stack:
+            repeated = _UNBOUNDED.match(regex, i + 1) is not None
+            if repeated and inner:
+                return True
+            inner = stack.pop() or inner
+        elif _UNBOUNDED.match(regex, i):
+            inner = True
+        i += 1
+    return False

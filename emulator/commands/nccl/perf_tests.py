@@ -1,0 +1,404 @@
+"""nccl-tests (2.13) binaries and ``mpirun``: collective bandwidth sweeps on the model.
+
+``all_reduce_perf -b 8 -e 8G -f 2 -g 8`` on a compute node runs one process
+driving eight GPUs. Across nodes a launcher starts one process per task and
+only rank 0 prints, like the real tests built with MPI:
+
+* under ``srun`` the binary reads ``SLURM_PROCID``, ``SLURM_NTASKS`` and
+  ``SLURM_STEP_NODELIST`` (or ``SLURM_JOB_NODELIST``), tasks placed in blocks
+  of ``SLURM_NTASKS / SLURM_NNODES`` per node;
+* under ``mpirun`` it reads ``OMPI_COMM_WORLD_RANK``, ``OMPI_COMM_WORLD_SIZE``
+  and ``OMPI_COMM_WORLD_HOSTS`` (the host of each rank, comma-separated: the
+  emulator's stand-in for what PMIx tells the ranks).
+
+Each row's time comes from :func:`emulator.cluster.collectives.collective`;
+``NCCL_DEBUG=INFO`` adds the init lines of :mod:`emulator.cluster.nccl_debug`.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Generator
+
+from emulator.cluster.catalog import H100
+from emulator.cluster.collectives import CollectiveError, check_usable, collective
+from emulator.cluster.ids import rng
+from emulator.cluster.nccl_debug import Proc, init_lines
+from emulator.cluster.scheduler import expand_hostlist
+from emulator.commands.kit.command import ArgumentParser, Command, Context
+
+#: Data types nccl-tests accepts for -d, with their sizes in bytes.
+TYPES = {"int8": 1, "char": 1, "uint8": 1, "int32": 4, "int": 4, "uint32": 4, "int64": 8, "uint64": 8,
+         "half": 2, "float16": 2, "float": 4, "float32": 4, "double": 8, "float64": 8, "bfloat16": 2}
+TYPE_NAMES = {"char": "int8", "int": "int32", "float16": "half", "float32": "float", "float64": "double"}
+REDOPS = ("sum", "prod", "max", "min", "avg", "mulsum")
+#: Rows a sweep may print (bounded work).
+MAX_ROWS = 2000
+
+#: The usage text nccl-tests prints for -h and after a bad option (each line ends in a space).
+USAGE = "USAGE: {prog} \n\t" + " \n\t".join((
+    "[-t,--nthreads <num threads>]",
+    "[-g,--ngpus <gpus per thread>]",
+    "[-b,--minbytes <min size in bytes>]",
+    "[-e,--maxbytes <max size in bytes>]",
+    "[-i,--stepbytes <increment size>]",
+    "[-f,--stepfactor <increment factor>]",
+    "[-n,--iters <iteration count>]",
+    "[-m,--agg_iters <aggregated iteration count>]",
+    "[-w,--warmup_iters <warmup iteration count>]",
+    "[-p,--parallel_init <0/1>]",
+    "[-c,--check <check iteration count>]",
+    "[-o,--op <sum/prod/min/max/avg/mulsum/all>]",
+    "[-d,--datatype <nccltype/all>]",
+    "[-r,--root <root>]",
+    "[-z,--blocking <0/1>]",
+    "[-y,--stream_null <0/1>]",
+    "[-T,--timeout <time in seconds>]",
+    "[-G,--cudagraph <num graph launches>]",
+    "[-C,--report_cputime <0/1>]",
+    "[-a,--average <0/1/2/3> report average iteration time <0=RANK0/1=AVG/2=MIN/3=MAX>]",
+)) + " \n\t[-h,--help]\n"
+
+
+def parse_size(text: str) -> int | None:
+    """nccl-tests' size syntax: a number with an optional K, M or G suffix (powers of 1024)."""
+    text = text.strip()
+    units = {"k": 1024, "m": 1024**2, "g": 1024**3}
+    mult = 1
+    if text and text[-1].lower() in units:
+        mult = units[text[-1].lower()]
+        text = text[:-1]
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return int(value * mult) if value >= 0 else None
+
+
+def _int(text: str) -> int:
+    """strtol(text, NULL, 0): leading digits, 0 when none."""
+    digits = ""
+    for ch in text.strip():
+        if ch.isdecimal() or (ch == "-" and not digits):
+            digits += ch
+        else:
+            break
+    try:
+        return int(digits)
+    except ValueError:
+        return 0
+
+
+def _float(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+class NcclTest(Command):
+    """One nccl-tests binary (``<op>_perf``)."""
+
+    section = "Collectives"
+    add_help_flag = False
+    usage_status = 1
+
+    def __init__(self, op: str, summary: str) -> None:
+        super().__init__()
+        self.op = op
+        self.name = f"{op}_perf"
+        self.directory = "/opt/nccl-tests/build"
+        self.summary = summary
+        self.notes = ("Runs on a compute node (-g GPUs per process) or across nodes under srun or mpirun, where "
+                      "rank 0 prints. Times come from the cluster model: NVLink/NVLS inside a node, the slowest "
+                      "network hop across nodes.")
+
+    def configure(self, parser: ArgumentParser) -> None:
+        add = parser.add_argument
+        add("-t", "--nthreads", default="1", metavar="N", help="number of threads per process")
+        add("-g", "--ngpus", default="1", metavar="N", help="GPUs per thread")
+        add("-b", "--minbytes", default="32M", metavar="SIZE", help="minimum size (K, M, G suffixes)")
+        add("-e", "--maxbytes", default="32M", metavar="SIZE", help="maximum size")
+        add("-i", "--stepbytes", default="1M", metavar="SIZE", help="increment between sizes")
+        add("-f", "--stepfactor", default="1", metavar="N", help="multiplication factor between sizes")
+        add("-n", "--iters", default="20", metavar="N", help="iterations per size")
+        add("-m", "--agg_iters", default="1", metavar="N", help="operations aggregated per iteration")
+        add("-w", "--warmup_iters", default="5", metavar="N", help="warmup iterations")
+        add("-p", "--parallel_init", default="0", metavar="0/1", help="threads initialise NCCL in parallel")
+        add("-c", "--check", default="1", metavar="N", help="check iterations (0 disables validation)")
+        add("-o", "--op", default="sum", metavar="OP", help="reduction: sum, prod, min, max, avg, mulsum")
+        add("-d", "--datatype", default="float", metavar="TYPE", help="data type")
+        add("-r", "--root", default="0", metavar="N", help="root rank (broadcast, reduce)")
+        add("-z", "--blocking", default="0", metavar="0/1", help="blocking collectives")
+        add("-y", "--stream_null", default="0", metavar="0/1", help="use the default stream")
+        add("-T", "--timeout", default="0", metavar="SECONDS", help="timeout per test")
+        add("-G", "--cudagraph", default="0", metavar="N", help="CUDA graph launches")
+        add("-C", "--report_cputime", default="0", metavar="0/1", help="report CPU time instead of GPU time")
+        add("-a", "--average", default="1", metavar="0-3", help="report time of rank 0, avg, min or max")
+        add("-h", "--help", action="store_true", help="print the usage")
+
+    def usage_error(self, message: str) -> str:
+        """getopt's complaint, then the tool's own usage text."""
+        words = message.split(":", 1)[-1].split() if "unrecognized" in message else []
+        bad = words[0] if words else ""
+        if bad.startswith("--"):
+            first = f"{self.name}: unrecognized option '{bad}'"
+        elif bad:
+            first = f"{self.name}: invalid option -- '{bad[1:2]}'"
+        else:
+            first = f"{self.name}: option requires an argument -- '{message.split()[1][1:2] if ' ' in message else '?'}'"
+        return f"{first}\ninvalid option '?'\n" + USAGE.format(prog=self.name).rstrip("\n")
+
+    # -- where the ranks are -------------------------------------------------------------
+    def _procs(self, ctx: Context) -> tuple[int, list[str]]:
+        """This process's index and the host of every process."""
+        env = ctx.env
+        if "OMPI_COMM_WORLD_SIZE" in env:
+            size = max(1, _int(env["OMPI_COMM_WORLD_SIZE"]))
+            hosts = [h for h in env.get("OMPI_COMM_WORLD_HOSTS", "").split(",") if h] or [ctx.host.name] * size
+            return _int(env.get("OMPI_COMM_WORLD_RANK", "0")), (hosts * size)[:size]
+        if "SLURM_PROCID" in env and "SLURM_NTASKS" in env:
+            size = max(1, _int(env["SLURM_NTASKS"]))
+            try:
+                nodes = expand_hostlist(env.get("SLURM_STEP_NODELIST") or env.get("SLURM_JOB_NODELIST") or "")
+            except ValueError:
+                nodes = []
+            nodes = nodes or [ctx.host.name]
+            per = max(1, -(-size // len(nodes)))
+            return _int(env["SLURM_PROCID"]), [nodes[min(len(nodes) - 1, i // per)] for i in range(size)]
+        return 0, [ctx.host.name]
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Generator[float, None, int]:
+        assert args is not None
+        if args.help:
+            ctx.out(USAGE.format(prog=self.name))
+            return 0
+        sizes = {}
+        for key, label in (("minbytes", "minbytes"), ("maxbytes", "maxbytes")):
+            parsed = parse_size(getattr(args, key))
+            if parsed is None:
+                ctx.err(f"invalid size specified for '{label}'\n")
+                return 255
+            sizes[key] = parsed
+        lo, hi = sizes["minbytes"], sizes["maxbytes"]
+        if lo > hi:
+            ctx.err(f"invalid sizes for 'minbytes' and 'maxbytes': {lo} > {hi}\n")
+            return 255
+        step_bytes = max(1, parse_size(args.stepbytes) or 1)
+        factor = _int(args.stepfactor)
+        threads, ngpus = max(1, _int(args.nthreads)), max(1, _int(args.ngpus))
+        iters, warmup, check = max(1, _int(args.iters)), max(0, _int(args.warmup_iters)), _int(args.check)
+        dtype = args.datatype if args.datatype in TYPES else None
+        if dtype is None:
+            ctx.err(f"invalid type {args.datatype}\n")
+            return 255
+        op_name = args.op if args.op in REDOPS else None
+        if op_name is None:
+            ctx.err(f"invalid op {args.op}\n")
+            return 255
+        proc, hosts = self._procs(ctx)
+        if proc != 0:
+            return 0
+        return (yield from self._sweep(ctx, hosts, threads, ngpus, lo, hi, step_bytes, factor, iters, warmup,
+                                       check, TYPE_NAMES.get(dtype, dtype), op_name, _int(args.root),
+                                       _int(args.agg_iters), _int(args.cudagraph), _int(args.blocking) != 0,
+                                       _int(args.parallel_init) != 0))
+
+    def _sweep(self, ctx: Context, hosts: list[str], threads: int, ngpus: int, lo: int, hi: int, step_bytes: int,
+               factor: int, iters: int, warmup: int, check: int, dtype: str, op_name: str, root: int,
+               agg: int, graph: int, blocking: bool = False, parallel: bool = False) -> Generator[float, None, int]:
+        cluster = ctx.cluster
+        per = threads * ngpus
+        step_text = f"{factor}(factor)" if factor > 1 else f"{step_bytes}(bytes)"
+        ctx.outln(f"# nThread {threads} nGpus {ngpus} minBytes {lo} maxBytes {hi} step: {step_text} warmup iters: "
+                  f"{warmup} iters: {iters} agg iters: {max(1, agg)} validation: {1 if check else 0} graph: {graph}")
+        if blocking:
+            ctx.outln("# Blocking Enabled: wait for completion and barrier after each collective ")
+        if parallel:
+            ctx.outln("# Parallel Init Enabled: threads call into NcclInitRank concurrently ")
+        ctx.outln("#")
+        ctx.outln("# Using devices")
+        procs: list[Proc] = []
+        seen: dict[str, int] = {}
+        for index, host in enumerate(hosts):
+            local = seen.get(host, 0)
+            seen[host] = local + 1
+            pid = rng(cluster.seed, "nccl-tests", host, int(cluster.clock.elapsed)).randint(20_000, 400_000) + local
+            for i in range(per):
+                procs.append(Proc(rank=index * per + i, node=host, gpu=local * per + i, pid=pid))
+        ranks = [(p.node, p.gpu) for p in procs]
+        try:
+            check_usable(cluster, ranks)
+        except CollectiveError as exc:
+            pid = next((p.pid for p in procs if p.node == exc.node), procs[0].pid)
+            ctx.outln(f"{exc.node}: Test CUDA failure common.cu:892 '{exc.cuda_error}'")
+            ctx.outln(f" .. {exc.node} pid {pid}: Test failure common.cu:842")
+            return 1
+        for p in procs:
+            node = cluster.node(p.node)
+            assert node is not None
+            gpu = node.gpus[p.gpu]
+            domain, bus, dev = (int(part, 16) for part in gpu.pci_bus_id.split(".")[0].split(":")[-3:])
+            ctx.outln(f"#  Rank {p.rank:2d} Group  0 Pid {p.pid:6d} on {p.node:>10} device {p.gpu:2d} "
+                      f"[{domain:04x}:{bus:02x}:{dev:02x}] {H100.name}")
+        # Send, receive and expected buffers (two without validation) must fit beside 1 GiB of headroom.
+        limit = (H100.memory_mib * 2**20 - 2**30) // (3 if check else 2)
+        if hi > limit:
+            hi = limit
+            ctx.outln("#")
+            ctx.outln(f"# Reducing maxBytes to {hi} due to memory limitation")
+        env = dict(ctx.env)
+        for line in init_lines(cluster, procs, env):
+            ctx.outln(line)
+        ctx.outln("#")
+        ctx.outln(f"# {'':>10}  {'':>12}  {'':>8}  {'':>6}  {'':>6}           out-of-place                       "
+                  f"in-place          ")
+        ctx.outln(f"# {'size':>10}  {'count':>12}  {'type':>8}  {'redop':>6}  {'root':>6}  {'time':>7}  "
+                  f"{'algbw':>6}  {'busbw':>6} {'#wrong':>6}  {'time':>7}  {'algbw':>6}  {'busbw':>6} {'#wrong':>6}")
+        ctx.outln(f"# {'(B)':>10}  {'(elements)':>12}  {'':>8}  {'':>6}  {'':>6}  {'(us)':>7}  {'(GB/s)':>6}  "
+                  f"{'(GB/s)':>6}  {'':>5}  {'(us)':>7}  {'(GB/s)':>6}  {'(GB/s)':>6}  {'':>5}")
+        n = len(procs)
+        word = TYPES[dtype]
+        reduces = self.op in ("all_reduce", "reduce_scatter", "reduce", "sendrecv")
+        redop = op_name if reduces else "none"
+        root_col = root if self.op in ("broadcast", "reduce") else -1
+        total, count_bw, rows = 0.0, 0, 0
+        size = lo
+        while size <= hi and rows < MAX_ROWS:
+            count = size // word
+            if self.op in ("all_gather", "reduce_scatter", "alltoall"):
+                count = count // n
+                shown = count * n * word
+            else:
+                shown = count * word
+            cells = []
+            pause = 0.0
+            for place in ("oop", "ip"):
+                res = collective(cluster, self.op, shown, ranks, env, sample=(place, rows))
+                t = res.time_us
+                if t >= 10000.0:
+                    ts = f"{t:7.0f}"
+                elif t >= 100.0:
+                    ts = f"{t:7.1f}"
+                else:
+                    ts = f"{t:7.2f}"
+                # alltoall and sendrecv have no in-place variant to validate: nccl-tests prints N/A there.
+                no_inplace = place == "ip" and self.op in ("alltoall", "sendrecv")
+                wrong = f"{0:6d}" if check and not no_inplace else "   N/A"
+                cells.append(f"  {ts}  {res.algbw:6.2f}  {res.busbw:6.2f} {wrong}")
+                total += res.busbw
+                count_bw += 1
+                pause += (warmup + iters * max(1, agg)) * t / 1e6
+            ctx.outln(f"{shown:12d}  {count:12d}  {dtype:>8}  {redop:>6}  {root_col:6d}" + "".join(cells))
+            rows += 1
+            yield pause + 0.05
+            if factor > 1:
+                size *= factor
+            else:
+                size += step_bytes
+        avg = total / count_bw if count_bw else 0.0
+        floor = _float(ctx.env.get("NCCL_TESTS_MIN_BW", ""))
+        verdict = "" if floor is None else ("FAILED" if avg < floor * 0.9 else "OK")
+        ctx.outln("# Out of bounds values : 0 OK")
+        ctx.outln(f"# Avg bus bandwidth    : {avg:g} {verdict}")
+        ctx.outln("#")
+        ctx.outln("")
+        return 1 if verdict == "FAILED" else 0
+
+
+class Mpirun(Command):
+    """Open MPI's launcher, enough for ``mpirun -np N -H hosts program``."""
+
+    name = "mpirun"
+    summary = "Run a program as N MPI ranks across hosts (Open MPI 4.1)"
+    section = "Collectives"
+    usage_status = 1
+    notes = ("Ranks are placed on the -H hosts in order (host:slots fills slots first). Output is collected "
+             "and printed when every rank finished.")
+
+    def configure(self, parser: ArgumentParser) -> None:
+        parser.add_argument("-np", "-n", "--np", dest="np", type=int, metavar="N", help="number of ranks")
+        parser.add_argument("-H", "--host", "-host", dest="hosts", metavar="HOSTS", help="host[:slots],... to run on")
+        parser.add_argument("-N", "-npernode", "--npernode", dest="npernode", type=int, metavar="N",
+                            help="ranks per node")
+        parser.add_argument("-x", dest="export", action="append", default=[], metavar="VAR[=VALUE]",
+                            help="export an environment variable to the ranks")
+        parser.add_argument("--bind-to", dest="bind", metavar="WHAT", help="binding (accepted)")
+        parser.add_argument("--map-by", dest="map", metavar="WHAT", help="mapping (accepted)")
+        parser.add_argument("--mca", "-mca", dest="mca", nargs=2, action="append", default=[],
+                            metavar=("KEY", "VALUE"), help="MCA parameter (accepted)")
+        parser.add_argument("--allow-run-as-root", action="store_true", help="accepted")
+        parser.add_argument("program", nargs=argparse.REMAINDER, help="program and its arguments")
+
+    def usage_error(self, message: str) -> str:
+        return f"mpirun: Error: {message}"
+
+    def _placement(self, ctx: Context, np_: int | None, hosts: str | None, npernode: int | None) -> list[str]:
+        slots: list[tuple[str, int]] = []
+        if not hosts:
+            # Without -H, Open MPI runs locally with one slot per core.
+            return [ctx.host.name] * (np_ if np_ is not None else ctx.host.cpu.sockets * ctx.host.cpu.cores_per_socket)
+        for item in hosts.split(","):
+            name, _, n = item.partition(":")
+            if name:
+                slots.append((name, _int(n) if n else (npernode or 1)))
+        if npernode:
+            slots = [(h, npernode) for h, _ in slots]
+        total = np_ if np_ is not None else sum(s for _, s in slots)
+        placed: list[str] = []
+        for host, count in slots:
+            placed += [host] * count
+        if total > len(placed):
+            raise ctx.fail(
+                "--------------------------------------------------------------------------\n"
+                f"There are not enough slots available in the system to satisfy the {total}\n"
+                f"slots that were requested by the application:\n\n  {' '.join(self._program)}\n\n"
+                "Either request fewer slots for your application, or make more slots\navailable for use.\n"
+                "--------------------------------------------------------------------------", 1)
+        return placed[:total]
+
+    def execute(self, ctx: Context, args: argparse.Namespace | None) -> int:
+        assert args is not None
+        program = [p for p in args.program if p != "--"]
+        self._program = program
+        if not program:
+            raise ctx.fail("mpirun could not find anything to do.\n\nIt is possible that you forgot to specify "
+                           "how many processes to run\nvia the \"-np\" argument.", 1)
+        placed = self._placement(ctx, args.np, args.hosts, args.npernode)
+        for host in set(placed):
+            node = ctx.cluster.node(host)
+            if node is None:
+                raise ctx.fail(f"ssh: Could not resolve hostname {host}: Name or service not known\n"
+                               "--------------------------------------------------------------------------\n"
+                               "ORTE was unable to reliably start one or more daemons.", 1)
+        exported: dict[str, str] = {}
+        for item in args.export:
+            key, eq, value = item.partition("=")
+            exported[key] = value if eq else ctx.env.get(key, "")
+        status = 0
+        locals_: dict[str, int] = {}
+        for rank, host in enumerate(placed):
+            local = locals_.get(host, 0)
+            locals_[host] = local + 1
+            env = {**exported, "OMPI_COMM_WORLD_RANK": str(rank), "OMPI_COMM_WORLD_SIZE": str(len(placed)),
+                   "OMPI_COMM_WORLD_LOCAL_RANK": str(local), "OMPI_COMM_WORLD_LOCAL_SIZE": str(placed.count(host)),
+                   "OMPI_COMM_WORLD_HOSTS": ",".join(placed)}
+            result = ctx.run(program, host=ctx.cluster.node(host), env=env)
+            ctx.out(result.stdout)
+            if result.stderr:
+                ctx.err(result.stderr)
+            status = status or result.status
+        return status
+
+
+def commands() -> list[Command]:
+    return [
+        NcclTest("all_reduce", "nccl-tests: all-reduce bandwidth sweep"),
+        NcclTest("all_gather", "nccl-tests: all-gather bandwidth sweep"),
+        NcclTest("reduce_scatter", "nccl-tests: reduce-scatter bandwidth sweep"),
+        NcclTest("alltoall", "nccl-tests: all-to-all bandwidth sweep"),
+        NcclTest("broadcast", "nccl-tests: broadcast bandwidth sweep"),
+        NcclTest("reduce", "nccl-tests: reduce bandwidth sweep"),
+        NcclTest("sendrecv", "nccl-tests: send/receive bandwidth sweep"),
+        Mpirun(),
+    ]

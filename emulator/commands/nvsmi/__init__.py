@@ -1,0 +1,18 @@
+"""nvidia-smi: the summary, -q reports, --query-gpu fields, dmon/pmon monitors, topo and nvlink.
+
+A tool family: it imports the model (``emulator.cluster``, ``emulator.hostfs``,
+``emulator.vfs``) and the shared kit (``emulator.commands.kit``), never another
+family, the registry or the shell.
+"""
+
+from __future__ import annotations
+
+from emulator.commands.kit.command import Command
+from emulator.commands.nvsmi import nvidia_smi
+
+__all__ = ["commands"]
+
+
+def commands() -> list[Command]:
+    """Every command of the family, for the registry."""
+    return [*nvidia_smi.commands()]

@@ -1,0 +1,18 @@
+"""Slurm's user and operator commands: sinfo, squeue, scontrol, sbatch, srun, salloc, scancel and sacct.
+
+A tool family: it imports the model (``emulator.cluster``, ``emulator.hostfs``,
+``emulator.vfs``) and the shared kit (``emulator.commands.kit``), never another
+family, the registry or the shell.
+"""
+
+from __future__ import annotations
+
+from emulator.commands.kit.command import Command
+from emulator.commands.slurm import jobs, sacct, salloc, status
+
+__all__ = ["commands"]
+
+
+def commands() -> list[Command]:
+    """Every command of the family, for the registry."""
+    return [*status.commands(), *jobs.commands(), *salloc.commands(), *sacct.commands()]
