@@ -42,6 +42,7 @@ test: setup chromium lint
 lint: setup
 	$(BIN)/ruff check emulator tests hooks tools bench
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 # Every benchmark figure against its target, in one run: make bench BENCH_ARGS="--runs 5".
 BENCH_ARGS ?=

@@ -60,6 +60,7 @@ from emulator.cluster.faults import apply_fault, catalog
 from emulator.cluster.ids import rng
 from emulator.cluster.model import Cluster
 from emulator.cluster.scheduler import expand_hostlist
+from emulator.cluster.training import TrainingRun
 from emulator.errors import LabError
 
 #: The lab a session runs when it names none: the healthy cluster.
@@ -232,7 +233,6 @@ def _cluster(r: _Reader) -> dict[str, Any]:
         out["start"] = start
     if "training" in r.data:
         training = r.table("training")
-        from emulator.cluster.training import TrainingRun
 
         known = set(TrainingRun.__dataclass_fields__) - {"job_id", "name", "ranks"}
         for key in training.data:

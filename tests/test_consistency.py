@@ -523,7 +523,7 @@ def test_a_streaming_command_advances_the_clock_by_what_it_waits() -> None:
 @pytest.mark.parametrize(("lab", "seed"), [("diagnostic-snapshot", 0), ("out-of-band", 2), ("late-rank", 1),
                                            ("sandbox", 0)])
 def test_a_job_file_was_last_modified_when_its_last_line_was_written(lab: str, seed: int) -> None:
-    from emulator.cluster.steps import log_mtimes
+    from emulator.cluster.joblogs import mtimes as log_mtimes
 
     s = Session(lab=lab, seed=seed)
     sh(s, "sleep 300")

@@ -39,7 +39,6 @@ def boot_id(cluster: Cluster, node: Node, start: float) -> str:
 
 def load_average(cluster: Cluster, node: Node) -> tuple[float, float, float]:
     """1, 5 and 15-minute load: the ranks and loader workers of the jobs on the node."""
-    from emulator.cluster.ids import rng
 
     r = rng(cluster.seed, node.name, "load", int(cluster.clock.elapsed // 60))
     base = 0.3 if node.role == "login" else 0.05

@@ -29,13 +29,12 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from emulator.cluster.gpu_rates import gpu_speed_factor
 from emulator.cluster.hardware import NIC
 from emulator.cluster.ids import rng
 from emulator.cluster.links import effective_gbps
 from emulator.cluster.model import Cluster, Node
-from emulator.cluster.telemetry import gpu_speed_factor
 
-#: Collectives nccl-tests measures, by the name used here (the binary is ``<name>_perf``).
 OPS = ("all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce", "sendrecv")
 
 #: NVLink4 line rate per GPU and direction (GB/s, 18 links).

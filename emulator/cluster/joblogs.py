@@ -24,6 +24,7 @@ from emulator.cluster.steps import (
     TEARDOWN_S,
     Schedule,
     StepProfile,
+    failed_at,
     hang_fired_s,
     hung_node,
     job_end_s,
@@ -32,7 +33,6 @@ from emulator.cluster.steps import (
     profile_of,
     schedule,
 )
-from emulator.cluster.steps import failed_at as failed_at
 from emulator.cluster.training import TrainingRun
 
 #: Step lines kept in the log file; older ones were rotated away.

@@ -16,11 +16,11 @@ later reads subtract.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from emulator.cluster.hardware import NIC, PORT_COUNTERS
+from emulator.cluster.hardware import NIC
+from emulator.cluster.ids import rng
 
 if TYPE_CHECKING:  # pragma: no cover
     from emulator.cluster.model import Cluster, Node
@@ -96,149 +96,10 @@ def port_sm_lid(nic: NIC) -> int:
 # -- traffic ------------------------------------------------------------------------
 
 
-def _job_nodes(cluster: Cluster) -> set[str]:
-    """Nodes the training job runs on now (empty when no job is running)."""
-    run = cluster.training
-    if run is None:
-        return set()
-    for job in cluster.slurm.jobs:
-        if job.job_id == run.job_id:
-            return set(job.nodes) if job.state == "RUNNING" else set()
-    return {rank.node for rank in run.ranks}
-
-
-def job_rail_gbps(cluster: Cluster) -> float:
-    """Average rate (Gb/s, each direction) every rail of the job carries.
-
-    Each step's gradient all-reduce moves ``2(k-1)/k`` of the gradient bytes
-    through every node's NICs (k nodes), split over its eight rails; spread
-    over the step time of :func:`emulator.cluster.steps.profile`, so a slower
-    step (one degraded port bounds the ring) means less traffic on every rail.
-    A single-node job keeps its collectives on NVLink.
-    """
-    nodes = _job_nodes(cluster)
-    run = cluster.training
-    if run is None or len(nodes) < 2:
-        return 0.0
-    from emulator.cluster import steps  # steps reads link rates through collectives: import late
-
-    try:
-        step_s = steps.profile(cluster).step_s
-    except (ValueError, ZeroDivisionError):
-        return 0.0
-    if not math.isfinite(step_s) or step_s <= 0:
-        return 0.0
-    k = len(nodes)
-    grad_bytes = run.params_b * 1e9 * 2.0 / (max(1, run.tp) * max(1, run.pp))
-    per_rail = 2.0 * (k - 1) / k * grad_bytes / RAILS
-    return per_rail * 8 / 1e9 / step_s
-
-
-def traffic_gbps(cluster: Cluster, node: Node, nic: NIC, rail_gbps: float | None = None) -> float:
-    """Average data rate (Gb/s, each direction) the job puts on one port now.
-
-    ``rail_gbps`` is :func:`job_rail_gbps` when the caller computed it already
-    (a tool reading many ports computes it once).
-    """
-    if nic.role != "compute" or effective_gbps(nic) <= 0 or node.name not in _job_nodes(cluster):
-        return 0.0
-    return job_rail_gbps(cluster) if rail_gbps is None else rail_gbps
-
-
 # -- counters -------------------------------------------------------------------------
 
 
-def _traffic_seconds(cluster: Cluster, t: float) -> float:
-    """Seconds of the job's traffic since the clock's start: none flows once a rank hangs."""
-    run = cluster.training
-    hang = run.hang_s if run is not None else None
-    return t if hang is None else max(0.0, min(t, hang))
-
-
-def raw_counters(cluster: Cluster, node: Node, nic: NIC, rail_gbps: float | None = None) -> dict[str, int]:
-    """Every port counter since boot at the current simulated instant (64-bit, no reset)."""
-    t = cluster.clock.elapsed
-    values: dict[str, int] = {}
-    for name in PORT_COUNTERS:
-        values[name] = int(nic.counters.get(name, 0) + nic.counter_rates.get(name, 0.0) * t)
-    values["LinkDownedCounter"] += sum(1 for at in nic.link_down_events if at <= t)
-    byte_rate = traffic_gbps(cluster, node, nic, rail_gbps) * 1e9 / 8
-    busy = _traffic_seconds(cluster, t) if byte_rate else 0.0
-    data_words = int(byte_rate * busy / 4)
-    pkts = int(byte_rate * busy / PACKET_BYTES)
-    # Physical errors cost retransmissions: the sender puts more on the wire.
-    resent = 1.0 + nic.retransmit_fraction
-    values["PortXmitData"] = nic.xmit_data + int(data_words * resent)
-    values["PortRcvData"] = nic.rcv_data + data_words
-    values["PortXmitPkts"] = nic.xmit_pkts + int(pkts * resent)
-    values["PortRcvPkts"] = nic.rcv_pkts + pkts
-    values["PortMulticastXmitPkts"] = 40 + nic.lid % 17
-    values["PortMulticastRcvPkts"] = 6000 + nic.lid * 7 % 997
-    values["PortUnicastXmitPkts"] = values["PortXmitPkts"] - values["PortMulticastXmitPkts"]
-    values["PortUnicastRcvPkts"] = values["PortRcvPkts"] - values["PortMulticastRcvPkts"]
-    values["PortUnicastXmitPkts"] = max(0, values["PortUnicastXmitPkts"])
-    values["PortUnicastRcvPkts"] = max(0, values["PortUnicastRcvPkts"])
-    return values
-
-
-def counters(cluster: Cluster, node: Node, nic: NIC, rail_gbps: float | None = None) -> dict[str, int]:
-    """Port counters as a reader sees them now: since boot, or since the last reset."""
-    values = raw_counters(cluster, node, nic, rail_gbps)
-    for name, base in nic.counter_baseline.items():
-        values[name] = max(0, values[name] - base)
-    return values
-
-
-def reset_counters(cluster: Cluster, node: Node, nic: NIC, rail_gbps: float | None = None) -> None:
-    """Clear the port's counters now (``perfquery -R``, ``ibdiagnet --pc``)."""
-    nic.counter_baseline = raw_counters(cluster, node, nic, rail_gbps)
-    nic.counters_cleared_s = cluster.clock.elapsed
-
-
-def seconds_since_clear(cluster: Cluster, node: Node, nic: NIC) -> float:
-    """Seconds since the counters were last cleared (at boot unless reset)."""
-    cleared = nic.counters_cleared_s
-    if cleared is None:
-        cleared = node.health.boots[-1].offset_s if node.health.boots else 0.0
-    return max(0.0, cluster.clock.elapsed - cleared)
-
-
-def clamp(value: int, bits: int) -> int:
-    """A PMA counter of ``bits`` width saturates at all ones instead of wrapping."""
-    return min(value, (1 << bits) - 1)
-
-
 # -- bit error rates --------------------------------------------------------------------
-
-
-def bits_since_clear(cluster: Cluster, node: Node, nic: NIC) -> float:
-    """Bits the port's lanes carried since the counters were cleared."""
-    return nic.rate_gbps * 1e9 * seconds_since_clear(cluster, node, nic) if nic.state == "Active" else 0.0
-
-
-def raw_ber(cluster: Cluster, node: Node, nic: NIC) -> float:
-    """Pre-FEC bit error rate: healthy NDR links sit near 1e-9; a bad cable is far worse."""
-    base = 1.5e-9 if nic.link_layer == "InfiniBand" else 4e-10
-    symbol_rate = nic.counter_rates.get("SymbolErrorCounter", 0.0)
-    if symbol_rate > 0:
-        base = max(base, min(1e-4, symbol_rate * 2e-7))
-    return base
-
-
-def symbol_ber(cluster: Cluster, node: Node, nic: NIC) -> float:
-    """Post-FEC (symbol) bit error rate: symbol errors since the clear per bit carried."""
-    bits = bits_since_clear(cluster, node, nic)
-    if bits <= 0:
-        return 0.0
-    return counters(cluster, node, nic, rail_gbps=0.0)["SymbolErrorCounter"] / bits
-
-
-def ber_text(value: float) -> str:
-    """A BER as mlxlink prints it: ``2E-9``; no error at all reads ``15E-255``."""
-    if value <= 0:
-        return "15E-255"
-    mantissa, exponent = f"{value:.0e}".split("e")
-    return f"{mantissa}E{int(exponent)}"
 
 
 # -- switch ports ------------------------------------------------------------------------------
@@ -264,8 +125,6 @@ def switch_by_lid(cluster: Cluster, lid: int) -> str | None:
 
 
 def switch_guid(cluster: Cluster, name: str) -> str:
-    from emulator.cluster.ids import rng
-
     return f"0x{0xFC6A1C:06x}0300{rng(cluster.seed, 'switch', name).getrandbits(24):06x}"
 
 
@@ -294,111 +153,10 @@ def switch_port_exists(cluster: Cluster, name: str, port: int) -> bool:
     return name in cluster.switches and 1 <= port <= SWITCH_PORTS
 
 
-def raw_switch_counters(cluster: Cluster, name: str, port: int, rail_gbps: float | None = None,
-                        cables: Cabling | None = None) -> dict[str, int]:
-    """Counters of one switch port since boot. A leaf's downlink mirrors the node's port
-    (what the node sends the switch receives); an uplink of a leaf whose nodes sit on a
-    congested path waits to transmit; unused ports read zero."""
-    from emulator.cluster.ids import rng
-
-    zero = {c: 0 for c in (*PORT_COUNTERS, *DATA_COUNTERS)}
-    kind, _ = cluster.switches[name]
-    t = cluster.clock.elapsed
-    cables = cabling(cluster) if cables is None else cables
-    if kind == "leaf" and port <= DOWNLINKS:
-        for node, nic in cables.ports.get(name, []):
-            if nic.peer_port == port and port_active(node, nic):
-                mine = raw_counters(cluster, node, nic, rail_gbps)
-                mirrored = dict(mine)
-                for a, b in (("PortXmitData", "PortRcvData"), ("PortXmitPkts", "PortRcvPkts"),
-                             ("PortUnicastXmitPkts", "PortUnicastRcvPkts"),
-                             ("PortMulticastXmitPkts", "PortMulticastRcvPkts")):
-                    mirrored[a], mirrored[b] = mine[b], mine[a]
-                mirrored["PortXmitWait"] = 0
-                return mirrored
-        return zero
-    spines = cables.spines
-    if kind == "leaf" and port - DOWNLINKS <= len(spines):
-        r = rng(cluster.seed, "switch", name, port)
-        values = dict(zero)
-        facing = cables.ports.get(name, [])
-        share = max((nic.congestion_share for _, nic in facing), default=0.0)
-        # Other tenants' traffic leaves the leaf through its uplinks.
-        words = r.randrange(10**12, 10**13) + int(share * 400e9 / 8 / 4 * t)
-        values.update(PortXmitData=words, PortRcvData=int(words * 0.97), PortXmitPkts=words // 1032,
-                      PortRcvPkts=int(words * 0.97) // 1032)
-        values["PortUnicastXmitPkts"], values["PortUnicastRcvPkts"] = values["PortXmitPkts"], values["PortRcvPkts"]
-        if share > 0:
-            waits = [nic.counter_rates.get("PortXmitWait", 0.0) for _, nic in facing]
-            # Adaptive routing spreads the load unevenly over the uplinks.
-            spread = 2.5 * r.uniform(0.8, 1.2)
-            values["PortXmitWait"] = r.randrange(10**9, 4 * 10**9) + int(max(waits, default=0.0) * spread * t)
-        return values
-    if kind == "spine":
-        leaves = cables.leaves
-        if port <= len(leaves) and name in spines:
-            uplink = raw_switch_counters(cluster, leaves[port - 1], DOWNLINKS + 1 + spines.index(name), rail_gbps,
-                                         cables)
-            mirrored = dict(uplink)
-            for a, b in (("PortXmitData", "PortRcvData"), ("PortXmitPkts", "PortRcvPkts"),
-                         ("PortUnicastXmitPkts", "PortUnicastRcvPkts")):
-                mirrored[a], mirrored[b] = uplink[b], uplink[a]
-            mirrored["PortXmitWait"] = 0
-            return mirrored
-    return zero
-
-
-def switch_counters(cluster: Cluster, name: str, port: int, rail_gbps: float | None = None,
-                    cables: Cabling | None = None) -> dict[str, int]:
-    """Switch port counters as a reader sees them now (since boot, or since the last reset)."""
-    values = raw_switch_counters(cluster, name, port, rail_gbps, cables)
-    for key, base in cluster.switch_counter_baseline.get(f"{name}:{port}", {}).items():
-        values[key] = max(0, values[key] - base)
-    return values
-
-
-def reset_switch_counters(cluster: Cluster, name: str, port: int, cables: Cabling | None = None) -> None:
-    cluster.switch_counter_baseline[f"{name}:{port}"] = raw_switch_counters(cluster, name, port, cables=cables)
-
-
 # -- the subnet manager's port ------------------------------------------------------------------
 #
 # Each rail is its own subnet; its master SM answers at LID 1 (the LID every port reports as
 # "SM lid"). Its port carries management datagrams only: one SMP to every port of the subnet
 # per light sweep, and the replies.
 
-#: OpenSM's default sweep_interval (seconds between light sweeps).
-SM_SWEEP_S = 10.0
-#: How long the SM's host has been up when the clock starts.
-SM_UPTIME_S = 41 * 86400.0
-#: A MAD on the wire (256-byte MAD + LRH, BTH, DETH, ICRC, VCRC) in 4-byte words.
-MAD_WORDS = 73
 
-
-def _sm_key(rail: int) -> str:
-    return f"sm-rail{rail}:1"
-
-
-def raw_sm_counters(cluster: Cluster, rail: int) -> dict[str, int]:
-    """The SM port's counters since its host booted: no errors, one MAD per port per sweep each way."""
-    ports = sum(1 for node in cluster.compute_nodes for nic in node.nics
-                if nic.role == "compute" and nic.rail == rail and port_active(node, nic))
-    ports += sum(1 for kind, r in cluster.switches.values() if r in (rail, -1))
-    sweeps = int((SM_UPTIME_S + cluster.clock.elapsed) / SM_SWEEP_S)
-    pkts = sweeps * ports
-    values = {c: 0 for c in (*PORT_COUNTERS, *DATA_COUNTERS)}
-    values.update(PortXmitData=pkts * MAD_WORDS, PortRcvData=pkts * MAD_WORDS, PortXmitPkts=pkts, PortRcvPkts=pkts,
-                  PortUnicastXmitPkts=pkts, PortUnicastRcvPkts=pkts)
-    return values
-
-
-def sm_counters(cluster: Cluster, rail: int) -> dict[str, int]:
-    """The SM port's counters as a reader sees them now (since boot, or since the last reset)."""
-    values = raw_sm_counters(cluster, rail)
-    for key, base in cluster.switch_counter_baseline.get(_sm_key(rail), {}).items():
-        values[key] = max(0, values[key] - base)
-    return values
-
-
-def reset_sm_counters(cluster: Cluster, rail: int) -> None:
-    cluster.switch_counter_baseline[_sm_key(rail)] = raw_sm_counters(cluster, rail)

@@ -17,15 +17,14 @@ saves, a hang); :mod:`emulator.cluster.joblogs` renders the logs from both.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cached_property
 
 from emulator.cluster import storage
 from emulator.cluster.catalog import H100
 from emulator.cluster.collectives import CollectiveError, collective
+from emulator.cluster.gpu_rates import gpu_speed_factor
 from emulator.cluster.model import Cluster
-from emulator.cluster.telemetry import gpu_speed_factor
 from emulator.cluster.training import Rank, TrainingRun
 
 #: Fraction of BF16 dense peak the kernels reach at a large micro-batch.
@@ -525,24 +524,6 @@ def gpu_utilization(cluster: Cluster, node: str, gpu: int, offset: float | None 
     samples = 20
     busy = sum(where(cluster, rank, now - i / samples, prof, sched) in GPU_BUSY for i in range(samples))
     return round(100 * busy / samples)
-
-
-def log_files(cluster: Cluster) -> dict[str, Callable[[], str]]:
-    """Absolute path -> producer of the file's text now, for the virtual filesystem.
-
-    The training log, the Slurm output file, the job's config and the
-    checkpoint directory's pointer; see :mod:`emulator.cluster.joblogs`.
-    """
-    from emulator.cluster.joblogs import files
-
-    return files(cluster)
-
-
-def log_mtimes(cluster: Cluster) -> dict[str, Callable[[], float]]:
-    """Absolute path -> when that file of :func:`log_files` was last written (offset s)."""
-    from emulator.cluster.joblogs import mtimes
-
-    return mtimes(cluster)
 
 
 def worker_pids(run: TrainingRun, rank: Rank) -> list[int]:

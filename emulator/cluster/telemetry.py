@@ -16,8 +16,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from emulator.cluster.catalog import H100
+from emulator.cluster.gpu_rates import sm_clock_under_load
 from emulator.cluster.hardware import GPU, NVLink
 from emulator.cluster.ids import rng
+from emulator.cluster.steps import failed_at
 
 if TYPE_CHECKING:  # pragma: no cover
     from emulator.cluster.model import Cluster, Node
@@ -67,18 +69,6 @@ class Reading:
         return H100.tlimit_c - self.temp_c
 
 
-def sm_clock_under_load(gpu: GPU) -> int:
-    """SM clock (MHz) while running kernels: max boost unless a slowdown caps it."""
-    if gpu.slowdown_cap_mhz is not None:
-        return min(H100.max_sm_mhz, gpu.slowdown_cap_mhz)
-    return H100.max_sm_mhz
-
-
-def gpu_speed_factor(gpu: GPU) -> float:
-    """Relative compute speed under load, 1.0 for a healthy GPU at full boost."""
-    return sm_clock_under_load(gpu) / H100.max_sm_mhz
-
-
 def processes(cluster: Cluster, node: Node, gpu: GPU, at: float | None = None) -> list[GpuProcess]:
     """The compute processes on ``gpu``: one per running job that owns it (at offset ``at``; default now).
 
@@ -88,7 +78,6 @@ def processes(cluster: Cluster, node: Node, gpu: GPU, at: float | None = None) -
     """
     if not gpu.present or gpu.fabric_state != "Completed":
         return []
-    from emulator.cluster.joblogs import failed_at  # imported here: joblogs depends on this module through steps
 
     run = cluster.training
     torn_down = failed_at(cluster)

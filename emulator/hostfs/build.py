@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
-from emulator.cluster import links
+from emulator.cluster import counters, links
 from emulator.cluster.boots import load_average
 from emulator.cluster.hardware import GPU, NIC
 from emulator.cluster.ids import rng
@@ -400,7 +400,7 @@ def _attribute(nic: NIC, render: Callable[[NIC], object]) -> File:
 
 def _counter(cluster: Cluster, node: Node, nic: NIC, name: str) -> File:
     """A port counter file: the PMA counter as a reader sees it now."""
-    return _live(lambda: f"{links.counters(cluster, node, nic).get(name, 0)}\n", 4096)
+    return _live(lambda: f"{counters.counters(cluster, node, nic).get(name, 0)}\n", 4096)
 
 
 def _guid_text(guid: str) -> str:

@@ -10,6 +10,7 @@ import argparse
 import re
 import shlex
 
+from emulator.cluster.ids import rng
 from emulator.commands.kit.command import Command, Context, Outcome
 from emulator.shell.lexer import ShellSyntaxError
 from emulator.shell.signals import ExitShell
@@ -208,8 +209,6 @@ class Ssh(Command):
         if not node.health.os_up:
             raise ctx.fail(f"ssh: connect to host {target} port 22: No route to host", 255)
         if not remote:
-            from emulator.cluster.ids import rng
-
             r = rng(ctx.cluster.seed, node.name, "last-login")
             last = ctx.clock.at(-r.uniform(3_600.0, 86_400.0))
             src = ctx.host.mgmt_ipv4

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from emulator.cluster import links
+from emulator.cluster import counters, links
 from emulator.cluster.build import ClusterSpec, build_cluster
 from emulator.cluster.faults import apply_fault
 
@@ -25,9 +25,9 @@ def test_error_counters_grow_with_simulated_time():
     apply_fault(c, "symbol-errors", {"node": "node02", "port": "mlx5_3", "errors_per_s": 10})
     node = c.nodes["node02"]
     nic = node.nic("mlx5_3")
-    before = links.counters(c, node, nic)["SymbolErrorCounter"]
+    before = counters.counters(c, node, nic)["SymbolErrorCounter"]
     c.clock.advance(60)
-    after = links.counters(c, node, nic)["SymbolErrorCounter"]
+    after = counters.counters(c, node, nic)["SymbolErrorCounter"]
     assert after - before == 600
     assert links.effective_gbps(nic) < 400.0
 
@@ -36,20 +36,20 @@ def test_data_counters_grow_only_on_the_job_rails():
     c = _cluster()
     busy, login = c.nodes["node01"], c.nodes["login01"]
     rail, storage = busy.nic("mlx5_0"), busy.nic("mlx5_8")
-    start = links.counters(c, busy, rail)["PortXmitData"]
+    start = counters.counters(c, busy, rail)["PortXmitData"]
     c.clock.advance(10)
-    words = links.counters(c, busy, rail)["PortXmitData"] - start
-    assert words == int(links.job_rail_gbps(c) * 1e9 / 8 * 10 / 4)
-    assert 1.0 < links.job_rail_gbps(c) < 400.0
-    assert links.traffic_gbps(c, busy, storage) == 0.0
-    assert links.traffic_gbps(c, login, login.nics[0]) == 0.0
+    words = counters.counters(c, busy, rail)["PortXmitData"] - start
+    assert words == int(counters.job_rail_gbps(c) * 1e9 / 8 * 10 / 4)
+    assert 1.0 < counters.job_rail_gbps(c) < 400.0
+    assert counters.traffic_gbps(c, busy, storage) == 0.0
+    assert counters.traffic_gbps(c, login, login.nics[0]) == 0.0
 
 
 def test_one_slow_port_lowers_traffic_on_every_rail():
     c = _cluster()
-    healthy = links.job_rail_gbps(c)
+    healthy = counters.job_rail_gbps(c)
     apply_fault(c, "link-rate", {"node": "node03", "port": "mlx5_5", "rate_gbps": 100})
-    assert links.job_rail_gbps(c) < healthy
+    assert counters.job_rail_gbps(c) < healthy
 
 
 def test_reset_counts_from_the_baseline():
@@ -58,12 +58,12 @@ def test_reset_counts_from_the_baseline():
     node = c.nodes["node01"]
     nic = node.nic("mlx5_0")
     c.clock.advance(5)
-    links.reset_counters(c, node, nic)
-    assert links.counters(c, node, nic)["SymbolErrorCounter"] == 0
-    assert links.counters(c, node, nic)["PortXmitData"] == 0
+    counters.reset_counters(c, node, nic)
+    assert counters.counters(c, node, nic)["SymbolErrorCounter"] == 0
+    assert counters.counters(c, node, nic)["PortXmitData"] == 0
     c.clock.advance(20)
-    assert links.counters(c, node, nic)["SymbolErrorCounter"] == 100
-    assert links.seconds_since_clear(c, node, nic) == 20
+    assert counters.counters(c, node, nic)["SymbolErrorCounter"] == 100
+    assert counters.seconds_since_clear(c, node, nic) == 20
 
 
 def test_link_rate_fault_keeps_the_port_active():
@@ -91,10 +91,10 @@ def test_link_flap_counts_link_downs_and_logs_them():
     truth = apply_fault(c, "link-flap", {"node": "node04", "port": "mlx5_6", "period_s": 300}).truth
     node = c.nodes["node04"]
     nic = node.nic("mlx5_6")
-    first = links.counters(c, node, nic)["LinkDownedCounter"]
+    first = counters.counters(c, node, nic)["LinkDownedCounter"]
     assert first >= 1
     c.clock.advance(3600)
-    assert links.counters(c, node, nic)["LinkDownedCounter"] > first
+    assert counters.counters(c, node, nic)["LinkDownedCounter"] > first
     downs = [e for e in node.hw.kernel_log if e.text.endswith(f"{nic.netdev}: Link down")]
     assert len(downs) == len(nic.link_down_events)
     assert nic.state == "Active" and truth["cause"] == "link-flap"
@@ -115,9 +115,9 @@ def test_congestion_raises_xmit_wait_not_errors():
     name = truth["nodes"].replace("[", "").split(",")[0].split("-")[0]
     node = c.nodes[name if name.startswith("node") else "node" + name]
     nic = node.nic("mlx5_0")
-    before = links.counters(c, node, nic)
+    before = counters.counters(c, node, nic)
     c.clock.advance(10)
-    after = links.counters(c, node, nic)
+    after = counters.counters(c, node, nic)
     assert after["PortXmitWait"] > before["PortXmitWait"]
     assert after["SymbolErrorCounter"] == before["SymbolErrorCounter"] == 0
 
@@ -129,8 +129,8 @@ def test_bad_fault_parameters_are_rejected(params):
 
 
 def test_ber_text_matches_the_tool_notation():
-    assert links.ber_text(0) == "15E-255"
-    assert links.ber_text(3e-12) == "3E-12"
+    assert counters.ber_text(0) == "15E-255"
+    assert counters.ber_text(3e-12) == "3E-12"
 
 
 def test_congestion_takes_a_share_of_the_ports_but_leaves_the_rate():
@@ -148,6 +148,6 @@ def test_data_counters_stop_when_a_rank_hangs():
     node = c.nodes["node02"]
     nic = node.nic("mlx5_0")
     c.clock.advance(40)
-    at_40 = links.counters(c, node, nic)["PortXmitData"]
+    at_40 = counters.counters(c, node, nic)["PortXmitData"]
     c.clock.advance(60)
-    assert links.counters(c, node, nic)["PortXmitData"] == at_40
+    assert counters.counters(c, node, nic)["PortXmitData"] == at_40

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from emulator.cluster import steps
+from emulator.cluster import joblogs, steps
 from emulator.cluster.build import ClusterSpec, build_cluster
 from emulator.cluster.faults import apply_fault
 from emulator.cluster.joblogs import checkpoint_files, latest_checkpoint, slurm_out, train_log
@@ -112,7 +112,7 @@ def test_config_regression_costs_tokens_per_second(setting: str) -> None:
     cluster = cluster_with("config-regression", setting=setting)
     assert cluster.training is not None and cluster.training.baseline_step_s is not None
     assert steps.profile(cluster).step_s > 1.05 * cluster.training.baseline_step_s
-    assert "train.log.1" in " ".join(steps.log_files(cluster))
+    assert "train.log.1" in " ".join(joblogs.files(cluster))
 
 
 def test_train_log_grows_with_the_clock_and_carries_simulated_times() -> None:
@@ -132,7 +132,7 @@ def test_train_log_shows_checkpoint_saves_with_durations() -> None:
 
 
 def test_log_files_are_absolute_paths_to_producers() -> None:
-    files = steps.log_files(cluster_with())
+    files = joblogs.files(cluster_with())
     assert LOG in files and OUT in files
     assert all(path.startswith("/") for path in files)
     assert files[LOG]().endswith("\n")

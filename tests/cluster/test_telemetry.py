@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from emulator.cluster import telemetry
+from emulator.cluster import gpu_rates, telemetry
 from emulator.cluster.build import ClusterSpec, build_cluster
 from emulator.cluster.faults import apply_fault
 
@@ -60,7 +60,7 @@ def test_thermal_slowdown_holds_the_gpu_at_its_threshold_and_caps_the_clock():
     r = telemetry.sample(c, node, gpu)
     assert 1320 <= r.sm_mhz <= 1350 and 88 <= r.temp_c <= 90
     assert {"HW Thermal Slowdown", "SW Thermal Slowdown"} <= r.reasons
-    assert telemetry.gpu_speed_factor(gpu) == 1350 / 1980
+    assert gpu_rates.gpu_speed_factor(gpu) == 1350 / 1980
 
 
 def test_power_cap_pins_draw_below_the_lowered_limit():

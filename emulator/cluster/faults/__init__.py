@@ -10,30 +10,16 @@ lab's check compares a learner's finding against.
 
 from __future__ import annotations
 
-import random
-from collections.abc import Callable
-from dataclasses import dataclass, field
-
+from emulator.cluster.faults import fabric, gpu, hosts, training
+from emulator.cluster.faults.base import Fault
 from emulator.cluster.ids import rng
+from emulator.cluster.lifecycle import watch_training
 from emulator.cluster.model import Cluster, FaultRecord
 
-#: apply(cluster, rng, params) -> truth, e.g. {"node": "node07", "port": "mlx5_3", "cause": "link-rate"}
-ApplyFn = Callable[[Cluster, random.Random, dict[str, object]], dict[str, str]]
-
-
-@dataclass(frozen=True)
-class Fault:
-    name: str
-    summary: str
-    apply: ApplyFn
-    #: Parameters the function understands, with their defaults (a lab may override).
-    params: dict[str, object] = field(default_factory=dict)
-
+__all__ = ["Fault", "apply_fault", "catalog"]
 
 def catalog() -> dict[str, Fault]:
     """Every fault by name, from the domain modules' explicit lists."""
-    from emulator.cluster.faults import fabric, gpu, hosts, training
-
     table: dict[str, Fault] = {}
     for module in (gpu, fabric, training, hosts):
         for fault in module.FAULTS:
@@ -57,7 +43,5 @@ def apply_fault(cluster: Cluster, name: str, params: dict[str, object] | None = 
     truth = fault.apply(cluster, rng(cluster.seed, "fault", name, len(cluster.faults)), merged)
     record = FaultRecord(name=name, params=merged, truth=truth)
     cluster.faults.append(record)
-    from emulator.cluster.lifecycle import watch_training  # imported here: lifecycle needs the step model
-
     watch_training(cluster)
     return record

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 
-from emulator.cluster.faults import Fault
+from emulator.cluster.faults.base import Fault
 from emulator.cluster.hardware import NIC, KernelEvent
 from emulator.cluster.links import LANE_SPEEDS
 from emulator.cluster.model import Cluster, Node

@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 
 from emulator.cluster.catalog import H100
-from emulator.cluster.faults import Fault
+from emulator.cluster.faults.base import Fault
 from emulator.cluster.hardware import GPU, KernelEvent, SelEntry
 from emulator.cluster.model import Cluster, Node
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 
 from emulator.cluster import lifecycle
-from emulator.cluster.faults import Fault
+from emulator.cluster.faults.base import Fault
 from emulator.cluster.model import Cluster, Node
 
 #: The causes ``host-down`` chooses among.

@@ -12,10 +12,11 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from emulator.cluster.faults import Fault
+from emulator.cluster.faults.base import Fault
 from emulator.cluster.faults.gpu import gpu_power_brake, gpu_thermal
+from emulator.cluster.joblogs import latest_checkpoint
 from emulator.cluster.model import Cluster
-from emulator.cluster.steps import NCCL_TIMEOUT_MS, PAST_ATTEMPT_S, TEARDOWN_S
+from emulator.cluster.steps import NCCL_TIMEOUT_MS, PAST_ATTEMPT_S, TEARDOWN_S, profile
 from emulator.cluster.training import Rank, TrainingRun
 
 
@@ -35,15 +36,11 @@ def _rank(run: TrainingRun, r: random.Random, params: dict[str, object]) -> Rank
 
 
 def _step_s(cluster: Cluster) -> float:
-    from emulator.cluster.steps import profile
-
     return profile(cluster).step_s
 
 
 def _remember_baseline(cluster: Cluster, run: TrainingRun) -> None:
     """Record the healthy step (and its input wait) before a fault changes it."""
-    from emulator.cluster.steps import profile
-
     prof = profile(cluster)
     run.baseline_step_s = prof.step_s
     run.baseline_data_s = prof.data_wait_s
@@ -80,7 +77,6 @@ def storage_contention(cluster: Cluster, r: random.Random, params: dict[str, obj
 
 def checkpoint_stall(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
     """Synchronous saves that stall every rank, and a latest checkpoint that never completed."""
-    from emulator.cluster.joblogs import latest_checkpoint
 
     run = _run(cluster)
     run.async_checkpoint = False

@@ -25,6 +25,7 @@ import re
 from typing import Any
 
 from emulator.commands.kit.command import Command, Context, Outcome
+from emulator.commands.kit.regex import RegexError, posix_regex, substitute_all
 from emulator.vfs import FsError
 
 #: Statements and loop iterations one program may execute.
@@ -696,8 +697,6 @@ class Interpreter:
     def regex(self, pattern: str) -> re.Pattern[str]:
         compiled = self.regex_cache.get(pattern)
         if compiled is None:
-            from emulator.commands.kit.regex import RegexError, posix_regex
-
             try:
                 compiled = re.compile(posix_regex(pattern, True))
             except (re.error, RegexError):
@@ -905,7 +904,6 @@ class Interpreter:
                         i += 1
                 return "".join(out)
 
-            from emulator.commands.kit.regex import substitute_all
 
             result = substitute_all(self.regex(pattern), replace, s, count=0 if name == "gsub" else 1)
             if count:

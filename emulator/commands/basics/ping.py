@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from emulator.cluster.ids import rng
 from emulator.commands.kit.command import ArgumentParser, Command, Context, Outcome
 
 SECTION = "Shell"
@@ -41,7 +42,6 @@ class Ping(Command):
         count = args.count or 10
         interval = max(0.2, min(args.interval, 60.0))
         shown = address if args.numeric else name
-        from emulator.cluster.ids import rng
 
         ctx.outln(f"PING {args.host} ({address}) 56(84) bytes of data.")
         times: list[float] = []

@@ -23,7 +23,9 @@ from dataclasses import dataclass, field
 
 from emulator.cluster import telemetry
 from emulator.cluster.hardware import GPU, DcgmJobRecord
+from emulator.cluster.health import health_findings
 from emulator.cluster.model import Node
+from emulator.cluster.processes import processes
 from emulator.commands.kit.command import Context
 
 #: ``dcgmi stats -g`` default: every GPU of the host.
@@ -153,7 +155,6 @@ def _overlap(since: float | None, start: float, end: float) -> float:
 
 def gpu_stats(ctx: Context, node: Node, gpu: GPU, start: float, end: float | None) -> GpuStats:
     """``gpu`` from ``start`` to ``end`` (None: still running), sampled as the watches sample it."""
-    from emulator.cluster.health import health_findings
 
     stop = ctx.clock.elapsed if end is None else end
     span = max(stop - start, 1e-6)
@@ -344,7 +345,6 @@ def pid_report(ctx: Context, node: Node, pid: int, since: float, verbose: bool) 
     start = _edge(ctx, node, gpu, pid, max(since, first - UPDATE_S * 2 - (last - first)), first)
     gone = not any(pid == p.pid for g, _ in used for p in telemetry.processes(ctx.cluster, node, g))
     end = _edge(ctx, node, gpu, pid, ctx.clock.elapsed, last) if gone else None
-    from emulator.cluster.processes import processes
 
     start = max([start] + [p.start_s for p in processes(ctx.cluster, node) if p.pid == pid])
     per_gpu = [gpu_stats(ctx, node, g, start, end) for g, _ in used]

@@ -16,7 +16,7 @@ import struct
 from collections.abc import Generator
 from typing import TYPE_CHECKING
 
-from emulator.cluster import links
+from emulator.cluster import counters, links
 from emulator.cluster.hardware import NIC
 from emulator.cluster.ids import rng
 from emulator.commands.fabric.ibtools import VENDOR_PART_ID, DiagCommand, device, devices, fake_pid, is_up
@@ -109,8 +109,8 @@ class Ibdiagnet(Command):
           f"{len(active)}/{len(active)} CA-s) retrieved.")
         o("-I- Ports counters retrieving finished successfully")
         o("")
-        rail_gbps = links.job_rail_gbps(cl)
-        first = {id(p): links.counters(cl, n, p, rail_gbps) for n, p in active}
+        rail_gbps = counters.job_rail_gbps(cl)
+        first = {id(p): counters.counters(cl, n, p, rail_gbps) for n, p in active}
         o("-I- Going to sleep for 1 seconds until next counters sample")
         o("-I- Time left to sleep ... 1 seconds.")
         yield 1.0
@@ -124,7 +124,7 @@ class Ibdiagnet(Command):
                    "ExcessiveBufferOverrunErrors")
         second: dict[int, dict[str, int]] = {}
         for node, nic in active:
-            now = second[id(nic)] = links.counters(cl, node, nic, rail_gbps)
+            now = second[id(nic)] = counters.counters(cl, node, nic, rail_gbps)
             for name in checked:
                 if now[name] > 0:
                     warnings["Port Counters"] += 1
@@ -166,7 +166,7 @@ class Ibdiagnet(Command):
         o("")
         if args.pc:
             for node, nic in active:
-                links.reset_counters(cl, node, nic, rail_gbps)
+                counters.reset_counters(cl, node, nic, rail_gbps)
             o("-I- Ports counters reset finished successfully")
             o("")
         o("---------------------------------------------")
@@ -469,17 +469,17 @@ class Ibclearcounters(DiagCommand):
         if fabric is None:
             raise _discover_failed(ctx, self.name)
         cl = ctx.cluster
-        rail_gbps = links.job_rail_gbps(cl)
+        rail_gbps = counters.job_rail_gbps(cl)
         cables = links.cabling(cl)
         cas = fabric[1]
         leaves = sorted({nic.peer_switch for _, nic in cas})
         for node, nic in cas:
-            links.reset_counters(cl, node, nic, rail_gbps)
-            links.reset_switch_counters(cl, nic.peer_switch, nic.peer_port, cables)
+            counters.reset_counters(cl, node, nic, rail_gbps)
+            counters.reset_switch_counters(cl, nic.peer_switch, nic.peer_port, cables)
         for leaf in leaves:
             for k, spine in enumerate(cables.spines):
-                links.reset_switch_counters(cl, leaf, links.DOWNLINKS + 1 + k, cables)
-                links.reset_switch_counters(cl, spine, cables.leaves.index(leaf) + 1, cables)
+                counters.reset_switch_counters(cl, leaf, links.DOWNLINKS + 1 + k, cables)
+                counters.reset_switch_counters(cl, spine, cables.leaves.index(leaf) + 1, cables)
         ctx.outln(f"## Summary: {len(cas) + len(leaves) + len(cables.spines)} nodes cleared 0 errors")
         return 0
 
@@ -541,7 +541,7 @@ class Ibqueryerrors(DiagCommand):
         # --switch, --ca and --router each select a node type; several together print each of them.
         kinds = {k for k, on in (("switch", args.switch), ("ca", args.ca), ("router", args.router)) if on} or \
             {"switch", "ca", "router"}
-        rail_gbps = links.job_rail_gbps(cl)
+        rail_gbps = counters.job_rail_gbps(cl)
         bad_nodes = bad_ports = 0
 
         def report(values: dict[str, int]) -> str:
@@ -562,7 +562,7 @@ class Ibqueryerrors(DiagCommand):
         by_port = {(nic.peer_switch, nic.peer_port): (node, nic) for node, nic in cas}
         if "ca" in kinds:
             for node, nic in cas:
-                found = report(links.counters(cl, node, nic, rail_gbps))
+                found = report(counters.counters(cl, node, nic, rail_gbps))
                 if found:
                     bad_nodes, bad_ports = bad_nodes + 1, bad_ports + 1
                     ctx.outln(f"Errors for \"{node.name} {nic.name}\"")
@@ -572,7 +572,7 @@ class Ibqueryerrors(DiagCommand):
                                              links.switch_lid(cl, nic.peer_switch), nic.peer_port, nic.peer_switch,
                                              _could_be(nic)))
                 if args.clear_errors:
-                    links.reset_counters(cl, node, nic, rail_gbps)
+                    counters.reset_counters(cl, node, nic, rail_gbps)
         in_use = {leaf: [nic.peer_port for _, nic in cas if nic.peer_switch == leaf] +
                   [links.DOWNLINKS + 1 + k for k in range(len(spines))] for leaf in leaves}
         in_use.update({spine: [all_leaves.index(leaf) + 1 for leaf in leaves] for spine in spines})
@@ -595,13 +595,13 @@ class Ibqueryerrors(DiagCommand):
         for switch, used in in_use.items() if "switch" in kinds else ():
             lines = []
             for port in sorted(used):
-                found = report(links.switch_counters(cl, switch, port, rail_gbps, cables))
+                found = report(counters.switch_counters(cl, switch, port, rail_gbps, cables))
                 if found:
                     lines.append(f"   GUID {links.switch_guid(cl, switch)} port {port}:{found}")
                     if args.report_port:
                         lines.append(link_info(switch, port))
                 if args.clear_errors:
-                    links.reset_switch_counters(cl, switch, port, cables)
+                    counters.reset_switch_counters(cl, switch, port, cables)
             if lines:
                 bad_nodes, bad_ports = bad_nodes + 1, bad_ports + sum(1 for ln in lines if ln.startswith("   GUID"))
                 ctx.outln(f"Errors for {links.switch_guid(cl, switch)} \"{switch}\"")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from emulator.cluster import links
+from emulator.cluster import counters, links
 from emulator.cluster.hardware import NIC
 from emulator.cluster.ids import rng
 from emulator.commands.kit.command import ArgumentParser, Command, Context, Outcome
@@ -452,25 +452,25 @@ class Perfquery(DiagCommand):
                            "perfquery: iberror: failed: classportinfo query", 255)
         if sm_rail is not None:
             # The subnet manager's own HCA port on this rail's subnet.
-            values = links.sm_counters(cl, sm_rail)
+            values = counters.sm_counters(cl, sm_rail)
             lid, number = local.sm_lid, 1
         elif switch is not None:
-            values = links.switch_counters(cl, switch, int(port))
+            values = counters.switch_counters(cl, switch, int(port))
             lid, number = links.switch_lid(cl, switch), int(port)
         else:
             assert found is not None
             node, nic = found
-            values = links.counters(cl, node, nic)
+            values = counters.counters(cl, node, nic)
             lid, number = nic.lid, 1
         if not args.Reset_only:
             self._print(ctx, values, lid, number, args.extended)
         if args.reset_after_read or args.Reset_only:
             if sm_rail is not None:
-                links.reset_sm_counters(cl, sm_rail)
+                counters.reset_sm_counters(cl, sm_rail)
             elif switch is not None:
-                links.reset_switch_counters(cl, switch, number)
+                counters.reset_switch_counters(cl, switch, number)
             else:
-                links.reset_counters(cl, node, nic)
+                counters.reset_counters(cl, node, nic)
         return 0
 
     @staticmethod
@@ -486,7 +486,7 @@ class Perfquery(DiagCommand):
         ctx.outln(dotted("PortSelect", port))
         ctx.outln(dotted("CounterSelect", "0x0000"))
         for name, bits in BASIC_FIELDS:
-            ctx.outln(dotted(name, "0x00" if name == "CounterSelect2" else links.clamp(values.get(name, 0), bits)))
+            ctx.outln(dotted(name, "0x00" if name == "CounterSelect2" else counters.clamp(values.get(name, 0), bits)))
 
 
 # -- mlxlink ---------------------------------------------------------------------------------------
@@ -603,20 +603,20 @@ class Mlxlink(Command):
 
     def _counters(self, ctx: Context, nic: NIC) -> None:
         cl, node = ctx.cluster, ctx.host
-        values = links.counters(cl, node, nic, rail_gbps=0.0)  # error counters only: traffic is not shown
-        bits = links.bits_since_clear(cl, node, nic)
-        raw = links.raw_ber(cl, node, nic) if is_up(nic) else 0.0
+        values = counters.counters(cl, node, nic, rail_gbps=0.0)  # error counters only: traffic is not shown
+        bits = counters.bits_since_clear(cl, node, nic)
+        raw = counters.raw_ber(cl, node, nic) if is_up(nic) else 0.0
         lane_errors = int(raw * bits / max(1, links.lanes(nic)))
         per_lane = ",".join(str(lane_errors + k * (lane_errors // 7)) for k in range(links.lanes(nic)))
         symbols = values["SymbolErrorCounter"]
         _section(ctx, "Physical Counters and BER Info", [
-            ("Time Since Last Clear [Min]", f"{links.seconds_since_clear(cl, node, nic) / 60:.1f}"),
+            ("Time Since Last Clear [Min]", f"{counters.seconds_since_clear(cl, node, nic) / 60:.1f}"),
             ("Effective Physical Errors", str(symbols)),
-            ("Effective Physical BER", links.ber_text(links.symbol_ber(cl, node, nic))),
+            ("Effective Physical BER", counters.ber_text(counters.symbol_ber(cl, node, nic))),
             ("Raw Physical Errors Per Lane", per_lane),
-            ("Raw Physical BER", links.ber_text(raw)),
+            ("Raw Physical BER", counters.ber_text(raw)),
             ("Symbol Errors", str(symbols)),
-            ("Symbol BER", links.ber_text(links.symbol_ber(cl, node, nic))),
+            ("Symbol BER", counters.ber_text(counters.symbol_ber(cl, node, nic))),
             ("Link Down Counter", str(values["LinkDownedCounter"])),
             ("Link Error Recovery Counter", str(values["LinkErrorRecoveryCounter"])),
         ])

@@ -19,6 +19,7 @@ from emulator.cluster.boots import boot_offset, load_average
 from emulator.cluster.ids import rng
 from emulator.cluster.processes import Proc, affinity, cpu_split, memory, processes
 from emulator.commands.kit.command import ArgumentParser, Command, Context, Outcome
+from emulator.commands.kit.regex import RegexError, posix_regex
 from emulator.commands.kit.usage import getopt_error
 
 SECTION = "Host"
@@ -532,7 +533,6 @@ class Pgrep(Command):
 
     def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
         assert args is not None
-        from emulator.commands.kit.regex import RegexError, posix_regex
 
         if args.newest and args.oldest:
             raise ctx.fail(PGREP_USAGE.lstrip("\n"), 2)
