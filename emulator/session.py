@@ -19,12 +19,12 @@ their clock cost is counted, which keeps a reload after a long session fast.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
 from emulator import labs
 from emulator.cluster.clock import COMMAND_COST_S
+from emulator.shell import table
 from emulator.shell.completion import Completion, complete
 from emulator.shell.history import expand as history_expand
 from emulator.shell.interpreter import Shell
@@ -296,60 +296,6 @@ class Session:
         return session
 
 
-def _any(words: list[str]) -> bool:
-    return True
-
-
-def _no_follow(words: list[str]) -> bool:
-    """No ``-f``/``-F``/``-w``/``--follow`` (``tail``, ``dmesg``): a follow waits for new lines."""
-    return not any(w.startswith("--f") or (w.startswith("-") and not w.startswith("--") and set(w) & set("fFw"))
-                   for w in words)
-
-
-def _no_output_file(words: list[str]) -> bool:
-    """``uniq [INPUT]``: a second operand is a file uniq writes."""
-    return sum(1 for w in words if not w.startswith("-") or w == "-") <= 1
-
-
-#: nvidia-smi options that only read; the value-taking ones take the next word unless written ``--opt=value``.
-_NVSMI_READS = frozenset({"-L", "--list-gpus", "-q", "--query", "-a", "-x", "--xml-format", "-i", "--id",
-                          "-d", "--display", "--query-gpu", "--query-compute-apps", "--query-remapped-rows",
-                          "--format"})
-_NVSMI_VALUES = frozenset({"-i", "--id", "-d", "--display", "--query-gpu", "--query-compute-apps",
-                           "--query-remapped-rows", "--format"})
-
-
-def _nvidia_smi_reads(words: list[str]) -> bool:
-    """The summary, -L, -q and the CSV queries, and ``topo -m``; never a loop, a setter or a monitor."""
-    if words and words[0] == "topo":
-        return words[1:] in (["-m"], ["--matrix"])
-    value_next = False
-    for word in words:
-        if value_next:
-            value_next = False
-            continue
-        flag = word.split("=", 1)[0]
-        if flag not in _NVSMI_READS:
-            return False
-        value_next = flag in _NVSMI_VALUES and "=" not in word
-    return True
-
-
-#: Commands a snapshot need not replay, each with the test its words must pass: each was read to
-#: change nothing in the model, the shell or the files, and never to pause (no follow, loop or pager).
-REPLAY_FREE: dict[str, Callable[[list[str]], bool]] = {
-    **dict.fromkeys((
-        "echo", "printf", "hostname", "whoami", "id", "uname", "uptime", "date", "pwd", "printenv", "nproc",
-        "which", "type", "man", "help", "ls", "cat", "head", "wc", "grep", "cut", "tr", "column", "clear",
-        "true", "false", "lspci", "lscpu", "free", "df", "squeue", "sinfo", "ibstat", "ibstatus",
-    ), _any),
-    "env": lambda words: not words,
-    "tail": _no_follow,
-    "dmesg": _no_follow,
-    "uniq": _no_output_file,
-    "nvidia-smi": _nvidia_smi_reads,
-}
-
 #: Words after which a line may read the previous line's status (``$?``) or run shell text that could.
 _STATUS_READERS = frozenset({"exit", "logout", "return", "source", ".", "eval", "watch", "ssh", "sbatch", "srun",
                              "salloc", "sudo", "timeout", "env", "xargs", "bash", "sh", "exec", "command"})
@@ -402,7 +348,8 @@ def _replay_free_names(line: str) -> frozenset[str] | None:
         if not all(_harmless(r) for r in command.redirects):
             return None
         name, rest = cast("str", words[0]), cast("list[str]", words[1:])
-        if name not in REPLAY_FREE or not REPLAY_FREE[name](rest):
+        entry = table.commands().lookup(name)
+        if entry is None or not entry.pure(rest):
             return None
         names.add(name)
     return frozenset(names)
@@ -411,7 +358,7 @@ def _replay_free_names(line: str) -> frozenset[str] | None:
 def replay_free(line: str, aliases: dict[str, str] | None = None) -> bool:
     """Whether running ``line`` changes nothing but the clock's per-line cost and ``$?``.
 
-    Every command is a :data:`REPLAY_FREE` one (not aliased) passing its words' test, every word is
+    Every command says it is pure for its words (:meth:`~emulator.commands.kit.command.Command.pure`; none aliased), every word is
     literal (no expansion, substitution or arithmetic), there are no assignments, and output goes to
     the terminal, a pipe or /dev/null only.
     """

@@ -180,6 +180,7 @@ class Read(Command):
 # -- hosts ---------------------------------------------------------------------------------
 class Ssh(Command):
     name = "ssh"
+    streams = True
     summary = "log in to another host, or run one command there (ssh node03 nvidia-smi)"
     section = SECTION
     usage_status = 255

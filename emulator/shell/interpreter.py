@@ -50,11 +50,6 @@ Run = Generator[float, None, int]
 USER = "alice"
 HOME = "/home/alice"
 #: Commands that may stream, and the filters that can take their output chunk by chunk.
-_STREAMERS = {"tail", "watch", "journalctl", "dmesg", "nvidia-smi", "dcgmi", "ping", "ssh", "srun", "sudo", "timeout"}
-_LINE_FILTERS = {"grep", "cut", "tr", "cat"}
-#: Flags that make a filter need its whole input (counts, file lists, a match limit).
-_WHOLE_INPUT_FLAGS = {"grep": ("-c", "--count", "-l", "-L", "-q", "--quiet", "-m", "--max-count", "-A", "-B", "-C",
-                               "-r", "-R", "-z", "--files-with-matches", "--files-without-match")}
 #: Iterations after which a loop stops.
 LOOP_LIMIT = 10_000
 #: Commands one input line may run in all (nested loops included).
@@ -510,7 +505,10 @@ class Shell:
         if len(pipe.commands) < 2 or any(pipe.stderr_too[:-1]):
             return None
         first = pipe.commands[0]
-        if not isinstance(first, Simple) or not first.words or first.words[0].literal() not in _STREAMERS:
+        if not isinstance(first, Simple) or not first.words:
+            return None
+        leader = self.commands.lookup(first.words[0].literal() or "")
+        if leader is None or not leader.streams:
             return None
         filters: list[list[str]] = []
         for command in pipe.commands[1:]:
@@ -520,7 +518,8 @@ class Shell:
             if any(w is None for w in words):
                 return None  # expansions: keep the general path, which expands once
             argv = [w for w in words if w is not None]
-            if argv[0] not in _LINE_FILTERS or any(a in _WHOLE_INPUT_FLAGS.get(argv[0], ()) for a in argv[1:]):
+            stage = self.commands.lookup(argv[0])
+            if stage is None or not stage.filters_lines or any(a in stage.whole_input_flags for a in argv[1:]):
                 return None
             filters.append(argv)
         return filters

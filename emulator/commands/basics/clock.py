@@ -98,6 +98,7 @@ def format_date(when: datetime, fmt: str) -> str:
 
 class Date(Command):
     name = "date"
+    reads_only = True
     summary = "print the (simulated) date and time"
     section = SECTION
     usage_status = 1
@@ -147,6 +148,7 @@ def _iso(when: datetime, precision: str) -> str:
 
 class Timeout(Command):
     name = "timeout"
+    streams = True
     summary = "run a command with a (simulated) time limit; status 124 when it expires"
     section = SECTION
     parses_args = False
@@ -218,6 +220,7 @@ class Sleep(Command):
 
 class Watch(Command):
     name = "watch"
+    streams = True
     summary = "run a command every N simulated seconds and show its output (bounded)"
     section = SECTION
     notes = (f"Unlike procps watch, -c takes a number of refreshes (default {WATCH_COUNT}) after which "

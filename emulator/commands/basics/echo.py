@@ -12,6 +12,7 @@ SECTION = "Shell"
 
 class Echo(Command):
     name = "echo"
+    reads_only = True
     builtin = True
     summary = "print arguments (-n: no newline, -e: interpret backslash escapes)"
     section = SECTION
@@ -76,6 +77,7 @@ def unescape(text: str) -> tuple[str, bool]:
 
 class Printf(Command):
     name = "printf"
+    reads_only = True
     builtin = True
     summary = "format and print data (%s %d %f %x %c %b %q, widths and precision)"
     section = SECTION

@@ -12,6 +12,7 @@ SECTION = "Shell"
 
 class Pwd(Command):
     name = "pwd"
+    reads_only = True
     builtin = True
     summary = "print the working directory"
     section = SECTION
@@ -31,6 +32,9 @@ class Env(Command):
     summary = "print the environment, or run a command with changed variables"
     section = SECTION
     parses_args = False
+
+    def pure(self, words: list[str]) -> bool:
+        return not words  # with words it runs a command
 
     def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
         words = ctx.argv[1:]
@@ -59,6 +63,7 @@ class Env(Command):
 
 class Clear(Command):
     name = "clear"
+    reads_only = True
     summary = "clear the terminal screen"
     section = SECTION
 
@@ -70,6 +75,7 @@ class Clear(Command):
 
 class Printenv(Command):
     name = "printenv"
+    reads_only = True
     summary = "print all or part of the environment"
     section = SECTION
     parses_args = False
@@ -92,6 +98,7 @@ class Printenv(Command):
 
 class Sudo(Command):
     name = "sudo"
+    streams = True
     summary = "run a command as root (here: as yourself, with the same output)"
     section = SECTION
     parses_args = False

@@ -12,6 +12,7 @@ SECTION = "Shell"
 
 class Hostname(Command):
     name = "hostname"
+    reads_only = True
     summary = "show the name of the current host"
     section = SECTION
 
@@ -35,6 +36,7 @@ class Hostname(Command):
 
 class Whoami(Command):
     name = "whoami"
+    reads_only = True
     summary = "print the user name"
     section = SECTION
 
@@ -45,6 +47,7 @@ class Whoami(Command):
 
 class Nproc(Command):
     name = "nproc"
+    reads_only = True
     summary = "print the number of processing units available"
     section = SECTION
 
@@ -59,6 +62,7 @@ class Nproc(Command):
 
 class Id(Command):
     name = "id"
+    reads_only = True
     summary = "print user and group ids"
     section = SECTION
 
@@ -77,6 +81,7 @@ class Id(Command):
 
 class Uname(Command):
     name = "uname"
+    reads_only = True
     summary = "print system information (-a -s -n -r -v -m -o)"
     section = SECTION
 
@@ -101,6 +106,7 @@ class Uname(Command):
 
 class Uptime(Command):
     name = "uptime"
+    reads_only = True
     summary = "tell how long the system has been running, and its load"
     section = SECTION
 

@@ -12,6 +12,7 @@ SECTION = "Shell"
 
 class Ping(Command):
     name = "ping"
+    streams = True
     summary = "send ICMP echo requests to a host (-c COUNT, -i INTERVAL, -q)"
     section = SECTION
     usage_status = 2

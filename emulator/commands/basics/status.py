@@ -94,6 +94,7 @@ class Test(Command):
 
 class TrueCommand(Command):
     name = "true"
+    reads_only = True
     builtin = True
     summary = "do nothing, successfully"
     section = SECTION
@@ -107,6 +108,7 @@ class TrueCommand(Command):
 
 class FalseCommand(Command):
     name = "false"
+    reads_only = True
     builtin = True
     summary = "do nothing, unsuccessfully"
     section = SECTION

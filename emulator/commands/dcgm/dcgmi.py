@@ -461,6 +461,7 @@ def health_json(findings: list[tuple[GPU, str, str, str]]) -> str:
 
 class Dcgmi(Command):
     name = "dcgmi"
+    streams = True
     summary = "NVIDIA Data Center GPU Manager CLI: discovery, diag, dmon, health, stats"
     section = "GPU"
     parses_args = False

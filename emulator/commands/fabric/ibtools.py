@@ -149,6 +149,7 @@ def ibstat_port(nic: NIC, pre: str) -> list[str]:
 
 class Ibstat(DiagCommand):
     name = "ibstat"
+    reads_only = True
     directory = "/usr/sbin"
     summary = "query basic status of InfiniBand device(s)"
     section = "Fabric"
@@ -211,6 +212,7 @@ class Ibstat(DiagCommand):
 
 class Ibstatus(Command):
     name = "ibstatus"
+    reads_only = True
     directory = "/usr/sbin"
     summary = "query basic status of InfiniBand device(s)"
     section = "Fabric"

@@ -56,6 +56,7 @@ def _mode_string(node: File | Dir) -> str:
 
 class Ls(CoreutilsErrors, Intermixed):
     name = "ls"
+    reads_only = True
     summary = "list directory contents (-l -a -A -h -1 -d -r -t -S -R)"
     section = SECTION
     add_help_flag = False  # -h means --human-readable
@@ -176,6 +177,8 @@ class Ls(CoreutilsErrors, Intermixed):
 
 class Cat(CoreutilsErrors, Intermixed):
     name = "cat"
+    filters_lines = True
+    reads_only = True
     summary = "print files (-n: number lines)"
     section = SECTION
     usage_status = 1

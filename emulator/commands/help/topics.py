@@ -11,6 +11,7 @@ SECTION = "Shell"
 
 class Help(Command):
     name = "help"
+    reads_only = True
     builtin = True
     directory = None
     summary = "list every command, grouped by topic"
@@ -51,6 +52,7 @@ def _section_rank(section: str) -> int:
 
 class Man(Command):
     name = "man"
+    reads_only = True
     summary = "show a command's manual page (from the same spec as --help)"
     section = SECTION
     usage_status = 1
@@ -94,6 +96,7 @@ def render_man(command: Command) -> str:
 # -- lookup --------------------------------------------------------------------------------
 class Which(Command):
     name = "which"
+    reads_only = True
     summary = "show where a command lives"
     section = SECTION
 
@@ -117,6 +120,7 @@ class Which(Command):
 
 class Type(Command):
     name = "type"
+    reads_only = True
     builtin = True
     directory = None
     summary = "tell how a name would be interpreted as a command"

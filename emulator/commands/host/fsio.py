@@ -91,6 +91,7 @@ def human_df(kib: int, si: bool = False) -> str:
 
 class Df(Command):
     name = "df"
+    reads_only = True
     summary = "report file system space usage"
     section = SECTION
     add_help_flag = False

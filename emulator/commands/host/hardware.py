@@ -27,6 +27,7 @@ SECTION = "Host"
 
 class Lspci(Command):
     name = "lspci"
+    reads_only = True
     summary = "list all PCI devices"
     section = SECTION
 
@@ -250,6 +251,7 @@ def _round1(value: float) -> str:
 
 class Lscpu(Command):
     name = "lscpu"
+    reads_only = True
     summary = "display information about the CPU architecture"
     section = SECTION
 

@@ -47,6 +47,7 @@ def human_free(kib: int) -> str:
 
 class Free(Command):
     name = "free"
+    reads_only = True
     summary = "display amount of free and used memory in the system"
     section = SECTION
 

@@ -271,6 +271,15 @@ class Command:
     builtin: bool = False
     #: Where the program is installed (``which``); None when bash alone implements it.
     directory: str | None = "/usr/bin"
+    #: Whether it may pause between chunks of output (a follow, a monitor, a remote command):
+    #: the shell then shows each chunk as it comes, through any line filters after it in the pipe.
+    streams: bool = False
+    #: Whether, after a streaming command in a pipe, it can filter each chunk's lines as they come.
+    filters_lines: bool = False
+    #: Flags that make a line filter need its whole input at once (counts, file lists, a match limit).
+    whole_input_flags: frozenset[str] = frozenset()
+    #: Whether every run only reads: no change to the model, the shell or the files, and no pause.
+    reads_only: bool = False
 
     def __init__(self) -> None:
         self._parser: ArgumentParser | None = None
@@ -292,6 +301,14 @@ class Command:
 
     def help_text(self) -> str:
         return render_help(self)
+
+    def pure(self, words: list[str]) -> bool:
+        """Whether running with these arguments changes nothing, so that a session restore may skip it.
+
+        Each command that says so was read to change nothing in the model, the shell or the files,
+        and never to pause (no follow, loop or pager); override for commands where it depends on the words.
+        """
+        return self.reads_only
 
     def path(self, name: str) -> str | None:
         """The file ``which`` finds for ``name`` (this command's name or an alias).

@@ -19,3 +19,9 @@ def getopt_error(prog: str, message: str) -> str:
     if m:
         return f"{prog}: option requires an argument -- '{m.group(1)[1:]}'"
     return f"{prog}: {message}"
+
+
+def follows(words: list[str]) -> bool:
+    """Whether the words ask to follow new lines (``-f``, ``-F``, ``-w``, ``--follow``), as tail and dmesg do."""
+    return any(w.startswith("--f") or (w.startswith("-") and not w.startswith("--") and set(w) & set("fFw"))
+               for w in words)

@@ -335,8 +335,33 @@ def summary_table(ctx: Context, gpus: list[GPU]) -> str:
 # -- the command --------------------------------------------------------------------------
 
 
+#: nvidia-smi options that only read; the value-taking ones take the next word unless written ``--opt=value``.
+_NVSMI_READS = frozenset({"-L", "--list-gpus", "-q", "--query", "-a", "-x", "--xml-format", "-i", "--id",
+                          "-d", "--display", "--query-gpu", "--query-compute-apps", "--query-remapped-rows",
+                          "--format"})
+_NVSMI_VALUES = frozenset({"-i", "--id", "-d", "--display", "--query-gpu", "--query-compute-apps",
+                           "--query-remapped-rows", "--format"})
+
+
+def reads_only_words(words: list[str]) -> bool:
+    """The summary, -L, -q and the CSV queries, and ``topo -m``; never a loop, a setter or a monitor."""
+    if words and words[0] == "topo":
+        return words[1:] in (["-m"], ["--matrix"])
+    value_next = False
+    for word in words:
+        if value_next:
+            value_next = False
+            continue
+        flag = word.split("=", 1)[0]
+        if flag not in _NVSMI_READS:
+            return False
+        value_next = flag in _NVSMI_VALUES and "=" not in word
+    return True
+
+
 class NvidiaSmi(Command):
     name = "nvidia-smi"
+    streams = True
     summary = "NVIDIA System Management Interface: GPU state, topology, NVLink and monitoring"
     section = "GPU"
     parses_args = False
@@ -348,6 +373,9 @@ class NvidiaSmi(Command):
               "--query-remapped-rows", "--format", "--help-query-gpu", "--help-query-remapped-rows",
               "-pm", "-pl", "-r", "--gpu-reset", "-lgc", "-rgc")
     _SUBCOMMANDS = ("topo", "nvlink", "dmon", "pmon")
+
+    def pure(self, words: list[str]) -> bool:
+        return reads_only_words(words)
 
     def option_strings(self) -> list[str]:
         return sorted(self._FLAGS)

@@ -209,6 +209,7 @@ def _layout(nodes: list[str], ntasks: int) -> list[tuple[int, int, int]]:
 
 class Srun(sc.SlurmCommand):
     name = "srun"
+    streams = True
     summary = "run a parallel job on cluster nodes managed by Slurm"
     notes = ("Runs COMMAND once per task on the allocated nodes. Without an allocation it allocates idle "
              "nodes; if none are free it prints 'queued and waiting for resources' and waits (Ctrl-C stops it).")

@@ -101,6 +101,7 @@ def _hostlist(ctx: Context, prog: str, expr: str) -> list[str]:
 
 class Sinfo(sc.SlurmCommand):
     name = "sinfo"
+    reads_only = True
     summary = "view information about Slurm nodes and partitions"
     notes = "Default format: %#P %.5a %.10l %.6D %.6t %N. A '*' after a state means the node is not responding."
     json_help = "the records"
@@ -315,6 +316,7 @@ def _sinfo_rows(cluster: Cluster, items: list[sc.Field | str], parts: list[Parti
 
 class Squeue(sc.SlurmCommand):
     name = "squeue"
+    reads_only = True
     summary = "view information about jobs in the Slurm scheduling queue"
     notes = "Default format: %.18i %.9P %.8j %.8u %.2t %.10M %.6D %R. Pending jobs sort first."
     add_help_flag = False

@@ -21,6 +21,7 @@ from emulator.cluster.ids import rng
 from emulator.cluster.model import Node
 from emulator.cluster.services import EXEC, journal_source, unit_journal
 from emulator.commands.kit.command import Command, Context, Outcome
+from emulator.commands.kit.usage import follows
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -311,6 +312,7 @@ def parse_since(ctx: Context, text: str) -> float:
 
 class Journalctl(Command):
     name = "journalctl"
+    streams = True
     summary = "Query the systemd journal"
     section = "System"
     parses_args = False
@@ -496,10 +498,14 @@ def _journal_json(ctx: Context, node: Node, offset: float, source: str, level: i
 
 class Dmesg(Command):
     name = "dmesg"
+    streams = True
     summary = "Print the kernel ring buffer"
     section = "System"
     parses_args = False
     notes = "Supports -T, --time-format ctime|iso|reltime|notime, -l LEVELS, -H, -k, -x, -s SIZE, -P."
+
+    def pure(self, words: list[str]) -> bool:
+        return not follows(words)
 
     def option_strings(self) -> list[str]:
         return ["-T", "--ctime", "--time-format", "-l", "--level", "-H", "--human", "-k", "--kernel", "-x",

@@ -26,6 +26,7 @@ from emulator.commands.kit.coreio import (
     split_lines,
 )
 from emulator.commands.kit.regex import RegexError, posix_regex, substitute_all
+from emulator.commands.kit.usage import follows
 from emulator.errors import CommandError
 from emulator.vfs import Dir, FsError
 
@@ -63,6 +64,7 @@ def _fail(message: str, status: int) -> Exception:
 
 class Head(CoreutilsErrors, Intermixed):
     name = "head"
+    reads_only = True
     summary = "print the first lines of files (-n N, -c N)"
     section = SECTION
     usage_status = 1
@@ -110,9 +112,13 @@ class Head(CoreutilsErrors, Intermixed):
 
 class Tail(CoreutilsErrors, Intermixed):
     name = "tail"
+    streams = True
     summary = "print the last lines of files (-n N, -n +N, -f: follow a growing file for a while)"
     section = SECTION
     usage_status = 1
+
+    def pure(self, words: list[str]) -> bool:
+        return not follows(words)
 
     def configure(self, parser: ArgumentParser) -> None:
         parser.add_argument("-n", "--lines", default="10", metavar="NUM", help="output the last NUM lines; +NUM: from line NUM")
@@ -187,6 +193,7 @@ def _tail_text(text: str, count: int, from_start: bool, as_bytes: bool) -> str:
 
 class Wc(CoreutilsErrors, Intermixed):
     name = "wc"
+    reads_only = True
     summary = "count lines, words and bytes (-l -w -c -m)"
     section = SECTION
     usage_status = 1
@@ -256,6 +263,10 @@ def compile_regex(pattern: str, extended: bool, ignore_case: bool = False) -> re
 # -- grep ------------------------------------------------------------------------------------
 class Grep(Intermixed):
     name = "grep"
+    filters_lines = True
+    whole_input_flags = frozenset({"-c", "--count", "-l", "-L", "-q", "--quiet", "-m", "--max-count", "-A", "-B",
+                                   "-C", "-r", "-R", "-z", "--files-with-matches", "--files-without-match"})
+    reads_only = True
     summary = "print lines that match patterns (-i -v -c -n -E -F -o -w -x -A -B -C -r -h -H -l -L -q -m)"
     section = SECTION
     add_help_flag = False  # -h means --no-filename
@@ -613,6 +624,10 @@ class Uniq(CoreutilsErrors, Intermixed):
     section = SECTION
     usage_status = 1
 
+    def pure(self, words: list[str]) -> bool:
+        """``uniq [INPUT]`` reads; a second operand is a file it writes."""
+        return sum(1 for w in words if not w.startswith("-") or w == "-") <= 1
+
     def configure(self, parser: ArgumentParser) -> None:
         parser.add_argument("-c", "--count", action="store_true", help="prefix lines by the number of occurrences")
         parser.add_argument("-d", "--repeated", action="store_true", help="only print duplicate lines, one for each group")
@@ -672,6 +687,8 @@ def _selected(index: int, ranges: list[tuple[int, int]]) -> bool:
 
 class Cut(CoreutilsErrors, Intermixed):
     name = "cut"
+    filters_lines = True
+    reads_only = True
     summary = "print selected fields or characters of each line (-d -f -c -s)"
     section = SECTION
     usage_status = 1
@@ -765,6 +782,8 @@ def tr_set(spec: str) -> str:
 
 class Tr(CoreutilsErrors, Intermixed):
     name = "tr"
+    filters_lines = True
+    reads_only = True
     summary = "translate, squeeze or delete characters (-d -s -c)"
     section = SECTION
     usage_status = 1
@@ -821,6 +840,7 @@ class Tr(CoreutilsErrors, Intermixed):
 
 class Column(CoreutilsErrors, Intermixed):
     name = "column"
+    reads_only = True
     summary = "format input into columns (-t: a table; -s SEP; -o OUTSEP)"
     section = SECTION
     usage_status = 1
