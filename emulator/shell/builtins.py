@@ -6,12 +6,11 @@ than among the tool families."""
 
 from __future__ import annotations
 
-import argparse
 import re
 import shlex
 
 from emulator.cluster.ids import rng
-from emulator.commands.kit.command import Command, Context, Outcome
+from emulator.commands.kit.command import Command, Context, Outcome, RawCommand
 from emulator.shell.lexer import ShellSyntaxError
 from emulator.shell.signals import ExitShell
 
@@ -19,15 +18,14 @@ SECTION = "Shell"
 
 
 # -- shell state --------------------------------------------------------------------------
-class Cd(Command):
+class Cd(RawCommand):
     name = "cd"
     builtin = True
     directory = None
     summary = "change the working directory"
     section = SECTION
-    parses_args = False
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context) -> Outcome:
         words = [w for w in ctx.argv[1:] if w != "--"]
         if len(words) > 1:
             raise ctx.fail("bash: cd: too many arguments", 1)
@@ -51,15 +49,14 @@ class Cd(Command):
 
 
 
-class Export(Command):
+class Export(RawCommand):
     name = "export"
     builtin = True
     directory = None
     summary = "set environment variables for later commands (export NAME=value)"
     section = SECTION
-    parses_args = False
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context) -> Outcome:
         words = [w for w in ctx.argv[1:] if w not in ("--", "-p")]
         if not words:
             for name in sorted(ctx.shell.env):
@@ -78,15 +75,14 @@ class Export(Command):
 
 
 
-class Unset(Command):
+class Unset(RawCommand):
     name = "unset"
     builtin = True
     directory = None
     summary = "remove shell variables"
     section = SECTION
-    parses_args = False
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context) -> Outcome:
         status = 0
         for name in ctx.argv[1:]:
             if name in ("-v", "-f"):
@@ -100,15 +96,14 @@ class Unset(Command):
 
 
 
-class History(Command):
+class History(RawCommand):
     name = "history"
     builtin = True
     directory = None
     summary = "show the lines entered in this session (history N: the last N; -c clears)"
     section = SECTION
-    parses_args = False
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]
         history = ctx.session.history
         if words[:1] == ["-c"]:
@@ -126,15 +121,14 @@ class History(Command):
 
 
 
-class Read(Command):
+class Read(RawCommand):
     name = "read"
     builtin = True
     directory = None
     summary = "read a line from standard input into variables (-r, -p PROMPT, -a ARRAY ignored)"
     section = SECTION
-    parses_args = False
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]
         raw = False
         while words and words[0].startswith("-") and len(words[0]) > 1:
@@ -178,16 +172,15 @@ class Read(Command):
 
 
 # -- hosts ---------------------------------------------------------------------------------
-class Ssh(Command):
+class Ssh(RawCommand):
     name = "ssh"
     streams = True
     summary = "log in to another host, or run one command there (ssh node03 nvidia-smi)"
     section = SECTION
     usage_status = 255
-    parses_args = False
     _WITH_VALUE = set("bcDEeFIiJLlmOopQRSWw")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]
         i = 0
         while i < len(words) and words[i].startswith("-") and words[i] != "-":
@@ -221,16 +214,15 @@ class Ssh(Command):
 
 
 
-class Exit(Command):
+class Exit(RawCommand):
     name = "exit"
     builtin = True
     directory = None
     summary = "leave the current host (back to the previous one after ssh)"
     section = SECTION
     aliases = ("logout",)
-    parses_args = False
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]
         status = ctx.shell.last_status
         if words:
@@ -249,16 +241,15 @@ class Exit(Command):
 
 
 
-class Source(Command):
+class Source(RawCommand):
     name = "source"
     builtin = True
     directory = None
     summary = "run the commands of a file in this shell (also: . FILE)"
     section = SECTION
     aliases = (".",)
-    parses_args = False
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context) -> Outcome:
         if len(ctx.argv) < 2:
             raise ctx.fail(f"bash: {ctx.argv[0]}: filename argument required\n"
                            f"{ctx.argv[0]}: usage: {ctx.argv[0]} filename [arguments]", 2)
@@ -274,15 +265,14 @@ class Source(Command):
 
 
 
-class Set(Command):
+class Set(RawCommand):
     name = "set"
     builtin = True
     directory = None
     summary = "list shell variables; options such as -e, -u, -x, -o pipefail are accepted and ignored"
     section = SECTION
-    parses_args = False
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]
         if not words:
             variables = {**ctx.shell.env, **ctx.shell.vars}
@@ -310,15 +300,14 @@ class Set(Command):
 
 
 
-class Alias(Command):
+class Alias(RawCommand):
     name = "alias"
     builtin = True
     directory = None
     summary = "define or list aliases (alias ll='ls -alF')"
     section = SECTION
-    parses_args = False
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context) -> Outcome:
         aliases = ctx.shell.aliases
         words = [w for w in ctx.argv[1:] if w != "-p"]
         if not words:
@@ -343,15 +332,14 @@ class Alias(Command):
 
 
 
-class Unalias(Command):
+class Unalias(RawCommand):
     name = "unalias"
     builtin = True
     directory = None
     summary = "remove aliases (-a: all)"
     section = SECTION
-    parses_args = False
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context) -> Outcome:
         aliases = ctx.shell.aliases
         if ctx.argv[1:2] == ["-a"]:
             aliases.clear()

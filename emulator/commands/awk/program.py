@@ -18,13 +18,12 @@ Error messages follow mawk, Ubuntu's default awk.
 
 from __future__ import annotations
 
-import argparse
 import math
 import random
 import re
 from typing import Any
 
-from emulator.commands.kit.command import Command, Context, Outcome
+from emulator.commands.kit.command import Command, Context, Outcome, RawCommand
 from emulator.commands.kit.regex import RegexError, posix_regex, substitute_all
 from emulator.vfs import FsError
 
@@ -1134,14 +1133,13 @@ def _unescape(text: str) -> str:
     return re.sub(r"\\(.)", lambda m: esc.get(m.group(1), "\\" + m.group(1)), text)
 
 
-class Awk(Command):
+class Awk(RawCommand):
     name = "awk"
     summary = "pattern scanning and processing (a documented subset of POSIX awk)"
     section = "Files and text"
-    parses_args = False
     description = __doc__ or ""
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]
         fs: str | None = None
         assigns: dict[str, str] = {}

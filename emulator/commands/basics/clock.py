@@ -6,7 +6,7 @@ import argparse
 import re
 from datetime import UTC, datetime, timedelta
 
-from emulator.commands.kit.command import ArgumentParser, Command, Context, Outcome
+from emulator.commands.kit.command import ArgumentParser, Context, Outcome, ParsedCommand, RawCommand
 from emulator.errors import CommandError
 
 SECTION = "Shell"
@@ -96,7 +96,7 @@ def format_date(when: datetime, fmt: str) -> str:
 
 
 
-class Date(Command):
+class Date(ParsedCommand):
     name = "date"
     reads_only = True
     summary = "print the (simulated) date and time"
@@ -111,8 +111,7 @@ class Date(Command):
                             help="ISO 8601 format (date, hours, minutes, seconds, ns)")
         parser.add_argument("-R", "--rfc-email", action="store_true", help="RFC 5322 format")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         now = ctx.clock.now()
         if args.date is not None:
             parsed = parse_date(args.date, now)
@@ -146,14 +145,13 @@ def _iso(when: datetime, precision: str) -> str:
 
 
 
-class Timeout(Command):
+class Timeout(RawCommand):
     name = "timeout"
     streams = True
     summary = "run a command with a (simulated) time limit; status 124 when it expires"
     section = SECTION
-    parses_args = False
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]
         while words and words[0].startswith("-") and not _DURATION.match(words[0]):
             flag = words.pop(0)
@@ -183,13 +181,12 @@ class Timeout(Command):
 
 
 
-class Sleep(Command):
+class Sleep(RawCommand):
     name = "sleep"
     summary = "wait for a number of (simulated) seconds; suffixes s, m, h, d"
     section = SECTION
-    parses_args = False
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]
         if words[:1] in (["--help"], ["-h"]):
             ctx.out("Usage: sleep NUMBER[SUFFIX]...\nPause for NUMBER seconds (simulated time here).\n")
@@ -218,7 +215,7 @@ class Sleep(Command):
 
 
 
-class Watch(Command):
+class Watch(ParsedCommand):
     name = "watch"
     streams = True
     summary = "run a command every N simulated seconds and show its output (bounded)"
@@ -238,8 +235,7 @@ class Watch(Command):
     def usage_error(self, message: str) -> str:
         return f"watch: {message}\n\nUsage:\n watch [options] command\n"
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         if not args.command:
             raise ctx.fail("\nUsage:\n watch [options] command\n", 1)
         interval = max(0.1, min(args.interval, 86_400.0))

@@ -2,23 +2,21 @@
 
 from __future__ import annotations
 
-import argparse
 import re
 
-from emulator.commands.kit.command import Command, Context, Outcome
+from emulator.commands.kit.command import Context, Outcome, RawCommand
 
 SECTION = "Shell"
 
 
-class Echo(Command):
+class Echo(RawCommand):
     name = "echo"
     reads_only = True
     builtin = True
     summary = "print arguments (-n: no newline, -e: interpret backslash escapes)"
     section = SECTION
-    parses_args = False
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]
         newline, escapes = True, False
         while words and len(words[0]) > 1 and words[0][0] == "-" and set(words[0][1:]) <= set("neE"):
@@ -75,15 +73,14 @@ def unescape(text: str) -> tuple[str, bool]:
 
 
 
-class Printf(Command):
+class Printf(RawCommand):
     name = "printf"
     reads_only = True
     builtin = True
     summary = "format and print data (%s %d %f %x %c %b %q, widths and precision)"
     section = SECTION
-    parses_args = False
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]
         if words and words[0] == "--":
             words = words[1:]

@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 
 from emulator.cluster.scheduler import _NAME
-from emulator.commands.kit.command import ArgumentParser, Command, Context, Outcome
+from emulator.commands.kit.command import ArgumentParser, Context, Outcome, ParsedCommand, RawCommand
 
 SECTION = "Shell"
 
 
-class Pwd(Command):
+class Pwd(ParsedCommand):
     name = "pwd"
     reads_only = True
     builtin = True
@@ -21,22 +21,21 @@ class Pwd(Command):
         parser.add_argument("-L", action="store_true", help="logical path (the default)")
         parser.add_argument("-P", action="store_true", help="physical path")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         ctx.outln(ctx.cwd)
         return 0
 
 
 
-class Env(Command):
+class Env(RawCommand):
     name = "env"
     summary = "print the environment, or run a command with changed variables"
     section = SECTION
-    parses_args = False
 
     def pure(self, words: list[str]) -> bool:
         return not words  # with words it runs a command
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]
         env = dict(ctx.env)
         while words and words[0] in ("-i", "--ignore-environment", "-", "--"):
@@ -61,26 +60,25 @@ class Env(Command):
 
 
 
-class Clear(Command):
+class Clear(ParsedCommand):
     name = "clear"
     reads_only = True
     summary = "clear the terminal screen"
     section = SECTION
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         ctx.out("\x1b[H\x1b[2J")
         return 0
 
 
 
-class Printenv(Command):
+class Printenv(RawCommand):
     name = "printenv"
     reads_only = True
     summary = "print all or part of the environment"
     section = SECTION
-    parses_args = False
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context) -> Outcome:
         names = ctx.argv[1:]
         if not names:
             for name, value in ctx.env.items():
@@ -96,15 +94,14 @@ class Printenv(Command):
 
 
 
-class Sudo(Command):
+class Sudo(RawCommand):
     name = "sudo"
     streams = True
     summary = "run a command as root (here: as yourself, with the same output)"
     section = SECTION
-    parses_args = False
     _WITH_VALUE = {"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"}
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]
         while words and words[0].startswith("-"):
             flag = words.pop(0)

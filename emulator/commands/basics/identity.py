@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 
 from emulator.cluster.boots import boot_offset, load_average
-from emulator.commands.kit.command import ArgumentParser, Command, Context, Outcome
+from emulator.commands.kit.command import ArgumentParser, Context, Outcome, ParsedCommand
 
 SECTION = "Shell"
 
 
-class Hostname(Command):
+class Hostname(ParsedCommand):
     name = "hostname"
     reads_only = True
     summary = "show the name of the current host"
@@ -22,8 +22,7 @@ class Hostname(Command):
         parser.add_argument("-i", "--ip-address", action="store_true", help="the host's addresses")
         parser.add_argument("-I", "--all-ip-addresses", action="store_true", help="every address of the host")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         if args.ip_address or args.all_ip_addresses:
             addresses = [ctx.host.mgmt_ipv4] + [n.ipv4 for n in ctx.host.nics if getattr(n, "ipv4", "")]
             ctx.outln(" ".join(addresses) + (" " if args.all_ip_addresses else ""))
@@ -34,18 +33,18 @@ class Hostname(Command):
         return 0
 
 
-class Whoami(Command):
+class Whoami(ParsedCommand):
     name = "whoami"
     reads_only = True
     summary = "print the user name"
     section = SECTION
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         ctx.outln("alice")
         return 0
 
 
-class Nproc(Command):
+class Nproc(ParsedCommand):
     name = "nproc"
     reads_only = True
     summary = "print the number of processing units available"
@@ -54,13 +53,13 @@ class Nproc(Command):
     def configure(self, parser: ArgumentParser) -> None:
         parser.add_argument("--all", action="store_true", help="print the number of installed processors")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         cpu = ctx.host.cpu
         ctx.outln(str(cpu.sockets * cpu.cores_per_socket * cpu.threads_per_core))
         return 0
 
 
-class Id(Command):
+class Id(ParsedCommand):
     name = "id"
     reads_only = True
     summary = "print user and group ids"
@@ -70,8 +69,7 @@ class Id(Command):
         parser.add_argument("-u", "--user", action="store_true", help="only the user id")
         parser.add_argument("-n", "--name", action="store_true", help="a name instead of a number")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         if args.user:
             ctx.outln("alice" if args.name else "1001")
         else:
@@ -79,7 +77,7 @@ class Id(Command):
         return 0
 
 
-class Uname(Command):
+class Uname(ParsedCommand):
     name = "uname"
     reads_only = True
     summary = "print system information (-a -s -n -r -v -m -o)"
@@ -93,8 +91,7 @@ class Uname(Command):
                                   ("-o", "--operating-system", "operating system")):
             parser.add_argument(short, long, action="store_true", help=text)
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         v = ctx.cluster.versions
         fields = [("kernel_name", "Linux"), ("nodename", ctx.host.name), ("kernel_release", v.kernel),
                   ("kernel_version", v.kernel_build), ("machine", "x86_64"), ("processor", "x86_64"),
@@ -104,7 +101,7 @@ class Uname(Command):
         return 0
 
 
-class Uptime(Command):
+class Uptime(ParsedCommand):
     name = "uptime"
     reads_only = True
     summary = "tell how long the system has been running, and its load"
@@ -114,8 +111,7 @@ class Uptime(Command):
         parser.add_argument("-p", "--pretty", action="store_true", help="show uptime in pretty format")
         parser.add_argument("-s", "--since", action="store_true", help="system up since")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         boot = boot_offset(ctx.host)
         up = int(ctx.clock.elapsed - boot)
         if args.since:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 
 from emulator.cluster.ids import rng
-from emulator.commands.kit.command import ArgumentParser, Command, Context, Outcome
+from emulator.commands.kit.command import ArgumentParser, Context, Outcome, ParsedCommand
 
 SECTION = "Shell"
 
 
-class Ping(Command):
+class Ping(ParsedCommand):
     name = "ping"
     streams = True
     summary = "send ICMP echo requests to a host (-c COUNT, -i INTERVAL, -q)"
@@ -32,8 +32,7 @@ class Ping(Command):
             return "ping: usage error: Destination address required"
         return f"ping: {message}"
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         target = _resolve(ctx, args.host)
         if target is None:
             raise ctx.fail(f"ping: {args.host}: Name or service not known", 2)

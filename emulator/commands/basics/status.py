@@ -2,24 +2,21 @@
 
 from __future__ import annotations
 
-import argparse
-
-from emulator.commands.kit.command import Command, Context, Outcome
+from emulator.commands.kit.command import Context, Outcome, RawCommand
 
 SECTION = "Shell"
 
 
-class Test(Command):
+class Test(RawCommand):
     name = "test"
     builtin = True
     directory = None
     summary = "evaluate a conditional expression ([ EXPR ], test EXPR): -f -d -e -s -n -z, = != -eq -lt ..."
     section = SECTION
     aliases = ("[", "[[")
-    parses_args = False
     _CLOSERS = {"[": "]", "[[": "]]"}
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]
         name = ctx.argv[0]
         if name in self._CLOSERS:
@@ -92,27 +89,25 @@ class Test(Command):
 
 
 
-class TrueCommand(Command):
+class TrueCommand(RawCommand):
     name = "true"
     reads_only = True
     builtin = True
     summary = "do nothing, successfully"
     section = SECTION
     aliases = (":",)
-    parses_args = False
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context) -> Outcome:
         return 0
 
 
 
-class FalseCommand(Command):
+class FalseCommand(RawCommand):
     name = "false"
     reads_only = True
     builtin = True
     summary = "do nothing, unsuccessfully"
     section = SECTION
-    parses_args = False
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context) -> Outcome:
         return 1

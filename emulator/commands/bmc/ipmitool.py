@@ -18,7 +18,7 @@ from emulator.cluster import lifecycle, telemetry
 from emulator.cluster.hardware import BMC, SelEntry, Sensor
 from emulator.cluster.ids import rng
 from emulator.cluster.model import Cluster, Node
-from emulator.commands.kit.command import Command, Context, Outcome
+from emulator.commands.kit.command import Command, Context, Outcome, ParsedCommand
 
 VERSION = "1.8.19"
 NO_SESSION = "Error: Unable to establish IPMI v2 / RMCP+ session"
@@ -42,7 +42,7 @@ Commands:
 SENSOR_TYPES = {"degrees C": "Temperature", "RPM": "Fan", "Watts": "Current", "Volts": "Voltage"}
 
 
-class Ipmitool(Command):
+class Ipmitool(ParsedCommand):
     name = "ipmitool"
     summary = "utility for controlling IPMI-enabled devices (BMCs)"
     section = "Out-of-band management"
@@ -73,8 +73,7 @@ class Ipmitool(Command):
     def usage_error(self, message: str) -> str:
         return f"ipmitool: {message}\nipmitool version {VERSION}\n\nusage: ipmitool [options...] <command>"
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         if args.version:
             ctx.outln(f"ipmitool version {VERSION}")
             return 0

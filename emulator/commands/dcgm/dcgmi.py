@@ -16,7 +16,6 @@ import json
 import random
 from collections.abc import Generator
 from dataclasses import dataclass, field
-from typing import Any
 
 from emulator.cluster import telemetry
 from emulator.cluster.catalog import H100
@@ -25,7 +24,7 @@ from emulator.cluster.health import health_findings
 from emulator.cluster.ids import rng
 from emulator.cluster.model import Node
 from emulator.commands.dcgm import stats as dcgm_stats
-from emulator.commands.kit.command import Command, Context, Outcome
+from emulator.commands.kit.command import Command, Context, Outcome, RawCommand
 
 NO_HOSTENGINE = ("Error: unable to establish a connection to the specified host: localhost\n"
                  "Error: Unable to connect to host engine. Host engine connection invalid/disconnected.\n")
@@ -459,12 +458,11 @@ def health_json(findings: list[tuple[GPU, str, str, str]]) -> str:
 # -- the command -------------------------------------------------------------------------------------
 
 
-class Dcgmi(Command):
+class Dcgmi(RawCommand):
     name = "dcgmi"
     streams = True
     summary = "NVIDIA Data Center GPU Manager CLI: discovery, diag, dmon, health, stats"
     section = "GPU"
-    parses_args = False
     notes = ("DCGM 3.3.9. diag -r 1|2|3 advances the simulated clock by the run's length. stats -j JOBID [-v] "
              "reports a Slurm job's GPUs (the prolog records each job on every node it runs on).")
 
@@ -477,7 +475,7 @@ class Dcgmi(Command):
     def help_text(self) -> str:
         return USAGE
 
-    def execute(self, ctx: Context, args: Any) -> Outcome:
+    def execute(self, ctx: Context) -> Outcome:
         argv = ctx.argv[1:]
         if not argv or argv[0] in ("-h", "--help"):
             ctx.out(USAGE)

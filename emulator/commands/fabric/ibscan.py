@@ -20,7 +20,7 @@ from emulator.cluster import counters, links
 from emulator.cluster.hardware import NIC
 from emulator.cluster.ids import rng
 from emulator.commands.fabric.ibtools import VENDOR_PART_ID, DiagCommand, device, devices, fake_pid, is_up
-from emulator.commands.kit.command import ArgumentParser, Command, Context, Outcome
+from emulator.commands.kit.command import ArgumentParser, Command, Context, Outcome, ParsedCommand
 
 if TYPE_CHECKING:  # pragma: no cover
     from emulator.cluster.model import Node
@@ -33,7 +33,7 @@ IBDIAGNET_VERSION = "2.13.0.MLNX20231105.fc5eb6b1"
 IBDIAG_DIR = "/var/tmp/ibdiagnet2"
 
 
-class Ibdiagnet(Command):
+class Ibdiagnet(ParsedCommand):
     name = "ibdiagnet"
     summary = "scan the InfiniBand fabric and report problems (summary mode)"
     section = "Fabric"
@@ -52,8 +52,7 @@ class Ibdiagnet(Command):
     def usage_error(self, message: str) -> str:
         return f"-E- {message}\n-I- For help use: ibdiagnet --help"
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         return self._run(ctx, args)
 
     def _run(self, ctx: Context, args: argparse.Namespace) -> Generator[float, None, int]:
@@ -267,8 +266,7 @@ class Iblinkinfo(DiagCommand):
         parser.add_argument("-d", "--downports", action="store_true", help="print only down links")
         parser.add_argument("-C", "--Ca", metavar="CA", help="Ca name to use")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         cl = ctx.cluster
         pid = fake_pid(ctx, self.name)
         ib = [n for n in devices(ctx) if n.link_layer == "InfiniBand"]
@@ -328,7 +326,7 @@ class Ibhosts(DiagCommand):
     summary = "show InfiniBand host (CA) nodes in the fabric"
     section = "Fabric"
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         fabric = _fabric_cas(ctx)
         if fabric is None:
             raise ctx.fail(f"ibwarn: [{fake_pid(ctx, self.name)}] mad_rpc_open_port: can't open UMAD port ((null):0)\n"
@@ -344,7 +342,7 @@ class Ibswitches(DiagCommand):
     summary = "show InfiniBand switch nodes in the fabric"
     section = "Fabric"
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         fabric = _fabric_cas(ctx)
         if fabric is None:
             raise ctx.fail(f"ibwarn: [{fake_pid(ctx, self.name)}] mad_rpc_open_port: can't open UMAD port ((null):0)\n"
@@ -374,8 +372,7 @@ class Ibnetdiscover(DiagCommand):
         parser.add_argument("-H", "--Hca_list", action="store_true", help="list of connected CAs")
         parser.add_argument("-S", "--Switch_list", action="store_true", help="list of connected switches")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         fabric = _fabric_cas(ctx)
         if fabric is None:
             raise _discover_failed(ctx, self.name)
@@ -445,7 +442,7 @@ class Sminfo(DiagCommand):
     summary = "query the InfiniBand subnet manager's info"
     section = "Fabric"
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         fabric = _fabric_cas(ctx)
         if fabric is None:
             raise _discover_failed(ctx, self.name)
@@ -464,7 +461,7 @@ class Ibclearcounters(DiagCommand):
     section = "Fabric"
     notes = "Clears the counters of every CA and switch port the local port reaches (as perfquery -R on each)."
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         fabric = _fabric_cas(ctx)
         if fabric is None:
             raise _discover_failed(ctx, self.name)
@@ -524,8 +521,7 @@ class Ibqueryerrors(DiagCommand):
         parser.add_argument("-P", "--Port", metavar="PORT", help="Ca port number to use")
         parser.add_argument("-v", "--verbose", action="count", default=0, help="increase verbosity level")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         cl = ctx.cluster
         fabric = _fabric_cas(ctx, args.Ca) if args.Port in (None, "1") else None
         if fabric is None:

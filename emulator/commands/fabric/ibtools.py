@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from emulator.cluster import counters, links
 from emulator.cluster.hardware import NIC
 from emulator.cluster.ids import rng
-from emulator.commands.kit.command import ArgumentParser, Command, Context, Outcome
+from emulator.commands.kit.command import ArgumentParser, Command, Context, Outcome, ParsedCommand, RawCommand
 from emulator.commands.kit.usage import getopt_error
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -117,7 +117,7 @@ def nic_by_guid(cluster: Cluster, guid: str) -> tuple[Node, NIC] | None:
     return None
 
 
-class DiagCommand(Command):
+class DiagCommand(ParsedCommand):
     """An infiniband-diags/rdma-core tool: getopt wording, status 255 on failure."""
 
     usage_status = 2
@@ -163,8 +163,7 @@ class Ibstat(DiagCommand):
         parser.add_argument("ca_name", nargs="?", help="the device to show (all by default)")
         parser.add_argument("portnum", nargs="?", help="the port to show")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         pid = fake_pid(ctx, self.name)
         chosen = devices(ctx)
         if not chosen:
@@ -210,7 +209,7 @@ class Ibstat(DiagCommand):
 # -- ibstatus -----------------------------------------------------------------------------
 
 
-class Ibstatus(Command):
+class Ibstatus(ParsedCommand):
     name = "ibstatus"
     reads_only = True
     directory = "/usr/sbin"
@@ -224,8 +223,7 @@ class Ibstatus(Command):
     def usage_error(self, message: str) -> str:
         return "Usage: ibstatus [-h] [devname1[:portnum]] [devname2[:portnum]]..."
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         status = 0
         for spec in args.devices or [n.name for n in devices(ctx)]:
             name, _, port = spec.partition(":")
@@ -251,12 +249,12 @@ class Ibstatus(Command):
 # -- verbs: ibv_devices, ibv_devinfo ---------------------------------------------------------
 
 
-class IbvDevices(Command):
+class IbvDevices(ParsedCommand):
     name = "ibv_devices"
     summary = "list RDMA devices"
     section = "Fabric"
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         ctx.outln(f"    {'device':<16}\t   node GUID")
         ctx.outln(f"    {'------':<16}\t----------------")
         for nic in devices(ctx):
@@ -274,7 +272,7 @@ def tabbed(indent: int, key: str, value: object, column: int) -> str:
     return "\t" * indent + f"{key}:" + "\t" * tabs + str(value)
 
 
-class IbvDevinfo(Command):
+class IbvDevinfo(ParsedCommand):
     name = "ibv_devinfo"
     summary = "query RDMA devices"
     section = "Fabric"
@@ -289,8 +287,7 @@ class IbvDevinfo(Command):
     def usage_error(self, message: str) -> str:
         return getopt_error(self.name, message) + f"\nUsage: {self.name}"
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         chosen = devices(ctx)
         if not chosen:
             raise ctx.fail("No IB devices found", 255)
@@ -409,8 +406,7 @@ class Perfquery(DiagCommand):
         parser.add_argument("port", nargs="?", help="port number at the destination (default 1)")
         parser.add_argument("reset_mask", nargs="?", help="counters to reset (all by default)")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         pid = fake_pid(ctx, self.name)
         ib = [n for n in devices(ctx) if n.link_layer == "InfiniBand"]
         ca, ca_port = args.Ca, args.Port or "1"
@@ -502,7 +498,7 @@ def _section(ctx: Context, title: str, rows: list[tuple[str, str]]) -> None:
         ctx.outln(f"{key:<32}: {value}")
 
 
-class Mlxlink(Command):
+class Mlxlink(ParsedCommand):
     name = "mlxlink"
     summary = "check and debug link status (NVIDIA Firmware Tools)"
     section = "Fabric"
@@ -519,8 +515,7 @@ class Mlxlink(Command):
     def usage_error(self, message: str) -> str:
         return f"-E- {getopt_error(self.name, message).split(': ', 1)[1]}"
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         if args.version:
             ctx.outln(f"mlxlink, {MFT_VERSION}, built on Oct 31 2023, 15:47:42. Git SHA Hash: N/A")
             return 0
@@ -627,16 +622,15 @@ class Mlxlink(Command):
 # -- rdma ---------------------------------------------------------------------------------------
 
 
-class Rdma(Command):
+class Rdma(RawCommand):
     name = "rdma"
     summary = "RDMA tool (iproute2): show RDMA devices and links"
     section = "Fabric"
-    parses_args = False
     add_help_flag = False
     description = ("rdma link [show [DEV[/PORT]]] lists each RDMA port's state, physical state and netdev (and LID\n"
                    "on InfiniBand); rdma dev [show [DEV]] lists the devices with firmware and GUIDs.")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context) -> Outcome:
         words = [w for w in ctx.argv[1:] if w not in ("-d", "-p", "-details", "-pretty")]
         if words and words[0] in ("-h", "--help", "help"):
             ctx.out("Usage: rdma [ OPTIONS ] OBJECT { COMMAND | help }\n"
@@ -685,7 +679,7 @@ CX7_VPD = {"InfiniBand": ("MCX75310AAS-NEAT", "NVIDIA ConnectX-7 HHHL adapter ca
                                             "PCIe 5.0 x16")}
 
 
-class Ibdev2netdev(Command):
+class Ibdev2netdev(ParsedCommand):
     name = "ibdev2netdev"
     summary = "map RDMA devices to their network interfaces (MLNX_OFED)"
     section = "Fabric"
@@ -696,8 +690,7 @@ class Ibdev2netdev(Command):
     def usage_error(self, message: str) -> str:
         return "Usage: ibdev2netdev [-h] [-v]"
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         for nic in devices(ctx):
             link = "Up" if is_up(nic) else "Down"
             if args.v:
@@ -713,7 +706,7 @@ class Ibdev2netdev(Command):
 # -- show_gids -------------------------------------------------------------------------------------
 
 
-class ShowGids(Command):
+class ShowGids(ParsedCommand):
     name = "show_gids"
     summary = "list the GID table of each RDMA port (MLNX_OFED), with RoCE versions and IPv4"
     section = "Fabric"
@@ -721,8 +714,7 @@ class ShowGids(Command):
     def configure(self, parser: ArgumentParser) -> None:
         parser.add_argument("device", nargs="?", help="only this device")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         chosen = [n for n in devices(ctx) if not args.device or n.name == args.device]
         ctx.outln("DEV\tPORT\tINDEX\tGID\t\t\t\t\tIPv4  \t\tVER\tDEV")
         ctx.outln("---\t----\t-----\t---\t\t\t\t\t------------  \t---\t---")

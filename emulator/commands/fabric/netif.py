@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from emulator.cluster.hardware import NIC
 from emulator.cluster.ids import rng
 from emulator.commands.fabric.ibtools import eui64, is_up, link_local
-from emulator.commands.kit.command import ArgumentParser, Command, Context, Outcome
+from emulator.commands.kit.command import ArgumentParser, Command, Context, Outcome, ParsedCommand, RawCommand
 from emulator.commands.kit.usage import getopt_error
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -53,18 +53,17 @@ def interfaces(cluster: Cluster, node: Node) -> list[dict[str, object]]:
     return items
 
 
-class Ip(Command):
+class Ip(RawCommand):
     name = "ip"
     directory = "/usr/sbin"
     summary = "show network interfaces and addresses (iproute2)"
     section = "Fabric"
-    parses_args = False
     add_help_flag = False
     description = ("ip [ OPTIONS ] OBJECT [ show [ dev ] IFNAME ]: OBJECT is link (l), address (a, addr) or\n"
                    "route (r); OPTIONS are -br[ief], -4 and -6. Interface state follows the port in the model.")
     notes = "Supported: ip [-br] [-s] [-4|-6] link|addr [show [dev] IFNAME], ip route."
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]
         brief, family, stats = False, "", False
         while words and words[0].startswith("-"):
@@ -180,7 +179,7 @@ def _broadcast(cidr: str) -> str:
     return ".".join(str(x) for x in b)
 
 
-class Ethtool(Command):
+class Ethtool(ParsedCommand):
     name = "ethtool"
     summary = "query network device settings and statistics"
     section = "Fabric"
@@ -196,8 +195,7 @@ class Ethtool(Command):
             return "ethtool: bad command line argument(s)\nFor more information run ethtool -h"
         return getopt_error(self.name, message) + "\nFor more information run ethtool -h"
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         item = next((i for i in interfaces(ctx.cluster, ctx.host) if i["name"] == args.devname), None)
         if item is None:
             raise ctx.fail(f"netlink error: no device matches name ({args.devname})\n"

@@ -18,7 +18,7 @@ from emulator.cluster import links
 from emulator.cluster.hardware import NIC
 from emulator.cluster.ids import rng
 from emulator.commands.fabric.ibtools import device, devices, is_up
-from emulator.commands.kit.command import ArgumentParser, Command, Context, Outcome
+from emulator.commands.kit.command import ArgumentParser, Command, Context, Outcome, ParsedCommand
 from emulator.commands.kit.usage import getopt_error
 
 EFFICIENCY = {"write": 0.981, "read": 0.975, "send": 0.978}
@@ -30,7 +30,7 @@ RULE = "-" * 87
 SERVER_WAIT_S = 600.0
 
 
-class BwTest(Command):
+class BwTest(ParsedCommand):
     """One of the perftest bandwidth tests (set ``verb``)."""
 
     verb = "write"
@@ -52,8 +52,7 @@ class BwTest(Command):
         return getopt_error(self.name, message) + f"\n Usage:\n  {self.name}            start a server and wait " \
             f"for connection\n  {self.name} <host>     connect to server at <host>"
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         if args.size < 1 or args.size > 2**31 or args.iters < 1 or args.iters > 10**8 or not 1 <= args.qp <= 64:
             raise ctx.fail(" Invalid size, iteration or QP count", 1)
         local = device(ctx, args.ib_dev) if args.ib_dev else next((n for n in devices(ctx) if is_up(n)), None)

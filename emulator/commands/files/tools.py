@@ -15,7 +15,7 @@ from collections.abc import Callable
 from datetime import timedelta
 
 from emulator.cluster.accounts import uid_of
-from emulator.commands.kit.command import ArgumentParser, Command, Context, Outcome
+from emulator.commands.kit.command import ArgumentParser, Command, Context, Outcome, RawCommand
 from emulator.commands.kit.coreio import (
     SECTION,
     CoreutilsErrors,
@@ -80,8 +80,7 @@ class Ls(CoreutilsErrors, Intermixed):
         parser.add_argument("--color", nargs="?", const="always", metavar="WHEN", help="accepted; no colors")
         parser.add_argument("paths", nargs="*", metavar="FILE", help="files or directories (default: .)")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         args.long = args.long or args.numeric
         fs = ctx.fs
         paths = args.paths or ["."]
@@ -188,8 +187,7 @@ class Cat(CoreutilsErrors, Intermixed):
         parser.add_argument("-A", "--show-all", action="store_true", help="show tabs as ^I and line ends as $")
         parser.add_argument("files", nargs="*", metavar="FILE", help="files to print (- or none: stdin)")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         status = 0
         number = 0
         for path in args.files or ["-"]:
@@ -211,14 +209,13 @@ class Cat(CoreutilsErrors, Intermixed):
         return status
 
 
-class Less(Command):
+class Less(RawCommand):
     name = "less"
     summary = "page through a file (here: print it whole)"
     section = SECTION
     aliases = ("more",)
-    parses_args = False
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context) -> Outcome:
         paths = [w for w in ctx.argv[1:] if not w.startswith("-") or w == "-"]
         if not paths:
             if not ctx.stdin:
@@ -248,8 +245,7 @@ class Tee(CoreutilsErrors, Intermixed):
         parser.add_argument("-a", "--append", action="store_true", help="append to the given files")
         parser.add_argument("files", nargs="*", metavar="FILE", help="files to write")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         status = 0
         for path in args.files:
             try:
@@ -275,8 +271,7 @@ class Touch(Intermixed):
             return "touch: missing file operand\nTry 'touch --help' for more information."
         return coreutils_error(self.name, message)
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         status = 0
         for path in args.files:
             try:
@@ -302,8 +297,7 @@ class Mkdir(Intermixed):
             return "mkdir: missing operand\nTry 'mkdir --help' for more information."
         return coreutils_error(self.name, message)
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         status = 0
         for path in args.dirs:
             try:
@@ -325,8 +319,7 @@ class Rm(CoreutilsErrors, Intermixed):
         parser.add_argument("-r", "-R", "--recursive", action="store_true", help="accepted; directories are kept")
         parser.add_argument("files", nargs="*", metavar="FILE", help="files to remove")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         if not args.files and not args.force:
             raise ctx.fail("rm: missing operand\nTry 'rm --help' for more information.", 1)
         status = 0
@@ -355,8 +348,7 @@ class Cp(CoreutilsErrors, Intermixed):
         parser.add_argument("-v", "--verbose", action="store_true", help="explain what is being done")
         parser.add_argument("paths", nargs="*", metavar="SOURCE DEST", help="source files, then the destination")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         fs = ctx.fs
         if not args.paths:
             raise ctx.fail(f"{self.name}: missing file operand\nTry '{self.name} --help' for more information.", 1)
@@ -399,13 +391,12 @@ class Mv(Cp):
     move = True
 
 
-class Find(Command):
+class Find(RawCommand):
     name = "find"
     summary = "search for files in a directory tree (-name, -iname, -type f|d, -maxdepth, -mindepth)"
     section = SECTION
-    parses_args = False
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]
         roots: list[str] = []
         while words and not words[0].startswith("-") and words[0] not in ("(", "!"):
@@ -479,8 +470,7 @@ class Du(CoreutilsErrors, Intermixed):
         parser.add_argument("-d", "--max-depth", type=int, metavar="N", help="print totals only N levels deep")
         parser.add_argument("paths", nargs="*", metavar="FILE", help="files or directories (default: .)")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         fs = ctx.fs
         depth_limit = 0 if args.summarize else args.max_depth
         status = 0
@@ -521,14 +511,13 @@ class Du(CoreutilsErrors, Intermixed):
         return total
 
 
-class Editor(Command):
+class Editor(RawCommand):
     name = "vim"
     summary = "(not available) interactive editors cannot run in this terminal"
     section = SECTION
     aliases = ("vi", "nano", "emacs")
-    parses_args = False
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context) -> Outcome:
         raise ctx.fail(f"{ctx.argv[0]}: interactive editors are not available in this terminal; "
                        "read files with cat or less, and write them with echo, printf, tee or sed -i", 1)
 

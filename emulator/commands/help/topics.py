@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 
-from emulator.commands.kit.command import ArgumentParser, Command, Context, Outcome
+from emulator.commands.kit.command import ArgumentParser, Command, Context, Outcome, ParsedCommand, RawCommand
 
 SECTION = "Shell"
 
 
-class Help(Command):
+class Help(ParsedCommand):
     name = "help"
     reads_only = True
     builtin = True
@@ -20,8 +20,7 @@ class Help(Command):
     def configure(self, parser: ArgumentParser) -> None:
         parser.add_argument("topic", nargs="?", help="a command name: the same as `man TOPIC`")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         if args.topic:
             command = ctx.commands.lookup(args.topic)
             if command is None:
@@ -50,7 +49,7 @@ def _section_rank(section: str) -> int:
 
 
 
-class Man(Command):
+class Man(ParsedCommand):
     name = "man"
     reads_only = True
     summary = "show a command's manual page (from the same spec as --help)"
@@ -60,8 +59,7 @@ class Man(Command):
     def configure(self, parser: ArgumentParser) -> None:
         parser.add_argument("page", nargs="?", help="command name")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         if not args.page:
             raise ctx.fail("What manual page do you want?\nFor example, try 'man man'.", 1)
         command = ctx.commands.lookup(args.page)
@@ -94,7 +92,7 @@ def render_man(command: Command) -> str:
 
 
 # -- lookup --------------------------------------------------------------------------------
-class Which(Command):
+class Which(ParsedCommand):
     name = "which"
     reads_only = True
     summary = "show where a command lives"
@@ -104,8 +102,7 @@ class Which(Command):
         parser.add_argument("-a", action="store_true", help="print all matching paths")
         parser.add_argument("names", nargs="*", metavar="COMMAND", help="command names")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         status = 0
         for name in args.names:
             command = ctx.commands.lookup(name)
@@ -118,16 +115,15 @@ class Which(Command):
 
 
 
-class Type(Command):
+class Type(RawCommand):
     name = "type"
     reads_only = True
     builtin = True
     directory = None
     summary = "tell how a name would be interpreted as a command"
     section = SECTION
-    parses_args = False
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context) -> Outcome:
         status = 0
         for name in [w for w in ctx.argv[1:] if not w.startswith("-")]:
             command = ctx.commands.lookup(name)

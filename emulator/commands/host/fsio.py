@@ -17,7 +17,7 @@ from emulator.cluster.boots import boot_offset
 from emulator.cluster.ids import rng
 from emulator.cluster.model import Node
 from emulator.cluster.processes import cpu_split, memory, processes, running_jobs
-from emulator.commands.kit.command import ArgumentParser, Command, Context, Outcome
+from emulator.commands.kit.command import ArgumentParser, Command, Context, Outcome, ParsedCommand, RawCommand
 from emulator.commands.kit.usage import getopt_error
 
 SECTION = "Host"
@@ -89,7 +89,7 @@ def human_df(kib: int, si: bool = False) -> str:
     return f"{value:.0f}E"
 
 
-class Df(Command):
+class Df(ParsedCommand):
     name = "df"
     reads_only = True
     summary = "report file system space usage"
@@ -104,8 +104,7 @@ class Df(Command):
         parser.add_argument("--help", action="help", help="display this help and exit")
         parser.add_argument("files", nargs="*", metavar="FILE", help="show the file system holding each FILE")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         items = mounts(ctx, ctx.host)
         status = 0
         if args.type:
@@ -149,7 +148,7 @@ class Df(Command):
         return status
 
 
-class MountCmd(Command):
+class MountCmd(ParsedCommand):
     name = "mount"
     summary = "show mounted filesystems"
     section = SECTION
@@ -158,8 +157,7 @@ class MountCmd(Command):
         parser.add_argument("-t", "--types", metavar="TYPE", help="limit the listing to this filesystem type")
         parser.add_argument("-l", "--show-labels", action="store_true", help="show also filesystem labels")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         system = [("sysfs", "/sys", "sysfs", "rw,nosuid,nodev,noexec,relatime"),
                   ("proc", "/proc", "proc", "rw,nosuid,nodev,noexec,relatime"),
                   ("udev", "/dev", "devtmpfs", "rw,nosuid,relatime,size=1056672556k,nr_inodes=264168139,mode=755,"
@@ -190,7 +188,7 @@ def human_lsblk(size_bytes: int) -> str:
     return f"{value:.1f}P"
 
 
-class Lsblk(Command):
+class Lsblk(ParsedCommand):
     name = "lsblk"
     summary = "list block devices"
     section = SECTION
@@ -202,8 +200,7 @@ class Lsblk(Command):
     def usage_error(self, message: str) -> str:
         return getopt_error(self.name, message) + "\nTry 'lsblk --help' for more information."
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         node = ctx.host
         raid = node.local_disk
         rows: list[tuple[str, int, int, str, str, str]] = []
@@ -272,7 +269,7 @@ def _device_load(ctx: Context, node: Node, device: str, sample: int) -> list[flo
             r.uniform(0, 1) if ws else 0.0, r.uniform(0.3, 0.6) if ws else 0.0, aqu, util]
 
 
-class Iostat(Command):
+class Iostat(ParsedCommand):
     name = "iostat"
     summary = "report CPU and block device I/O statistics (sysstat 12)"
     section = SECTION
@@ -290,8 +287,7 @@ class Iostat(Command):
         return ("Usage: iostat [ options ] [ <interval> [ <count> ] ]\nOptions are:\n"
                 "[ -c ] [ -d ] [ -h ] [ -k | -m ] [ -N ] [ -s ] [ -t ] [ -V ] [ -x ] [ -y ] [ -z ]")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         numbers = [w for w in args.devices if w.isdecimal()]
         names = [w for w in args.devices if not w.isdecimal()]
         if len(numbers) > 2 or (numbers and args.devices[-len(numbers):] != numbers):
@@ -350,7 +346,7 @@ class Iostat(Command):
         return 0
 
 
-class Vmstat(Command):
+class Vmstat(ParsedCommand):
     name = "vmstat"
     summary = "report virtual memory statistics"
     section = SECTION
@@ -363,8 +359,7 @@ class Vmstat(Command):
     def usage_error(self, message: str) -> str:
         return getopt_error(self.name, message) + "\n\nUsage:\n vmstat [options] [delay [count]]"
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         try:
             numbers = [int(n) for n in args.numbers]
         except ValueError:
@@ -413,17 +408,16 @@ def human_lfs(kib: int) -> str:
     return f"{value:.1f}E"
 
 
-class Lfs(Command):
+class Lfs(RawCommand):
     name = "lfs"
     summary = "Lustre client utility: df, check servers"
     section = SECTION
-    parses_args = False
     add_help_flag = False
     description = ("lfs df [-h] [-i] [path] prints each MDT and OST of the filesystem and the summary;\n"
                    "lfs check servers|osts|mds reports whether the client's connections are active.")
     notes = "Supported: lfs df [-h] [-i] [path], lfs check servers|osts|mds."
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]
         fs = ctx.cluster.storage
         if not words or words[0] in ("help", "-h", "--help"):

@@ -16,7 +16,7 @@ from emulator.cluster.model import Node
 from emulator.cluster.pci import GEN_GTS, PCI_IDS, PciDev, pci_devices
 from emulator.cluster.processes import memory
 from emulator.commands.host import pcitree
-from emulator.commands.kit.command import ArgumentParser, Command, Context, Outcome
+from emulator.commands.kit.command import ArgumentParser, Command, Context, Outcome, ParsedCommand
 from emulator.commands.kit.usage import getopt_error
 
 SECTION = "Host"
@@ -25,7 +25,7 @@ SECTION = "Host"
 # -- lspci ---------------------------------------------------------------------------------
 
 
-class Lspci(Command):
+class Lspci(ParsedCommand):
     name = "lspci"
     reads_only = True
     summary = "list all PCI devices"
@@ -44,8 +44,7 @@ class Lspci(Command):
     def usage_error(self, message: str) -> str:
         return getopt_error(self.name, message) + "\nUsage: lspci [<switches>]"
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         devs = pci_devices(ctx.host)
         if args.t:
             ctx.out(pcitree.render(devs, self._tree_label(args.n) if args.v else None))
@@ -169,7 +168,7 @@ def _cpu_list(node: Node, numa: int) -> list[int]:
     return ids
 
 
-class Numactl(Command):
+class Numactl(ParsedCommand):
     name = "numactl"
     summary = "show the NUMA hardware (-H), or run a command under a NUMA policy"
     section = SECTION
@@ -191,8 +190,7 @@ class Numactl(Command):
                "               [--membind= | -m <nodes>] [--localalloc | -l] command args ...\n" \
                "       numactl [--show | -s]\n       numactl [--hardware | -H]"
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         node = ctx.host
         if args.show:
             cpus = " ".join(str(c) for c in range(node.cpu.count))
@@ -249,13 +247,13 @@ def _round1(value: float) -> str:
     return f"{math.floor(value * 10 + 0.5) / 10:.1f}"
 
 
-class Lscpu(Command):
+class Lscpu(ParsedCommand):
     name = "lscpu"
     reads_only = True
     summary = "display information about the CPU architecture"
     section = SECTION
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         node = ctx.host
         cpu = node.cpu
         platinum = "8480" in cpu.model

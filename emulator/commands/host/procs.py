@@ -18,7 +18,7 @@ from emulator.cluster.accounts import uid_of
 from emulator.cluster.boots import boot_offset, load_average
 from emulator.cluster.ids import rng
 from emulator.cluster.processes import Proc, affinity, cpu_split, memory, processes
-from emulator.commands.kit.command import ArgumentParser, Command, Context, Outcome
+from emulator.commands.kit.command import ArgumentParser, Command, Context, Outcome, ParsedCommand, RawCommand
 from emulator.commands.kit.regex import RegexError, posix_regex
 from emulator.commands.kit.usage import getopt_error
 
@@ -45,7 +45,7 @@ def human_free(kib: int) -> str:
     return f"{value:.1f}Pi"
 
 
-class Free(Command):
+class Free(ParsedCommand):
     name = "free"
     reads_only = True
     summary = "display amount of free and used memory in the system"
@@ -66,8 +66,7 @@ class Free(Command):
     def usage_error(self, message: str) -> str:
         return getopt_error(self.name, message) + "\n\nUsage:\n free [options]"
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         m = memory(ctx.cluster, ctx.host)
 
         def fmt(kib: int) -> str:
@@ -116,7 +115,7 @@ def _top_time(seconds: float) -> str:
     return f"{minutes}:{rest // 100:02d}.{rest % 100:02d}"
 
 
-class Top(Command):
+class Top(ParsedCommand):
     name = "top"
     summary = "display Linux processes (batch mode)"
     section = SECTION
@@ -140,8 +139,7 @@ class Top(Command):
         return f"top: {getopt_error('top', message).split(': ', 1)[1]}\nUsage:\n  top -hv | -bcEeHiOSs1 -d secs " \
                "-n max -u|U user -p pid(s) -o field -w [cols]"
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         if args.n < 1 or args.n > 1000 or args.d < 0:
             raise ctx.fail("top: bad iterations argument" if args.n < 1 or args.n > 1000 else "top: bad delay interval",
                            1)
@@ -239,18 +237,17 @@ PS_WIDTHS = {"pid": 7, "ppid": 7, "user": 8, "comm": 15, "%cpu": 4, "pcpu": 4, "
              "ruid": 5}
 
 
-class Ps(Command):
+class Ps(RawCommand):
     name = "ps"
     summary = "report a snapshot of the current processes"
     section = SECTION
-    parses_args = False
     add_help_flag = False
     description = ("ps takes BSD (aux), UNIX (-ef) and GNU (--sort) options, as procps does. Without options it\n"
                    "shows this shell's processes. -o fields: pid, ppid, user, comm, args, cmd, %cpu, %mem, rss,\n"
                    "vsz, stat, etime, time, nlwp, tty, lstart, start, psr.")
     notes = "Supported: ps aux, ps -ef, ps -u USER, ps -p PID[,PID] -o FIELD[,FIELD], --sort=[-]FIELD, --no-headers."
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]
         bsd, full, headers = False, False, True
         fields: list[str] = []
@@ -447,16 +444,15 @@ def _cpu_mask(cpus: str) -> str:
     return f"{sum(1 << cpu for cpu in _cpu_list(cpus)):x}"
 
 
-class Taskset(Command):
+class Taskset(RawCommand):
     name = "taskset"
     summary = "show a process's CPU affinity, or run a command on given CPUs"
     section = SECTION
-    parses_args = False
     add_help_flag = False
     description = ("taskset -p PID shows the affinity mask, taskset -cp PID the CPU list; taskset -c LIST CMD\n"
                    "runs CMD on those CPUs.")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]
         usage = ("Usage: taskset [options] [mask | cpu-list] [pid|cmd [args...]]\n\n"
                  "Show or change the CPU affinity of a process.")
@@ -502,7 +498,7 @@ class Taskset(Command):
 PGREP_USAGE = "\nUsage:\n pgrep [options] <pattern>\n\nFor more details see pgrep(1)."
 
 
-class Pgrep(Command):
+class Pgrep(ParsedCommand):
     name = "pgrep"
     summary = "list the process IDs whose name (or, with -f, command line) matches a pattern"
     section = SECTION
@@ -532,8 +528,7 @@ class Pgrep(Command):
             message = "no matching criteria specified"
         return f"pgrep: {message}\n{PGREP_USAGE}"
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
 
         if args.newest and args.oldest:
             raise ctx.fail(PGREP_USAGE.lstrip("\n"), 2)

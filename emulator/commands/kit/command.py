@@ -50,7 +50,7 @@ class ArgumentParser(argparse.ArgumentParser):
     carrying text rendered by :func:`render_help`, identical on every Python.
     """
 
-    def __init__(self, command: Command, **kwargs: Any) -> None:
+    def __init__(self, command: ParsedCommand, **kwargs: Any) -> None:
         kwargs.setdefault("prog", command.name)
         kwargs.setdefault("description", command.summary)
         kwargs.setdefault("allow_abbrev", False)
@@ -115,12 +115,29 @@ def _help_of(parser: argparse.ArgumentParser, action: argparse.Action) -> str:
     return text % params
 
 
-def render_help(command: Command) -> str:
-    """The ``--help`` text of a command: usage, summary, options, then notes."""
+@dataclass(frozen=True)
+class Flag:
+    """One flag of a :class:`RawCommand`: its spellings, the value it takes, and one line of help."""
+
+    short: str = ""
+    long: str = ""
+    value: str = ""
+    help: str = ""
+
+    def strings(self) -> list[str]:
+        return [s for s in (self.short, self.long) if s]
+
+    def label(self) -> str:
+        """``-n, --lines=N`` in the style of GNU help pages."""
+        names = ", ".join(self.strings())
+        if not self.value:
+            return names
+        return f"{names}{'=' if self.long else ' '}{self.value}"
+
+
+def render_help(command: ParsedCommand) -> str:
+    """The ``--help`` text of a parsed command: usage, summary, options, then notes, from its spec."""
     parser = command.parser()
-    lines = [render_usage(parser).rstrip("\n"), command.summary, ""]
-    if command.description:
-        lines += [command.description.strip(), ""]
     positionals, options = [], []
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
@@ -132,6 +149,20 @@ def render_help(command: Command) -> str:
         elif action.help != argparse.SUPPRESS:
             name = action.metavar if isinstance(action.metavar, str) else action.dest.upper()
             positionals.append((name, _help_of(parser, action)))
+    return _help_page(command, render_usage(parser).rstrip("\n"), positionals, options)
+
+
+def render_raw_help(command: RawCommand) -> str:
+    """The ``--help`` text of a raw command, from its declared synopsis and flag table."""
+    usage = f"Usage: {command.name} {command.synopsis}".rstrip()
+    return _help_page(command, usage, [], [(flag.label(), flag.help) for flag in command.flags])
+
+
+def _help_page(command: Command, usage: str, positionals: list[tuple[str, str]],
+               options: list[tuple[str, str]]) -> str:
+    lines = [usage, command.summary, ""]
+    if command.description:
+        lines += [command.description.strip(), ""]
     width = max((len(label) for label, _ in positionals + options), default=0)
     width = min(width, 28)
     for heading, rows in (("Arguments:", positionals), ("Options:", options)):
@@ -245,8 +276,11 @@ class Context:
 
 
 class Command:
-    """A command table entry. Subclasses set the class attributes and override
-    :meth:`configure` (the argument spec) and :meth:`execute` (the behaviour).
+    """A command table entry: the facts help, man, completion, dispatch and replay read.
+
+    Subclass :class:`ParsedCommand` (flags declared as an argparse spec) or
+    :class:`RawCommand` (the command reads ``ctx.argv`` itself and declares its
+    flags in a table), never this class directly.
     """
 
     #: The name typed at the prompt.
@@ -261,10 +295,6 @@ class Command:
     notes: str = ""
     #: Other names this command answers to (``more`` for ``less``).
     aliases: tuple[str, ...] = ()
-    #: False for commands that read ``ctx.argv`` themselves (``echo``, ``awk``).
-    parses_args: bool = True
-    #: Whether ``-h/--help`` is added to the spec automatically.
-    add_help_flag: bool = True
     #: Exit status for bad usage (real tools differ: GNU tools use 2, many use 1).
     usage_status: int = 2
     #: Whether bash implements the name itself (``type`` says "shell builtin").
@@ -281,26 +311,21 @@ class Command:
     #: Whether every run only reads: no change to the model, the shell or the files, and no pause.
     reads_only: bool = False
 
-    def __init__(self) -> None:
-        self._parser: ArgumentParser | None = None
-
-    # -- spec -------------------------------------------------------------------
-    def configure(self, parser: ArgumentParser) -> None:
-        """Add this command's arguments to ``parser``."""
-
-    def parser(self) -> ArgumentParser:
-        if self._parser is None:
-            parser = ArgumentParser(self)
-            self.configure(parser)
-            self._parser = parser
-        return self._parser
-
     def usage_error(self, message: str) -> str:
         """The message for bad flags, in the real tool's style; override per tool."""
         return f"{self.name}: {message}\nTry '{self.name} --help' for more information."
 
     def help_text(self) -> str:
-        return render_help(self)
+        """``--help`` and ``man`` text."""
+        raise NotImplementedError
+
+    def option_strings(self) -> list[str]:
+        """Every flag, for completion."""
+        return []
+
+    def subcommands(self) -> list[str]:
+        """Sub-command words (``topo``, ``diag``...), for completion."""
+        return []
 
     def pure(self, words: list[str]) -> bool:
         """Whether running with these arguments changes nothing, so that a session restore may skip it.
@@ -320,39 +345,89 @@ class Command:
             return None
         return f"{self.directory}/{name}"
 
+    def main(self, ctx: Context) -> Outcome:
+        """Run with ``ctx.argv``."""
+        raise NotImplementedError
+
+
+class ParsedCommand(Command):
+    """A command whose flags argparse can express: :meth:`configure` declares them once, and the
+    same spec parses them, renders ``--help`` and ``man``, and feeds completion."""
+
+    #: Whether ``-h/--help`` is added to the spec automatically.
+    add_help_flag: bool = True
+
+    def __init__(self) -> None:
+        self._parser: ArgumentParser | None = None
+
+    def configure(self, parser: ArgumentParser) -> None:
+        """Add this command's arguments to ``parser``."""
+
+    def parser(self) -> ArgumentParser:
+        if self._parser is None:
+            parser = ArgumentParser(self)
+            self.configure(parser)
+            self._parser = parser
+        return self._parser
+
+    def help_text(self) -> str:
+        return render_help(self)
+
     def option_strings(self) -> list[str]:
-        """Every flag of the spec, for completion."""
-        if not self.parses_args:
-            return []
         return sorted(s for a in self.parser()._actions for s in a.option_strings)
 
     def subcommands(self) -> list[str]:
-        """Sub-command words of the spec (``topo``, ``diag``...), for completion."""
-        if not self.parses_args:
-            return []
         words: list[str] = []
         for action in self.parser()._actions:
             if isinstance(action, argparse._SubParsersAction):
                 words += list(action.choices)
         return words
 
-    # -- behaviour ----------------------------------------------------------------
     def parse(self, argv: Iterable[str]) -> argparse.Namespace:
         return self.parser().parse_args(list(argv))
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         raise NotImplementedError
 
     def main(self, ctx: Context) -> Outcome:
         """Parse ``ctx.argv[1:]`` and execute; ``--help`` prints the help text."""
-        args = None
-        if self.parses_args:
-            try:
-                args = self.parse(ctx.argv[1:])
-            except HelpRequested as shown:
-                ctx.out(shown.text)
-                return 0
+        try:
+            args = self.parse(ctx.argv[1:])
+        except HelpRequested as shown:
+            ctx.out(shown.text)
+            return 0
         return self.execute(ctx, args)
+
+
+class RawCommand(Command):
+    """A command that reads ``ctx.argv`` itself, because its real syntax is more than argparse
+    expresses (``echo -neE``, ``test`` expressions, ``nvidia-smi`` sub-commands, getopt clusters).
+
+    Its flags are still declared, in :attr:`flags`, so that ``--help``, ``man`` and completion
+    read the same table the command is checked against.
+    """
+
+    #: The flags the command accepts.
+    flags: tuple[Flag, ...] = ()
+    #: The sub-command words it accepts, for completion.
+    words: tuple[str, ...] = ()
+    #: The synopsis after the name (``[-neE] [STRING]...``).
+    synopsis: str = ""
+
+    def help_text(self) -> str:
+        return render_raw_help(self)
+
+    def option_strings(self) -> list[str]:
+        return sorted(s for flag in self.flags for s in flag.strings())
+
+    def subcommands(self) -> list[str]:
+        return list(self.words)
+
+    def execute(self, ctx: Context) -> Outcome:
+        raise NotImplementedError
+
+    def main(self, ctx: Context) -> Outcome:
+        return self.execute(ctx)
 
 
 class CommandTable:

@@ -6,7 +6,7 @@ import argparse
 import math
 from collections.abc import Iterable
 
-from emulator.commands.kit.command import Command, Context
+from emulator.commands.kit.command import Context, ParsedCommand
 
 SECTION = "Files and text"
 
@@ -65,7 +65,7 @@ def columns(names: list[str], width: int = COLUMNS) -> list[str]:
 
 
 
-class Intermixed(Command):
+class Intermixed(ParsedCommand):
     """A command whose options may follow its operands (``grep -n x file -i``), as GNU tools allow."""
 
     def parse(self, argv: Iterable[str]) -> argparse.Namespace:
@@ -105,7 +105,7 @@ def coreutils_error(name: str, message: str) -> str:
 
 
 
-class CoreutilsErrors(Command):
+class CoreutilsErrors(ParsedCommand):
     """Bad usage worded as GNU coreutils words it (``head: invalid option -- 'z'``)."""
 
     def usage_error(self, message: str) -> str:

@@ -14,7 +14,7 @@ import textwrap
 from dataclasses import dataclass
 
 from emulator import labs
-from emulator.commands.kit.command import ArgumentParser, Command, Context
+from emulator.commands.kit.command import ArgumentParser, Command, Context, ParsedCommand
 from emulator.errors import LabError
 
 SECTION = "Labs"
@@ -69,7 +69,7 @@ def _no_lab(ctx: Context, name: str) -> int:
     return 1
 
 
-class LabCommand(Command):
+class LabCommand(ParsedCommand):
     name = "lab"
     directory = "/usr/local/bin"
     summary = "show the current lab, list the labs, start or reset one"
@@ -83,8 +83,7 @@ class LabCommand(Command):
         parser.add_argument("lab_id", nargs="?", metavar="ID", help="the lab to start")
         parser.add_argument("--seed", type=int, metavar="N", help="variant of the lab (default: 0)")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> int:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> int:
         if args.action == "list":
             for line in _lab_list():
                 ctx.outln(line)
@@ -144,7 +143,7 @@ class LabCommand(Command):
                   f"{state.submissions} finding{'s' if state.submissions != 1 else ''} submitted, {status}.")
 
 
-class HintCommand(Command):
+class HintCommand(ParsedCommand):
     name = "hint"
     directory = "/usr/local/bin"
     summary = "show the next hint for the current lab"
@@ -154,8 +153,7 @@ class HintCommand(Command):
     def configure(self, parser: ArgumentParser) -> None:
         parser.add_argument("number", nargs="?", type=int, metavar="N", help="show hint N")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> int:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> int:
         state = progress(ctx)
         lab = labs.get(state.lab)
         if lab.is_sandbox:
@@ -177,7 +175,7 @@ class HintCommand(Command):
         return 0
 
 
-class SolutionsCommand(Command):
+class SolutionsCommand(ParsedCommand):
     name = "solutions"
     directory = "/usr/local/bin"
     summary = "print a lab's reference procedure"
@@ -188,8 +186,7 @@ class SolutionsCommand(Command):
     def configure(self, parser: ArgumentParser) -> None:
         parser.add_argument("lab_id", nargs="?", metavar="ID", help="another lab's procedure")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> int:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> int:
         lab_id = args.lab_id or progress(ctx).lab
         try:
             lab = labs.get(lab_id)
@@ -218,7 +215,7 @@ class SolutionsCommand(Command):
         return 0
 
 
-class SubmitCommand(Command):
+class SubmitCommand(ParsedCommand):
     name = "submit"
     directory = "/usr/local/bin"
     summary = "state your finding for the current lab (submit node=node07 cause=...)"
@@ -228,8 +225,7 @@ class SubmitCommand(Command):
     def configure(self, parser: ArgumentParser) -> None:
         parser.add_argument("finding", nargs="*", metavar="FIELD=VALUE", help="one part of the finding")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> int:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> int:
         state = progress(ctx)
         lab = labs.get(state.lab)
         if lab.is_sandbox or lab.check is None:

@@ -25,7 +25,7 @@ from emulator.cluster.collectives import CollectiveError, check_usable, collecti
 from emulator.cluster.ids import rng
 from emulator.cluster.nccl_debug import Proc, init_lines
 from emulator.cluster.scheduler import expand_hostlist
-from emulator.commands.kit.command import ArgumentParser, Command, Context
+from emulator.commands.kit.command import ArgumentParser, Command, Context, ParsedCommand
 
 #: Data types nccl-tests accepts for -d, with their sizes in bytes.
 TYPES = {"int8": 1, "char": 1, "uint8": 1, "int32": 4, "int": 4, "uint32": 4, "int64": 8, "uint64": 8,
@@ -96,7 +96,7 @@ def _float(text: str) -> float | None:
         return None
 
 
-class NcclTest(Command):
+class NcclTest(ParsedCommand):
     """One nccl-tests binary (``<op>_perf``)."""
 
     section = "Collectives"
@@ -168,8 +168,7 @@ class NcclTest(Command):
             return _int(env["SLURM_PROCID"]), [nodes[min(len(nodes) - 1, i // per)] for i in range(size)]
         return 0, [ctx.host.name]
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Generator[float, None, int]:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Generator[float, None, int]:
         if args.help:
             ctx.out(USAGE.format(prog=self.name))
             return 0
@@ -306,7 +305,7 @@ class NcclTest(Command):
         return 1 if verdict == "FAILED" else 0
 
 
-class Mpirun(Command):
+class Mpirun(ParsedCommand):
     """Open MPI's launcher, enough for ``mpirun -np N -H hosts program``."""
 
     name = "mpirun"
@@ -357,8 +356,7 @@ class Mpirun(Command):
                 "--------------------------------------------------------------------------", 1)
         return placed[:total]
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> int:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> int:
         program = [p for p in args.program if p != "--"]
         self._program = program
         if not program:

@@ -15,7 +15,7 @@ from typing import Any
 from emulator.cluster import telemetry
 from emulator.cluster.catalog import H100, VERSIONS
 from emulator.cluster.hardware import GPU
-from emulator.commands.kit.command import Command, Context, Outcome
+from emulator.commands.kit.command import Command, Context, Outcome, RawCommand
 from emulator.commands.nvsmi import fields as nvsmi_fields
 from emulator.commands.nvsmi import monitor as nvsmi_monitor
 from emulator.commands.nvsmi import query as nvsmi_query
@@ -359,12 +359,11 @@ def reads_only_words(words: list[str]) -> bool:
     return True
 
 
-class NvidiaSmi(Command):
+class NvidiaSmi(RawCommand):
     name = "nvidia-smi"
     streams = True
     summary = "NVIDIA System Management Interface: GPU state, topology, NVLink and monitoring"
     section = "GPU"
-    parses_args = False
     description = "Driver 550.90.07, CUDA 12.4. Every value is read from the node's GPUs now."
     notes = ("Sub-commands: topo -m, nvlink -s|-e|-c, dmon, pmon. Changing state (-pm, -pl, -r, -lgc...) "
              "needs root, which the learner does not have.")
@@ -386,7 +385,7 @@ class NvidiaSmi(Command):
     def help_text(self) -> str:
         return HELP.format(driver=VERSIONS.driver)
 
-    def execute(self, ctx: Context, args: Any) -> Outcome:
+    def execute(self, ctx: Context) -> Outcome:
         argv = ctx.argv[1:]
         try:
             if argv and argv[0] in self._SUBCOMMANDS:

@@ -19,7 +19,7 @@ from emulator.cluster.accounts import UIDS
 from emulator.cluster.catalog import VERSIONS
 from emulator.cluster.model import Cluster, Node
 from emulator.cluster.scheduler import Job, job_ended
-from emulator.commands.kit.command import ArgumentParser, Command, HelpRequested
+from emulator.commands.kit.command import ArgumentParser, HelpRequested, ParsedCommand
 
 #: Job state → (short code for squeue %t, long name).
 JOB_CODES = {
@@ -355,7 +355,7 @@ class _Version(argparse.Action):
         raise HelpRequested(f"slurm {VERSIONS.slurm}\n")
 
 
-class SlurmCommand(Command):
+class SlurmCommand(ParsedCommand):
     """A Slurm client: getopt-style errors, status 1, ``-V`` prints the version.
 
     The flags every client shares are declared here, after the tool's own:

@@ -227,8 +227,7 @@ class Srun(sc.SlurmCommand):
                             help="end the step when a task fails")
         parser.add_argument("command", nargs=argparse.REMAINDER, metavar="COMMAND", help="program and arguments")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         if not args.command:
             raise ctx.fail("srun: fatal: No command given to execute.")
         cluster = ctx.cluster
@@ -388,8 +387,7 @@ class Sbatch(sc.SlurmCommand):
         parser.add_argument("script", nargs="?", metavar="SCRIPT", help="batch script")
         parser.add_argument("script_args", nargs=argparse.REMAINDER, metavar="ARGS", help="script arguments")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         if args.wrap is not None:
             text, path = f"#!/bin/sh\n# This script was created by sbatch --wrap.\n\n{args.wrap}\n", "wrap"
         elif args.script:
@@ -477,8 +475,7 @@ class Scancel(sc.SlurmCommand):
         parser.add_argument("-s", "--signal", metavar="SIGNAL", help="signal to send (jobs are cancelled)")
         parser.add_argument("jobs", nargs="*", metavar="JOBID", help="job ids")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         cluster = ctx.cluster
         me = sc.user(ctx.env)
         status = 0

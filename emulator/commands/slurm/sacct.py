@@ -175,8 +175,7 @@ class Sacct(sc.SlurmCommand):
                             help="also the earlier runs of requeued jobs (state REQUEUED)")
         parser.add_argument("-e", "--helpformat", action="store_true", help="list the fields --format accepts")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         cluster = ctx.cluster
         if args.helpformat:
             names = [FIELDS[k][0] for k in sorted(FIELDS)]

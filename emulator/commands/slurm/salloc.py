@@ -33,8 +33,7 @@ class Salloc(sc.SlurmCommand):
         parser.add_argument("command", nargs=argparse.REMAINDER, metavar="COMMAND",
                             help="run this instead of a shell, then relinquish the allocation")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         req = Request(ctx, "salloc", args)
         name = args.job_name or (posixpath.basename(args.command[0]) if args.command else "interactive")
         job = new_job(ctx, req, name, "PENDING", args.command[0] if args.command else "/bin/bash")

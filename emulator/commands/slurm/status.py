@@ -123,8 +123,7 @@ class Sinfo(sc.SlurmCommand):
         parser.add_argument("-a", "--all", action="store_true", help="show all partitions")
         parser.add_argument("-e", "--exact", action="store_true", help="do not group nodes with different configs")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         cluster = ctx.cluster
         parts = _partitions(cluster, _split(args.partition))
         wanted_nodes = None
@@ -336,8 +335,7 @@ class Squeue(sc.SlurmCommand):
         parser.add_argument("-a", "--all", action="store_true", help="show jobs in hidden partitions")
         parser.add_argument("-r", "--array", action="store_true", help="one job array element per line")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         cluster = ctx.cluster
         users = set(_split(args.user))
         if args.me:
@@ -445,8 +443,7 @@ class Scontrol(sc.SlurmCommand):
         parser.add_argument("-d", "--details", action="store_true", help="print more detail")
         parser.add_argument("words", nargs=argparse.REMAINDER, metavar="COMMAND", help="show ..., update ...")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         cluster = ctx.cluster
         words = []
         for word in args.words:  # GNU getopt permutes: options may follow the command

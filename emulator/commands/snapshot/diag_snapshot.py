@@ -32,7 +32,7 @@ from typing import Any
 
 from emulator.cluster.model import Cluster, Node
 from emulator.cluster.scheduler import compress_hostlist, expand_hostlist
-from emulator.commands.kit.command import Command, Context, Outcome
+from emulator.commands.kit.command import Command, Context, Outcome, ParsedCommand
 from emulator.vfs import FsError
 
 VERSION = "1.4.2"
@@ -54,7 +54,7 @@ COST_S = {"sinfo": 0.3, "scontrol": 0.3, "squeue": 0.3, "sacct": 0.6, "ipmitool"
 SSH_UNREACHABLE_S = 3.0
 
 
-class DiagSnapshot(Command):
+class DiagSnapshot(ParsedCommand):
     name = "diag-snapshot"
     summary = "collect raw tool output for nodes and a UTC interval into one bundle file"
     section = "Diagnostics"
@@ -87,8 +87,7 @@ why (a host whose OS does not answer only has its BMC data)."""
         parser.add_argument("--extract", nargs=2, metavar="BUNDLE MEMBER", help="print one member of a bundle")
         parser.add_argument("-V", "--version", action="store_true", help="print the version")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         if args.version:
             ctx.outln(f"diag-snapshot {VERSION}")
             return 0

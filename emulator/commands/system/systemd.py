@@ -13,14 +13,13 @@ import getopt
 import json
 from collections.abc import Generator
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from emulator.cluster.boots import boot_id, boot_offset, boot_starts, journal_kernel_log, kernel_events
 from emulator.cluster.hardware import Service
 from emulator.cluster.ids import rng
 from emulator.cluster.model import Node
 from emulator.cluster.services import EXEC, journal_source, unit_journal
-from emulator.commands.kit.command import Command, Context, Outcome
+from emulator.commands.kit.command import Command, Context, Outcome, RawCommand
 from emulator.commands.kit.usage import follows
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -111,11 +110,10 @@ def follow_forever() -> Generator[float, None, int]:
 # -- systemctl ---------------------------------------------------------------------------
 
 
-class Systemctl(Command):
+class Systemctl(RawCommand):
     name = "systemctl"
     summary = "Query the systemd system and service manager"
     section = "System"
-    parses_args = False
     notes = "Sub-commands: status, is-active, is-failed, is-enabled, list-units [--failed]. Changing units needs root."
 
     def option_strings(self) -> list[str]:
@@ -125,7 +123,7 @@ class Systemctl(Command):
         return ["status", "is-active", "is-failed", "is-enabled", "is-system-running", "list-units", "start",
                 "stop", "restart"]
 
-    def execute(self, ctx: Context, args: Any) -> Outcome:
+    def execute(self, ctx: Context) -> Outcome:
         opts, rest = gnu_getopt(ctx, ctx.argv[1:], "hln:t:", ["help", "failed", "no-pager", "full", "lines=",
                                                               "state=", "type=", "all", "quiet"])
         flags = {k for k, _ in opts}
@@ -310,12 +308,11 @@ def parse_since(ctx: Context, text: str) -> float:
     raise ctx.fail(f"Failed to parse timestamp: {text}\n", 1)
 
 
-class Journalctl(Command):
+class Journalctl(RawCommand):
     name = "journalctl"
     streams = True
     summary = "Query the systemd journal"
     section = "System"
-    parses_args = False
     notes = ("Supports -u UNIT, -k, -b [OFFSET|ID], --list-boots, -n N, --since/--until, -p err, --no-pager, -r,\n"
              "-o short-iso|cat|json.")
 
@@ -323,7 +320,7 @@ class Journalctl(Command):
         return ["-u", "--unit", "-k", "--dmesg", "-b", "--boot", "--list-boots", "-n", "--lines", "--since", "-S",
                 "--until", "-U", "--no-pager", "-p", "--priority", "-r", "--reverse", "-o", "--output", "-e", "-x"]
 
-    def execute(self, ctx: Context, args: Any) -> Outcome:
+    def execute(self, ctx: Context) -> Outcome:
         argv = list(ctx.argv[1:])
         boot_arg: str | None = None
         for i, word in enumerate(argv):
@@ -496,12 +493,11 @@ def _journal_json(ctx: Context, node: Node, offset: float, source: str, level: i
 # -- dmesg -------------------------------------------------------------------------------------
 
 
-class Dmesg(Command):
+class Dmesg(RawCommand):
     name = "dmesg"
     streams = True
     summary = "Print the kernel ring buffer"
     section = "System"
-    parses_args = False
     notes = "Supports -T, --time-format ctime|iso|reltime|notime, -l LEVELS, -H, -k, -x, -s SIZE, -P."
 
     def pure(self, words: list[str]) -> bool:
@@ -511,7 +507,7 @@ class Dmesg(Command):
         return ["-T", "--ctime", "--time-format", "-l", "--level", "-H", "--human", "-k", "--kernel", "-x",
                 "--decode", "-t", "--notime", "-L", "--color", "-P", "--nopager", "-s", "--buffer-size"]
 
-    def execute(self, ctx: Context, args: Any) -> Outcome:
+    def execute(self, ctx: Context) -> Outcome:
         opts, rest = gnu_getopt(ctx, ctx.argv[1:], "hTl:HktxLwcCPs:", [
             "help", "ctime", "time-format=", "level=", "human", "kernel", "notime", "decode", "color=", "nopager",
             "follow", "clear", "read-clear", "buffer-size="])

@@ -14,7 +14,7 @@ import functools
 import re
 from collections.abc import Callable, Iterable
 
-from emulator.commands.kit.command import ArgumentParser, Command, Context, Outcome
+from emulator.commands.kit.command import ArgumentParser, Command, Context, Outcome, RawCommand
 from emulator.commands.kit.coreio import (
     SECTION,
     CoreutilsErrors,
@@ -79,8 +79,7 @@ class Head(CoreutilsErrors, Intermixed):
     def parse(self, argv: Iterable[str]) -> argparse.Namespace:
         return super().parse(_count_shorthand(list(argv)))
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         files = args.files or ["-"]
         status = 0
         if args.bytes is not None:
@@ -132,8 +131,7 @@ class Tail(CoreutilsErrors, Intermixed):
     def parse(self, argv: Iterable[str]) -> argparse.Namespace:
         return super().parse(_count_shorthand(list(argv)))
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         files = args.files or ["-"]
         status = 0
         what = "bytes" if args.bytes is not None else "lines"
@@ -206,8 +204,7 @@ class Wc(CoreutilsErrors, Intermixed):
         parser.add_argument("-L", "--max-line-length", action="store_true", help="print the maximum display width")
         parser.add_argument("files", nargs="*", metavar="FILE", help="files (- or none: stdin)")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         chosen = [k for k in ("lines", "words", "chars", "bytes", "max_line_length") if getattr(args, k)]
         if not chosen:
             chosen = ["lines", "words", "bytes"]
@@ -308,8 +305,7 @@ class Grep(Intermixed):
             return f"grep: {bad}: invalid context length argument"
         return f"{text}\nUsage: grep [OPTION]... PATTERNS [FILE]...\nTry 'grep --help' for more information."
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         operands = list(args.operands)
         patterns = args.patterns
         if patterns is None:
@@ -510,8 +506,7 @@ class Sort(CoreutilsErrors, Intermixed):
         parser.add_argument("-o", "--output", metavar="FILE", help="write result to FILE instead of standard output")
         parser.add_argument("files", nargs="*", metavar="FILE", help="files (- or none: stdin)")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         if args.field_separator is not None and len(args.field_separator) != 1:
             if args.field_separator == "\\t":
                 args.field_separator = "\t"
@@ -636,8 +631,7 @@ class Uniq(CoreutilsErrors, Intermixed):
         parser.add_argument("input", nargs="?", default="-", metavar="INPUT", help="input file (- or none: stdin)")
         parser.add_argument("output", nargs="?", metavar="OUTPUT", help="output file (none: stdout)")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         try:
             lines = split_lines(read_input(ctx, args.input))
         except FsError as exc:
@@ -702,8 +696,7 @@ class Cut(CoreutilsErrors, Intermixed):
         parser.add_argument("--output-delimiter", metavar="STRING", help="use STRING as the output delimiter")
         parser.add_argument("files", nargs="*", metavar="FILE", help="files (- or none: stdin)")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         lists = [x for x in (args.bytes, args.characters, args.fields) if x is not None]
         if not lists:
             raise ctx.fail("cut: you must specify a list of bytes, characters, or fields\n"
@@ -794,8 +787,7 @@ class Tr(CoreutilsErrors, Intermixed):
         parser.add_argument("-c", "-C", "--complement", action="store_true", help="use the complement of SET1")
         parser.add_argument("sets", nargs="*", metavar="SET", help="SET1 [SET2]")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         sets = args.sets
         need = 1 if args.delete and not args.squeeze_repeats or (args.squeeze_repeats and len(sets) == 1) else 2
         if not sets:
@@ -852,8 +844,7 @@ class Column(CoreutilsErrors, Intermixed):
         parser.add_argument("-c", "--output-width", type=int, default=80, metavar="WIDTH", help="width of output in number of characters")
         parser.add_argument("files", nargs="*", metavar="FILE", help="files (none: stdin)")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         lines: list[str] = []
         for path in args.files or ["-"]:
             try:
@@ -1171,8 +1162,7 @@ class Sed(CoreutilsErrors, Intermixed):
         parser.add_argument("-s", "--separate", action="store_true", help="consider files as separate")
         parser.add_argument("operands", nargs="*", metavar="script [input-file]", help="the script (without -e), then files")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         operands = list(args.operands)
         scripts = args.expression
         if scripts is None:
@@ -1215,13 +1205,12 @@ class Sed(CoreutilsErrors, Intermixed):
 
 
 # -- seq, xargs, basename, dirname -----------------------------------------------------------
-class Seq(Command):
+class Seq(RawCommand):
     name = "seq"
     summary = "print a sequence of numbers (seq LAST, seq FIRST LAST, seq FIRST INCREMENT LAST)"
     section = SECTION
-    parses_args = False
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]
         separator, width = "\n", False
         while words and words[0] in ("-s", "-w") or (words and words[0].startswith("-s") and len(words[0]) > 2):
@@ -1320,8 +1309,7 @@ class Xargs(CoreutilsErrors):
         parser.add_argument("-0", "--null", action="store_true", help="items are separated by a null character")
         parser.add_argument("command", nargs=argparse.REMAINDER, help="command and initial arguments (default: echo)")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         base = args.command or ["echo"]
         if args.null:
             items = [w for w in ctx.stdin.split("\0") if w]
@@ -1362,8 +1350,7 @@ class Paste(CoreutilsErrors, Intermixed):
         parser.add_argument("-s", "--serial", action="store_true", help="paste one file at a time instead of in parallel")
         parser.add_argument("files", nargs="*", metavar="FILE", help="files (- or none: stdin)")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         delims = tr_set(args.delimiters) if args.delimiters else ""
         columns_: list[list[str]] = []
         for path in args.files or ["-"]:
@@ -1388,13 +1375,12 @@ class Paste(CoreutilsErrors, Intermixed):
         return 0
 
 
-class Basename(Command):
+class Basename(RawCommand):
     name = "basename"
     summary = "strip directory (and a suffix) from a file name"
     section = SECTION
-    parses_args = False
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]
         if not words:
             raise ctx.fail("basename: missing operand\nTry 'basename --help' for more information.", 1)
@@ -1405,13 +1391,12 @@ class Basename(Command):
         return 0
 
 
-class Dirname(Command):
+class Dirname(RawCommand):
     name = "dirname"
     summary = "strip the last component from a file name"
     section = SECTION
-    parses_args = False
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> Outcome:
+    def execute(self, ctx: Context) -> Outcome:
         if len(ctx.argv) < 2:
             raise ctx.fail("dirname: missing operand\nTry 'dirname --help' for more information.", 1)
         for word in ctx.argv[1:]:

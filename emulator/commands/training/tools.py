@@ -16,7 +16,7 @@ from emulator.cluster import steps
 from emulator.cluster.joblogs import agent_pids, config_path
 from emulator.cluster.scheduler import compress_hostlist
 from emulator.cluster.training import Rank, TrainingRun
-from emulator.commands.kit.command import ArgumentParser, Command, Context
+from emulator.commands.kit.command import ArgumentParser, Command, Context, ParsedCommand
 
 MAIN = [("main", "train.py", 331), ("<module>", "train.py", 335)]
 TRAIN = [("train", "train.py", 209)] + MAIN
@@ -74,7 +74,7 @@ def _stack(frames: Frames) -> list[str]:
     return [f"    {fn} ({path}:{line})" for fn, path, line in frames]
 
 
-class PySpy(Command):
+class PySpy(ParsedCommand):
     name = "py-spy"
     directory = "/usr/local/bin"
     summary = "Sample a running Python program: dump the stacks of a process (py-spy 0.3.14)"
@@ -95,8 +95,7 @@ class PySpy(Command):
                     "USAGE:\n    py-spy dump --pid <pid>\n\nFor more information try --help")
         return f"error: {message}\n\nUSAGE:\n    py-spy <SUBCOMMAND>\n\nFor more information try --help"
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> int:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> int:
         if args.sub is None:
             raise ctx.fail("error: 'py-spy' requires a subcommand but one was not provided\n\nUSAGE:\n    "
                            "py-spy <SUBCOMMAND>\n\nFor more information try --help", 2)
@@ -199,7 +198,7 @@ class PySpy(Command):
             ctx.outln(line)
 
 
-class Timeline(Command):
+class Timeline(ParsedCommand):
     name = "timeline"
     summary = "Chart the training run's phases and per-rank step times (an emulator tool, not a real one)"
     section = "Training"
@@ -212,8 +211,7 @@ class Timeline(Command):
         parser.add_argument("-j", "--job", metavar="ID", help="job id (default: the running training job)")
         parser.add_argument("-r", "--ranks", action="store_true", help="per-rank step breakdown")
 
-    def execute(self, ctx: Context, args: argparse.Namespace | None) -> int:
-        assert args is not None
+    def execute(self, ctx: Context, args: argparse.Namespace) -> int:
         cluster = ctx.cluster
         run = cluster.training
         if args.job is not None:
