@@ -26,21 +26,8 @@ from emulator.commands.kit.coreio import (
     read_input,
     split_lines,
 )
+from emulator.commands.kit.units import coreutils_size
 from emulator.vfs import Dir, File, FsError
-
-
-def human_size(size: int) -> str:
-    """``ls -h`` / ``du -h`` sizes: 512, 4.0K, 12K, 1.5M (rounded up, as GNU does)."""
-    if size < 1024:
-        return str(size)
-    value = float(size)
-    for unit in "KMGTPE":
-        value /= 1024
-        if value < 1024 or unit == "E":
-            if value < 10:
-                return f"{math.ceil(value * 10) / 10:.1f}{unit}"
-            return f"{math.ceil(value)}{unit}"
-    return str(size)
 
 
 def _mode_string(node: File | Dir) -> str:
@@ -160,13 +147,13 @@ class Ls(CoreutilsErrors, Intermixed):
             when = ctx.clock.at(node.modified())
             recent = timedelta(0) <= ctx.clock.now() - when < timedelta(days=182)
             stamp = when.strftime("%b %e %H:%M") if recent else when.strftime("%b %e  %Y")
-            size_text = human_size(size) if args.human_readable else str(size)
+            size_text = coreutils_size(size) if args.human_readable else str(size)
             owner, group = (str(uid_of(node.owner)), str(uid_of(node.group))) if args.numeric else (node.owner, node.group)
             rows.append((_mode_string(node), str(links), owner, group, size_text, stamp, name))
         if not rows:
             return ["total 0"] if with_total else []
         widths = [max(len(r[i]) for r in rows) for i in range(5)]
-        lines = [f"total {human_size(total * 1024) if args.human_readable else total}"] if with_total else []
+        lines = [f"total {coreutils_size(total * 1024) if args.human_readable else total}"] if with_total else []
         for mode, link_count, owner, group, size_text, stamp, name in rows:
             align = ">" if args.numeric else "<"
             lines.append(f"{mode} {link_count:>{widths[1]}} {owner:{align}{widths[2]}} {group:{align}{widths[3]}} "
@@ -478,7 +465,7 @@ class Du(CoreutilsErrors, Intermixed):
         lines: list[str] = []
 
         def show(kib: int, path: str) -> None:
-            size = human_size(kib * 1024) if args.human_readable else str(kib)
+            size = coreutils_size(kib * 1024) if args.human_readable else str(kib)
             lines.append(f"{size}\t{path}")
 
         for root in args.paths or ["."]:

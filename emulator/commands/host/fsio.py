@@ -18,6 +18,7 @@ from emulator.cluster.ids import rng
 from emulator.cluster.model import Node
 from emulator.cluster.processes import cpu_split, memory, processes, running_jobs
 from emulator.commands.kit.command import ArgumentParser, Command, Context, Outcome, ParsedCommand, RawCommand
+from emulator.commands.kit.units import coreutils_kib, lustre_size, util_linux_size
 from emulator.commands.kit.usage import getopt_error
 
 SECTION = "Host"
@@ -73,22 +74,6 @@ def mounts(ctx: Context, node: Node) -> list[Mount]:
     return items
 
 
-def human_df(kib: int, si: bool = False) -> str:
-    """coreutils' ``-h`` sizes: rounded up, one decimal below 10 (``5.2M``, ``207G``, ``0``)."""
-    if kib == 0:
-        return "0"
-    base = 1000.0 if si else 1024.0
-    value = kib * 1024.0 / base if not si else kib * 1024.0 / 1000.0
-    units = "kMGTPE" if si else "KMGTPE"
-    for unit in units:
-        if value < base or unit == units[-1]:
-            if value < 10:
-                return f"{math.ceil(value * 10) / 10:.1f}{unit}"
-            return f"{math.ceil(value):.0f}{unit}"
-        value /= base
-    return f"{value:.0f}E"
-
-
 class Df(ParsedCommand):
     name = "df"
     reads_only = True
@@ -125,7 +110,7 @@ class Df(ParsedCommand):
         human = args.human_readable or args.si
 
         def size(kib: int) -> str:
-            return human_df(kib, args.si) if human else str(kib)
+            return coreutils_kib(kib, args.si) if human else str(kib)
 
         head = ["Filesystem"] + (["Type"] if args.print_type else []) + \
             (["Size", "Used", "Avail", "Use%", "Mounted on"] if human else
@@ -175,19 +160,6 @@ class MountCmd(ParsedCommand):
 # -- lsblk -------------------------------------------------------------------------------------------
 
 
-def human_lsblk(size_bytes: int) -> str:
-    """util-linux sizes: ``1.7T``, ``512M``, one decimal only when it is not zero."""
-    value = float(size_bytes)
-    for unit in ("B", "K", "M", "G", "T", "P"):
-        if value < 1024 or unit == "P":
-            whole, frac = int(value), round((value - int(value)) * 10)
-            if frac == 10:
-                whole, frac = whole + 1, 0
-            return f"{whole}.{frac}{unit}" if frac else f"{whole}{unit}"
-        value /= 1024
-    return f"{value:.1f}P"
-
-
 class Lsblk(ParsedCommand):
     name = "lsblk"
     summary = "list block devices"
@@ -212,17 +184,17 @@ class Lsblk(ParsedCommand):
         for i, disk in enumerate(node.hw.disks):
             if wanted and disk.name not in wanted:
                 continue
-            rows.append((disk.name, 259, i, human_lsblk(disk.size_bytes), "disk", ""))
+            rows.append((disk.name, 259, i, util_linux_size(disk.size_bytes), "disk", ""))
             if args.nodeps:
                 continue
             if disk.mountpoint == "/":
                 rows.append((f"├─{disk.name}p1", 259, partitions, "512M", "part", "/boot/efi"))
-                rows.append((f"└─{disk.name}p2", 259, partitions + 1, human_lsblk(disk.size_bytes - 537_919_488),
+                rows.append((f"└─{disk.name}p2", 259, partitions + 1, util_linux_size(disk.size_bytes - 537_919_488),
                              "part", "/"))
                 partitions += 2
             elif raid is not None and disk.name in raid.members:
                 total = raid.member_bytes * len(raid.members)
-                rows.append((f"└─{raid.device.split('/')[-1]}", 9, 0, human_lsblk(total), "raid0", raid.mountpoint))
+                rows.append((f"└─{raid.device.split('/')[-1]}", 9, 0, util_linux_size(total), "raid0", raid.mountpoint))
         if not rows:
             return 32 if wanted else 0
         width = max(len("NAME"), max(len(r[0]) for r in rows))
@@ -399,15 +371,6 @@ class Vmstat(ParsedCommand):
 # -- lfs ----------------------------------------------------------------------------------------------------
 
 
-def human_lfs(kib: int) -> str:
-    value = float(kib)
-    for unit in ("K", "M", "G", "T", "P", "E"):
-        if value < 1024 or unit == "E":
-            return f"{value:.1f}{unit}" if unit != "K" else f"{int(value)}"
-        value /= 1024
-    return f"{value:.1f}E"
-
-
 class Lfs(RawCommand):
     name = "lfs"
     summary = "Lustre client utility: df, check servers"
@@ -457,7 +420,7 @@ class Lfs(RawCommand):
         mp = fs.mountpoint
 
         def cell(kib: int) -> str:
-            return human_lfs(kib) if human else str(kib)
+            return lustre_size(kib) if human else str(kib)
 
         if inodes:
             ctx.outln(f"{'UUID':<20}{'Inodes':>12}{'IUsed':>12}{'IFree':>12} IUse% Mounted on")

@@ -20,6 +20,7 @@ from emulator.cluster.ids import rng
 from emulator.cluster.processes import Proc, affinity, cpu_split, memory, processes
 from emulator.commands.kit.command import ArgumentParser, Command, Context, Outcome, ParsedCommand, RawCommand
 from emulator.commands.kit.regex import RegexError, posix_regex
+from emulator.commands.kit.units import procps_size, ps_cputime, ps_etime, top_cputime
 from emulator.commands.kit.usage import getopt_error
 
 SECTION = "Host"
@@ -29,20 +30,6 @@ SECTION = "Host"
 
 
 # -- processes --------------------------------------------------------------------------------
-
-
-def human_free(kib: int) -> str:
-    """procps' human units: ``2.0Ti``, ``412Gi``, ``0B``."""
-    if kib == 0:
-        return "0B"
-    value = kib * 1024.0
-    for unit in ("B", "Ki", "Mi", "Gi", "Ti", "Pi"):
-        if value < 1024 or unit == "Pi":
-            if unit == "B":
-                return f"{int(value)}B"
-            return f"{value:.1f}{unit}" if value < 10 else f"{int(round(value))}{unit}"
-        value /= 1024
-    return f"{value:.1f}Pi"
 
 
 class Free(ParsedCommand):
@@ -71,7 +58,7 @@ class Free(ParsedCommand):
 
         def fmt(kib: int) -> str:
             if args.human:
-                return human_free(kib)
+                return procps_size(kib)
             if args.gibi:
                 return str(kib // 1024 // 1024)
             if args.mebi:
@@ -106,13 +93,6 @@ def _scaled(kib: int, width: int) -> str:
         if len(text) <= width:
             return text
     return text
-
-
-def _top_time(seconds: float) -> str:
-    """``TIME+``: minutes:seconds.hundredths."""
-    hundredths = int(seconds * 100)
-    minutes, rest = divmod(hundredths, 6000)
-    return f"{minutes}:{rest // 100:02d}.{rest % 100:02d}"
 
 
 class Top(ParsedCommand):
@@ -200,7 +180,7 @@ class Top(ParsedCommand):
             cmd = p.args if args.c else p.comm
             ctx.outln(f"{p.pid:>7} {p.user:<8} {20 + p.nice:>3} {p.nice:>3} {_scaled(p.vsz_kib, 7):>7} "
                       f"{_scaled(p.rss_kib, 6):>6} {_scaled(p.shr_kib, 6):>6} {state} {p.cpu_pct:5.1f} "
-                      f"{100.0 * p.rss_kib / mem.total:5.1f} {_top_time(p.cpu_time_s(now)):>9} {cmd}")
+                      f"{100.0 * p.rss_kib / mem.total:5.1f} {top_cputime(p.cpu_time_s(now)):>9} {cmd}")
 
 
 def _ps_start(ctx: Context, start_s: float) -> str:
@@ -210,15 +190,6 @@ def _ps_start(ctx: Context, start_s: float) -> str:
     if when.year == ctx.clock.now().year:
         return when.strftime("%b%d")
     return when.strftime("%Y")
-
-
-def _ps_time(seconds: float, long: bool) -> str:
-    s = int(seconds)
-    if not long:
-        return f"{s // 60}:{s % 60:02d}"
-    days, rest = divmod(s, 86_400)
-    text = f"{rest // 3600:02d}:{rest % 3600 // 60:02d}:{rest % 60:02d}"
-    return f"{days}-{text}" if days else text
 
 
 PS_FIELDS = {
@@ -359,18 +330,18 @@ class Ps(RawCommand):
             for p in procs:
                 ctx.outln(f"{p.user:<8} {p.pid:>7} {p.cpu_pct:>4.1f} {pct_mem(p):>4.1f} {p.vsz_kib:>6} {p.rss_kib:>5} "
                           f"{p.tty:<8} {p.state:<4} {_ps_start(ctx, p.start_s):>5} "
-                          f"{_ps_time(p.cpu_time_s(now), False):>6} {p.args}")
+                          f"{ps_cputime(p.cpu_time_s(now), False):>6} {p.args}")
         elif full:
             if headers:
                 ctx.outln("UID          PID    PPID  C STIME TTY          TIME CMD")
             for p in procs:
                 ctx.outln(f"{p.user:<8} {p.pid:>7} {p.ppid:>7} {min(99, int(p.cpu_pct)):>2} "
-                          f"{_ps_start(ctx, p.start_s):<5} {p.tty:<8} {_ps_time(p.cpu_time_s(now), True):>8} {p.args}")
+                          f"{_ps_start(ctx, p.start_s):<5} {p.tty:<8} {ps_cputime(p.cpu_time_s(now), True):>8} {p.args}")
         else:
             if headers:
                 ctx.outln("    PID TTY          TIME CMD")
             for p in procs:
-                ctx.outln(f"{p.pid:>7} {p.tty:<8} {_ps_time(p.cpu_time_s(now), True):>8} {p.comm}")
+                ctx.outln(f"{p.pid:>7} {p.tty:<8} {ps_cputime(p.cpu_time_s(now), True):>8} {p.comm}")
         return 1 if missing else 0
 
     def _custom(self, ctx: Context, procs: list[Proc], fields: list[str], headers: list[str] | None,
@@ -394,7 +365,7 @@ class Ps(RawCommand):
                 "pid": str(p.pid), "ppid": str(p.ppid), "user": p.user, "comm": p.comm, "args": p.args,
                 "cmd": p.args, "%cpu": f"{p.cpu_pct:.1f}", "pcpu": f"{p.cpu_pct:.1f}", "%mem": f"{pct_mem(p):.1f}",
                 "pmem": f"{pct_mem(p):.1f}", "rss": str(p.rss_kib), "vsz": str(p.vsz_kib), "stat": p.state,
-                "etime": _ps_etime(etime), "time": _ps_time(p.cpu_time_s(now), True), "nlwp": str(p.threads),
+                "etime": ps_etime(etime), "time": ps_cputime(p.cpu_time_s(now), True), "nlwp": str(p.threads),
                 "tty": p.tty, "lstart": ctx.clock.at(p.start_s).strftime("%a %b %e %H:%M:%S %Y"),
                 "start": _ps_start(ctx, p.start_s),
             }[f]
@@ -415,17 +386,6 @@ class Ps(RawCommand):
                 else:
                     cells.append(f"{row[k]:{align}{widths[k]}}")
             ctx.outln(" ".join(cells).rstrip() if fields[-1] in ("args", "cmd", "comm") else " ".join(cells))
-
-
-def _ps_etime(seconds: int) -> str:
-    days, rest = divmod(seconds, 86_400)
-    hours, rest = divmod(rest, 3600)
-    minutes, secs = divmod(rest, 60)
-    if days:
-        return f"{days}-{hours:02d}:{minutes:02d}:{secs:02d}"
-    if hours:
-        return f"{hours:02d}:{minutes:02d}:{secs:02d}"
-    return f"{minutes:02d}:{secs:02d}"
 
 
 # -- taskset ---------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from emulator.cluster.catalog import VERSIONS
 from emulator.cluster.model import Cluster, Node
 from emulator.cluster.scheduler import Job, job_ended
 from emulator.commands.kit.command import ArgumentParser, HelpRequested, ParsedCommand
+from emulator.commands.kit.units import slurm_duration, slurm_elapsed
 
 #: Job state → (short code for squeue %t, long name).
 JOB_CODES = {
@@ -57,28 +58,6 @@ def uid_label(name: str) -> str:
 # -- time ---------------------------------------------------------------------------
 
 
-def duration(seconds: float) -> str:
-    """squeue/sinfo time: ``M:SS``, ``H:MM:SS`` or ``D-HH:MM:SS``."""
-    s = max(0, int(seconds))
-    days, rest = divmod(s, 86400)
-    hours, rest = divmod(rest, 3600)
-    minutes, secs = divmod(rest, 60)
-    if days:
-        return f"{days}-{hours:02d}:{minutes:02d}:{secs:02d}"
-    if hours:
-        return f"{hours}:{minutes:02d}:{secs:02d}"
-    return f"{minutes}:{secs:02d}"
-
-
-def elapsed(seconds: float) -> str:
-    """sacct/scontrol elapsed time: ``HH:MM:SS`` or ``D-HH:MM:SS``."""
-    s = max(0, int(seconds))
-    days, rest = divmod(s, 86400)
-    hours, rest = divmod(rest, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{days}-{hours:02d}:{minutes:02d}:{secs:02d}" if days else f"{hours:02d}:{minutes:02d}:{secs:02d}"
-
-
 def limit_seconds(limit: str) -> int | None:
     """``2-00:00:00`` / ``30:00`` / ``infinite`` → seconds (None for infinite)."""
     if limit in ("infinite", "UNLIMITED"):
@@ -106,7 +85,7 @@ def parse_limit(text: str) -> str | None:
         secs = int(a) * 60 + int(b)
     else:
         secs = int(a) * 60
-    return duration(secs) if secs < 86400 else elapsed(secs)
+    return slurm_duration(secs) if secs < 86400 else slurm_elapsed(secs)
 
 
 def stamp(cluster: Cluster, offset: float | None, none: str = "Unknown") -> str:

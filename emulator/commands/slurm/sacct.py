@@ -19,6 +19,7 @@ from typing import Any
 from emulator.cluster.model import Cluster
 from emulator.cluster.scheduler import Job, compress_hostlist, expand_hostlist, job_steps
 from emulator.commands.kit.command import Context, Outcome
+from emulator.commands.kit.units import slurm_elapsed
 from emulator.commands.slurm import common as sc
 from emulator.commands.slurm import json_out as slurm_json
 
@@ -86,9 +87,9 @@ FIELDS: dict[str, tuple[str, int, bool, Callable[[Row], str]]] = {
     "state": ("State", 10, False, lambda r: r.state),
     "exitcode": ("ExitCode", 8, False, lambda r: r.step[2] if r.step else r.job.exit_code),
     "derivedexitcode": ("DerivedExitCode", 15, False, lambda r: "" if r.step else "0:0"),
-    "elapsed": ("Elapsed", 10, False, lambda r: sc.elapsed(r.elapsed_s)),
+    "elapsed": ("Elapsed", 10, False, lambda r: slurm_elapsed(r.elapsed_s)),
     "elapsedraw": ("ElapsedRaw", 10, False, lambda r: str(int(r.elapsed_s))),
-    "cputime": ("CPUTime", 10, False, lambda r: sc.elapsed(r.elapsed_s * r.cpus)),
+    "cputime": ("CPUTime", 10, False, lambda r: slurm_elapsed(r.elapsed_s * r.cpus)),
     "start": ("Start", 19, False, lambda r: sc.stamp(r.cluster, r.job.start_s)),
     "end": ("End", 19, False, lambda r: sc.stamp(r.cluster, r.job.end_s)),
     "submit": ("Submit", 19, False, lambda r: sc.stamp(r.cluster, r.job.submit_s)),

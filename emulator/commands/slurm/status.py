@@ -16,6 +16,7 @@ from emulator.cluster.hardware import Partition
 from emulator.cluster.model import Cluster, Node
 from emulator.cluster.scheduler import Job, compress_hostlist, dependency_state, expand_hostlist
 from emulator.commands.kit.command import Context, Outcome
+from emulator.commands.kit.units import slurm_duration, slurm_elapsed
 from emulator.commands.slurm import admin as slurm_admin
 from emulator.commands.slurm import common as sc
 from emulator.commands.slurm import json_out as slurm_json
@@ -408,8 +409,8 @@ def _job_values(cluster: Cluster, job: Job) -> dict[str, str]:
         job.start_s + limit if job.start_s is not None and limit is not None else None)
     return {
         "i": str(job.job_id), "A": str(job.job_id), "j": job.name, "u": job.user, "U": str(sc.UIDS.get(job.user, 0)),
-        "g": job.user, "t": sc.JOB_CODES.get(job.state, job.state[:2]), "T": job.state, "M": sc.duration(used),
-        "l": job.time_limit, "L": sc.duration(limit - used) if limit is not None and running else "INVALID",
+        "g": job.user, "t": sc.JOB_CODES.get(job.state, job.state[:2]), "T": job.state, "M": slurm_duration(used),
+        "l": job.time_limit, "L": slurm_duration(limit - used) if limit is not None and running else "INVALID",
         "D": str(job.num_nodes), "N": nodelist,
         "R": f"({job.reason})" if job.state == "PENDING" else (nodelist or f"({job.reason})"),
         "r": job.reason, "C": str(sc.job_cpus(cluster, job)), "P": job.partition,
@@ -594,7 +595,7 @@ def _job_record(cluster: Cluster, job: Job) -> list[str]:
         f"Account={job.account} QOS={job.qos}",
         f"   JobState={job.state} Reason={job.reason} Dependency={_dependency(cluster, job)}",
         f"   Requeue={int(job.requeue)} Restarts={job.restarts} BatchFlag={int(batch)} Reboot=0 ExitCode={job.exit_code}",
-        f"   RunTime={sc.elapsed(sc.run_time(cluster, job))} TimeLimit={job.time_limit} TimeMin=N/A",
+        f"   RunTime={slurm_elapsed(sc.run_time(cluster, job))} TimeLimit={job.time_limit} TimeMin=N/A",
         f"   SubmitTime={st(job.submit_s)} EligibleTime={st(job.eligible_s or job.submit_s)}",
         f"   AccrueTime={st(job.submit_s)}",
         f"   StartTime={st(job.start_s)} EndTime={st(end)} Deadline=N/A",
