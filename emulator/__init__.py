@@ -6,3 +6,5 @@ restore. The browser worker and the command-line entry point both use it.
 """
 
 __version__ = "0.1.0"
+
+__all__ = ["__version__"]

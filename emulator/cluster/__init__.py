@@ -1,1 +1,16 @@
-"""The cluster state model, its builder, its faults and its performance model."""
+"""The cluster model: its state, its builder, its queries, its physics and its faults.
+
+Owns everything that is true of the simulated cluster whatever tool looks at
+it: hardware and jobs (``model``, ``hardware``, ``scheduler``, ``training``),
+the rates that bound traffic (``links``, ``collectives``, ``gpu_rates``), the
+load a step puts on them (``steps``), the readings that grow with that load
+(``counters``, ``telemetry``, ``joblogs``, ``processes``), host facts
+(``boots``, ``services``, ``pci``, ``health``, ``accounts``), what happens
+over time (``lifecycle``) and the faults labs inject (``faults``).
+
+It imports only ``emulator.vfs`` and ``emulator.errors`` from outside itself;
+nothing here knows of the tools, the shell or the files rendered from the model.
+Import its modules directly (``from emulator.cluster import steps``).
+"""
+
+__all__: list[str] = []

@@ -6,7 +6,8 @@ import argparse
 import re
 from datetime import UTC, datetime, timedelta
 
-from emulator.commands.kit.command import ArgumentParser, Context, Outcome, ParsedCommand, RawCommand
+from emulator.commands.kit.command import Context, Outcome, ParsedCommand, RawCommand
+from emulator.commands.kit.spec import ArgumentParser
 from emulator.errors import CommandError
 
 SECTION = "Shell"

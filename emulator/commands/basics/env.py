@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 
 from emulator.cluster.scheduler import _NAME
-from emulator.commands.kit.command import ArgumentParser, Context, Outcome, ParsedCommand, RawCommand
+from emulator.commands.kit.command import Context, Outcome, ParsedCommand, RawCommand
+from emulator.commands.kit.spec import ArgumentParser
 
 SECTION = "Shell"
 

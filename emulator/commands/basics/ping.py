@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 
 from emulator.cluster.ids import rng
-from emulator.commands.kit.command import ArgumentParser, Context, Outcome, ParsedCommand
+from emulator.commands.kit.command import Context, Outcome, ParsedCommand
+from emulator.commands.kit.spec import ArgumentParser
 
 SECTION = "Shell"
 

@@ -20,7 +20,8 @@ from emulator.cluster import counters, links
 from emulator.cluster.hardware import NIC
 from emulator.cluster.ids import rng
 from emulator.commands.fabric.ibtools import VENDOR_PART_ID, DiagCommand, device, devices, fake_pid, is_up
-from emulator.commands.kit.command import ArgumentParser, Command, Context, Outcome, ParsedCommand
+from emulator.commands.kit.command import Command, Context, Outcome, ParsedCommand
+from emulator.commands.kit.spec import ArgumentParser
 
 if TYPE_CHECKING:  # pragma: no cover
     from emulator.cluster.model import Node

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING
 from emulator.cluster import counters, links
 from emulator.cluster.hardware import NIC
 from emulator.cluster.ids import rng
-from emulator.commands.kit.command import ArgumentParser, Command, Context, Outcome, ParsedCommand, RawCommand
+from emulator.commands.kit.command import Command, Context, Outcome, ParsedCommand, RawCommand
+from emulator.commands.kit.spec import ArgumentParser
 from emulator.commands.kit.usage import getopt_error
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 from emulator.cluster.hardware import NIC
 from emulator.cluster.ids import rng
 from emulator.commands.fabric.ibtools import eui64, is_up, link_local
-from emulator.commands.kit.command import ArgumentParser, Command, Context, Outcome, ParsedCommand, RawCommand
+from emulator.commands.kit.command import Command, Context, Outcome, ParsedCommand, RawCommand
+from emulator.commands.kit.spec import ArgumentParser
 from emulator.commands.kit.usage import getopt_error
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -18,7 +18,8 @@ from emulator.cluster import links
 from emulator.cluster.hardware import NIC
 from emulator.cluster.ids import rng
 from emulator.commands.fabric.ibtools import device, devices, is_up
-from emulator.commands.kit.command import ArgumentParser, Command, Context, Outcome, ParsedCommand
+from emulator.commands.kit.command import Command, Context, Outcome, ParsedCommand
+from emulator.commands.kit.spec import ArgumentParser
 from emulator.commands.kit.usage import getopt_error
 
 EFFICIENCY = {"write": 0.981, "read": 0.975, "send": 0.978}

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from datetime import timedelta
 
 from emulator.cluster.accounts import uid_of
-from emulator.commands.kit.command import ArgumentParser, Command, Context, Outcome, RawCommand
+from emulator.commands.kit.command import Command, Context, Outcome, RawCommand
 from emulator.commands.kit.coreio import (
     SECTION,
     CoreutilsErrors,
@@ -26,6 +26,7 @@ from emulator.commands.kit.coreio import (
     read_input,
     split_lines,
 )
+from emulator.commands.kit.spec import ArgumentParser
 from emulator.commands.kit.units import coreutils_size
 from emulator.vfs import Dir, File, FsError
 

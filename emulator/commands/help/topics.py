@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from emulator.commands.kit.command import ArgumentParser, Command, Context, Outcome, ParsedCommand, RawCommand
+from emulator.commands.kit.command import Command, Context, Outcome, ParsedCommand, RawCommand
+from emulator.commands.kit.spec import ArgumentParser
 
 SECTION = "Shell"
 

@@ -17,7 +17,8 @@ from emulator.cluster.boots import boot_offset
 from emulator.cluster.ids import rng
 from emulator.cluster.model import Node
 from emulator.cluster.processes import cpu_split, memory, processes, running_jobs
-from emulator.commands.kit.command import ArgumentParser, Command, Context, Outcome, ParsedCommand, RawCommand
+from emulator.commands.kit.command import Command, Context, Outcome, ParsedCommand, RawCommand
+from emulator.commands.kit.spec import ArgumentParser
 from emulator.commands.kit.units import coreutils_kib, lustre_size, util_linux_size
 from emulator.commands.kit.usage import getopt_error
 

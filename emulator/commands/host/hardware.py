@@ -16,7 +16,8 @@ from emulator.cluster.model import Node
 from emulator.cluster.pci import GEN_GTS, PCI_IDS, PciDev, pci_devices
 from emulator.cluster.processes import memory
 from emulator.commands.host import pcitree
-from emulator.commands.kit.command import ArgumentParser, Command, Context, Outcome, ParsedCommand
+from emulator.commands.kit.command import Command, Context, Outcome, ParsedCommand
+from emulator.commands.kit.spec import ArgumentParser
 from emulator.commands.kit.usage import getopt_error
 
 SECTION = "Host"

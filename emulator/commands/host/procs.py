@@ -18,8 +18,9 @@ from emulator.cluster.accounts import uid_of
 from emulator.cluster.boots import boot_offset, load_average
 from emulator.cluster.ids import rng
 from emulator.cluster.processes import Proc, affinity, cpu_split, memory, processes
-from emulator.commands.kit.command import ArgumentParser, Command, Context, Outcome, ParsedCommand, RawCommand
+from emulator.commands.kit.command import Command, Context, Outcome, ParsedCommand, RawCommand
 from emulator.commands.kit.regex import RegexError, posix_regex
+from emulator.commands.kit.spec import ArgumentParser
 from emulator.commands.kit.units import procps_size, ps_cputime, ps_etime, top_cputime
 from emulator.commands.kit.usage import getopt_error
 

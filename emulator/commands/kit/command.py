@@ -1,9 +1,9 @@
-"""The base every emulated command stands on.
+"""The base every emulated command stands on: the command entry, its context, and the command table.
 
-A command is a table entry: a name, a one-line summary, a help section, and an
-argument spec built with :class:`ArgumentParser`. The same spec parses the
-flags, renders ``--help`` and ``man``, and feeds tab completion, so none of
-them can drift from the others.
+A command is a table entry: a name, a one-line summary, a help section, the
+facts the shell reads (whether it streams, whether a run is pure), and a
+declared argument spec (:mod:`emulator.commands.kit.spec`) that parses the
+flags, renders ``--help`` and ``man``, and feeds tab completion.
 
 A command's :meth:`Command.execute` writes through the :class:`Context`
 (``ctx.out``, ``ctx.err``) and returns its exit status. A command that streams
@@ -20,7 +20,8 @@ from collections.abc import Generator, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from emulator.errors import CommandError, OutputLimitExceeded, UsageError
+from emulator.commands.kit.spec import ArgumentParser, Flag, HelpRequested, render_help, render_raw_help
+from emulator.errors import CommandError, OutputLimitExceeded
 
 if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
     from emulator.cluster.clock import SimClock
@@ -32,153 +33,6 @@ Outcome = int | None | Generator[float, None, int | None]
 
 #: Cap on what one command may write, in characters (stdout and stderr together).
 OUTPUT_LIMIT = 2_000_000
-
-
-class HelpRequested(Exception):
-    """Raised by the parser when ``-h``/``--help`` asks for the help text."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__(text)
-        self.text = text
-
-
-class ArgumentParser(argparse.ArgumentParser):
-    """An argparse parser that never exits and never prints.
-
-    Errors become :class:`UsageError` with the command's own wording (see
-    :meth:`Command.usage_error`), and ``--help`` becomes :class:`HelpRequested`
-    carrying text rendered by :func:`render_help`, identical on every Python.
-    """
-
-    def __init__(self, command: ParsedCommand, **kwargs: Any) -> None:
-        kwargs.setdefault("prog", command.name)
-        kwargs.setdefault("description", command.summary)
-        kwargs.setdefault("allow_abbrev", False)
-        kwargs.setdefault("add_help", command.add_help_flag)
-        super().__init__(**kwargs)
-        self.command = command
-
-    def error(self, message: str) -> Any:
-        raise UsageError(self.command.usage_error(message), self.command.usage_status)
-
-    def exit(self, status: int = 0, message: str | None = None) -> Any:
-        raise UsageError(message or "", status)
-
-    def print_help(self, file: Any = None) -> None:
-        raise HelpRequested(render_help(self.command))
-
-    def print_usage(self, file: Any = None) -> None:
-        raise HelpRequested(render_usage(self))
-
-
-def _option_label(action: argparse.Action) -> str:
-    """``-c, --count N`` for one action, in the style of GNU help pages."""
-    metavar = ""
-    if action.nargs != 0:
-        metavar = action.metavar if isinstance(action.metavar, str) else (action.dest or "").upper()
-    names = ", ".join(action.option_strings)
-    if not metavar:
-        return names
-    long = [s for s in action.option_strings if s.startswith("--")]
-    joiner = "=" if long and action.option_strings[-1].startswith("--") else " "
-    return f"{names}{joiner}{metavar}"
-
-
-def render_usage(parser: argparse.ArgumentParser) -> str:
-    """One usage line built from the parser's actions."""
-    parts = [parser.prog]
-    for action in parser._actions:
-        if isinstance(action, argparse._HelpAction):
-            continue
-        if action.option_strings:
-            parts.append(f"[{_option_label(action).split(', ')[0]}]")
-        elif isinstance(action, argparse._SubParsersAction):
-            parts.append("{" + ",".join(action.choices) + "} ...")
-        else:
-            name = action.metavar if isinstance(action.metavar, str) else action.dest.upper()
-            if action.nargs in ("*", "?"):
-                parts.append(f"[{name}...]" if action.nargs == "*" else f"[{name}]")
-            elif action.nargs == "+":
-                parts.append(f"{name}...")
-            else:
-                parts.append(name)
-    return "Usage: " + " ".join(parts) + "\n"
-
-
-def _help_of(parser: argparse.ArgumentParser, action: argparse.Action) -> str:
-    """An action's help with argparse's %-expansion applied (``%%`` → ``%``, ``%(default)s``)."""
-    text = action.help or ""
-    if "%" not in text:
-        return text
-    params = {k: v for k, v in vars(action).items() if v is not argparse.SUPPRESS}
-    params["prog"] = parser.prog
-    return text % params
-
-
-@dataclass(frozen=True)
-class Flag:
-    """One flag of a :class:`RawCommand`: its spellings, the value it takes, and one line of help."""
-
-    short: str = ""
-    long: str = ""
-    value: str = ""
-    help: str = ""
-
-    def strings(self) -> list[str]:
-        return [s for s in (self.short, self.long) if s]
-
-    def label(self) -> str:
-        """``-n, --lines=N`` in the style of GNU help pages."""
-        names = ", ".join(self.strings())
-        if not self.value:
-            return names
-        return f"{names}{'=' if self.long else ' '}{self.value}"
-
-
-def render_help(command: ParsedCommand) -> str:
-    """The ``--help`` text of a parsed command: usage, summary, options, then notes, from its spec."""
-    parser = command.parser()
-    positionals, options = [], []
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for name, sub in action.choices.items():
-                positionals.append((name, sub.description or ""))
-        elif action.option_strings:
-            if action.help != argparse.SUPPRESS:
-                options.append((_option_label(action), _help_of(parser, action)))
-        elif action.help != argparse.SUPPRESS:
-            name = action.metavar if isinstance(action.metavar, str) else action.dest.upper()
-            positionals.append((name, _help_of(parser, action)))
-    return _help_page(command, render_usage(parser).rstrip("\n"), positionals, options)
-
-
-def render_raw_help(command: RawCommand) -> str:
-    """The ``--help`` text of a raw command, from its declared synopsis and flag table."""
-    usage = f"Usage: {command.name} {command.synopsis}".rstrip()
-    return _help_page(command, usage, [], [(flag.label(), flag.help) for flag in command.flags])
-
-
-def _help_page(command: Command, usage: str, positionals: list[tuple[str, str]],
-               options: list[tuple[str, str]]) -> str:
-    lines = [usage, command.summary, ""]
-    if command.description:
-        lines += [command.description.strip(), ""]
-    width = max((len(label) for label, _ in positionals + options), default=0)
-    width = min(width, 28)
-    for heading, rows in (("Arguments:", positionals), ("Options:", options)):
-        if not rows:
-            continue
-        lines.append(heading)
-        for label, text in rows:
-            if len(label) > width:
-                lines.append(f"  {label}")
-                lines.append(f"  {'':{width}}  {text}")
-            else:
-                lines.append(f"  {label:{width}}  {text}")
-        lines.append("")
-    if command.notes:
-        lines += [command.notes.strip(), ""]
-    return "\n".join(lines).rstrip("\n") + "\n"
 
 
 @dataclass
@@ -415,7 +269,7 @@ class RawCommand(Command):
     synopsis: str = ""
 
     def help_text(self) -> str:
-        return render_raw_help(self)
+        return render_raw_help(self, self.synopsis, self.flags)
 
     def option_strings(self) -> list[str]:
         return sorted(s for flag in self.flags for s in flag.strings())

@@ -14,7 +14,8 @@ import textwrap
 from dataclasses import dataclass
 
 from emulator import labs
-from emulator.commands.kit.command import ArgumentParser, Command, Context, ParsedCommand
+from emulator.commands.kit.command import Command, Context, ParsedCommand
+from emulator.commands.kit.spec import ArgumentParser
 from emulator.errors import LabError
 
 SECTION = "Labs"

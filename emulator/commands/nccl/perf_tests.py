@@ -25,9 +25,9 @@ from emulator.cluster.collectives import CollectiveError, check_usable, collecti
 from emulator.cluster.ids import rng
 from emulator.cluster.nccl_debug import Proc, init_lines
 from emulator.cluster.scheduler import expand_hostlist
-from emulator.commands.kit.command import ArgumentParser, Command, Context, ParsedCommand
+from emulator.commands.kit.command import Command, Context, ParsedCommand
+from emulator.commands.kit.spec import ArgumentParser
 
-#: Data types nccl-tests accepts for -d, with their sizes in bytes.
 TYPES = {"int8": 1, "char": 1, "uint8": 1, "int32": 4, "int": 4, "uint32": 4, "int64": 8, "uint64": 8,
          "half": 2, "float16": 2, "float": 4, "float32": 4, "double": 8, "float64": 8, "bfloat16": 2}
 TYPE_NAMES = {"char": "int8", "int": "int32", "float16": "half", "float32": "float", "float64": "double"}

@@ -19,7 +19,8 @@ from emulator.cluster.accounts import UIDS
 from emulator.cluster.catalog import VERSIONS
 from emulator.cluster.model import Cluster, Node
 from emulator.cluster.scheduler import Job, job_ended
-from emulator.commands.kit.command import ArgumentParser, HelpRequested, ParsedCommand
+from emulator.commands.kit.command import ParsedCommand
+from emulator.commands.kit.spec import ArgumentParser, HelpRequested
 from emulator.commands.kit.units import slurm_duration, slurm_elapsed
 
 #: Job state → (short code for squeue %t, long name).

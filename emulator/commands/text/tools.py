@@ -14,7 +14,7 @@ import functools
 import re
 from collections.abc import Callable, Iterable
 
-from emulator.commands.kit.command import ArgumentParser, Command, Context, Outcome, RawCommand
+from emulator.commands.kit.command import Command, Context, Outcome, RawCommand
 from emulator.commands.kit.coreio import (
     SECTION,
     CoreutilsErrors,
@@ -26,6 +26,7 @@ from emulator.commands.kit.coreio import (
     split_lines,
 )
 from emulator.commands.kit.regex import RegexError, posix_regex, substitute_all
+from emulator.commands.kit.spec import ArgumentParser
 from emulator.commands.kit.usage import follows
 from emulator.errors import CommandError
 from emulator.vfs import Dir, FsError

@@ -16,7 +16,8 @@ from emulator.cluster import steps
 from emulator.cluster.joblogs import agent_pids, config_path
 from emulator.cluster.scheduler import compress_hostlist
 from emulator.cluster.training import Rank, TrainingRun
-from emulator.commands.kit.command import ArgumentParser, Command, Context, ParsedCommand
+from emulator.commands.kit.command import Command, Context, ParsedCommand
+from emulator.commands.kit.spec import ArgumentParser
 
 MAIN = [("main", "train.py", 331), ("<module>", "train.py", 335)]
 TRAIN = [("train", "train.py", 209)] + MAIN
