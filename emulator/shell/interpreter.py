@@ -17,10 +17,10 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from emulator import hostfs
 from emulator.cluster.ids import rng
 from emulator.commands.kit.command import OUTPUT_LIMIT, Context, Result
 from emulator.errors import CommandError, EmulatorError, OutputLimitExceeded
-from emulator.hostfs import build as hostfs
 from emulator.shell import table
 from emulator.shell.expand import arithmetic, expand_word, glob_relative
 from emulator.shell.lexer import Lit, ShellSyntaxError, Word, tokenize
