@@ -1,4 +1,4 @@
-"""Helpers shared by the tests: a session standing on a host, golden-output files.
+"""Helpers shared by the tests: a session standing on a host (entered by typing ``ssh``), a line that must succeed, golden-output files.
 
 Golden files live in ``tests/commands/golden/``; ``REGOLD=1`` rewrites them
 from the emulator's current output (review the diff before committing).
@@ -21,6 +21,13 @@ def on(host: str | None, lab: str | None = None, seed: int = 0) -> Session:
         out, status = session.execute(f"ssh {host}")
         assert status == 0, out
     return session
+
+
+def run(session: Session, line: str) -> str:
+    """The output of ``line`` typed into ``session``, which must succeed (status 0)."""
+    out, status = session.execute(line)
+    assert status == 0, out
+    return out
 
 
 def golden(name: str, text: str) -> None:
