@@ -21,11 +21,11 @@ Row = tuple[str, float, str, "float | None", str]
 
 
 def _collect(runs: int, skip_browser: bool, skip_build: bool) -> dict[str, list[Row]]:
-    from . import cpython
+    from . import cpython, package
 
     samples: dict[str, list[Row]] = defaultdict(list)
     for _ in range(runs):
-        rows = cpython.command_latency() + cpython.model_scaling()
+        rows = cpython.command_latency() + cpython.model_scaling() + package.package_figures()
         if not skip_build:
             from . import build
 
