@@ -10,15 +10,20 @@ SITE_URL ?= http://127.0.0.1:$(PORT)/
 export NO_MKDOCS_2_WARNING := 1
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup site serve test lint bench workshop chromium clean
+.PHONY: setup site serve test lint lock bench workshop chromium clean
 
 setup: $(VENV)/.installed node_modules/.installed
 
 # Debian ships venv support separately (python3-venv): install it when missing.
 $(VENV)/.installed: requirements-dev.txt
 	$(PYTHON) -m venv $(VENV) || { $(SUDO) apt-get update && $(SUDO) apt-get install -y python3-venv && $(PYTHON) -m venv $(VENV); }
-	$(BIN)/pip install --disable-pip-version-check -q -r requirements-dev.txt
+	$(BIN)/pip install --disable-pip-version-check -q --require-hashes -r requirements-dev.txt
 	touch $@
+
+# requirements-dev.txt locks the whole tool tree with hashes; edit requirements-dev.in, then run this.
+lock: setup
+	$(BIN)/pip-compile -q --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links \
+		--output-file requirements-dev.txt requirements-dev.in
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
