@@ -36,9 +36,8 @@ def reference_markdown() -> str:
             parts.append(_section_table([c for c in listed if c.section == section]))
         aliases = f" (also `{'`, `'.join(command.aliases)}`)" if command.aliases else ""
         parts.append(f"### `{command.name}`\n\n{command.summary}{aliases}\n")
-        if command.parses_args:
-            text = command.help_text().rstrip("\n")
-            parts.append(f"```text\n{text}\n```\n")
+        text = command.help_text().rstrip("\n")
+        parts.append(f"```text\n{text}\n```\n")
     return "\n".join(parts)
 
 
