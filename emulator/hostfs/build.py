@@ -16,8 +16,8 @@ from emulator.cluster import counters, links
 from emulator.cluster.boots import load_average
 from emulator.cluster.hardware import GPU, NIC
 from emulator.cluster.ids import rng
-from emulator.cluster.joblogs import checkpoint_files
-from emulator.cluster.joblogs import files as log_files
+from emulator.cluster.checkpoints import checkpoint_files
+from emulator.cluster.jobfiles import files as log_files
 from emulator.cluster.model import Cluster, Node
 from emulator.cluster.pci import pci_devices
 from emulator.cluster.scheduler import compress_hostlist
