@@ -14,9 +14,9 @@ from collections.abc import Callable
 
 from emulator.cluster import counters, links
 from emulator.cluster.boots import load_average
+from emulator.cluster.checkpoints import checkpoint_files
 from emulator.cluster.hardware import GPU, NIC
 from emulator.cluster.ids import rng
-from emulator.cluster.checkpoints import checkpoint_files
 from emulator.cluster.jobfiles import files as log_files
 from emulator.cluster.model import Cluster, Node
 from emulator.cluster.pci import pci_devices

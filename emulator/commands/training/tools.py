@@ -14,8 +14,8 @@ import argparse
 
 from emulator.cluster import activity, steps, timeline
 from emulator.cluster.jobscript import config_path
-from emulator.cluster.slurmout import agent_pids
 from emulator.cluster.scheduler import compress_hostlist
+from emulator.cluster.slurmout import agent_pids
 from emulator.cluster.training import Rank, TrainingRun
 from emulator.commands.kit.command import Command, Context, ParsedCommand
 from emulator.commands.kit.spec import ArgumentParser
