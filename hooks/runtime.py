@@ -103,7 +103,7 @@ def check_wheel(wheel: Path, files: list[Path]) -> None:
     """Every module and lab file of the sources is in the wheel."""
     with zipfile.ZipFile(wheel) as archive:
         inside = set(archive.namelist())
-    wanted = {p.relative_to(ROOT).as_posix() for p in files if p.suffix == ".py" and p.parts[-2:][0] != "labs"}
+    wanted = {p.relative_to(ROOT).as_posix() for p in files if p.suffix == ".py" and p.parent != ROOT / "labs"}
     wanted = {name for name in wanted if name.startswith("emulator/")}
     wanted |= {"emulator/labs_data/" + p.name for p in files if p.parent == ROOT / "labs" and p.suffix == ".toml"}
     missing = sorted(wanted - inside)

@@ -15,6 +15,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from emulator.cluster.jobfiles import mtimes as log_mtimes
+from emulator.cluster.timeline import failed_at
 from emulator.session import Session
 
 JOB = 48213
@@ -414,8 +416,6 @@ def test_a_hung_job_reads_running_until_the_teardown_and_failed_after_in_every_t
     s = Session(lab="late-rank", seed=seed)
     t = truth(s)
     assert t["cause"] == "io"
-    from emulator.cluster.steps import failed_at
-
     down = failed_at(s.cluster)
     assert down is not None and down > s.cluster.clock.elapsed + 10
     squeue, acct, state, apps = _states(s)
@@ -523,8 +523,6 @@ def test_a_streaming_command_advances_the_clock_by_what_it_waits() -> None:
 @pytest.mark.parametrize(("lab", "seed"), [("diagnostic-snapshot", 0), ("out-of-band", 2), ("late-rank", 1),
                                            ("sandbox", 0)])
 def test_a_job_file_was_last_modified_when_its_last_line_was_written(lab: str, seed: int) -> None:
-    from emulator.cluster.joblogs import mtimes as log_mtimes
-
     s = Session(lab=lab, seed=seed)
     sh(s, "sleep 300")
 

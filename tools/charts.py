@@ -1,7 +1,7 @@
 """Charts of the training run for the handbook, drawn from the emulator's model.
 
 Two pictures, both computed from a lab's cluster exactly as the terminal's
-``timeline`` tool computes its text (``emulator.cluster.steps``), never drawn
+``timeline`` tool computes its text (``emulator.cluster.activity`` and ``steps``), never drawn
 by hand:
 
 * the run's **timeline**: allocation, initialisation, first batch, steady
@@ -102,11 +102,11 @@ def _svg(width: int, height: int, title: str, desc: str, body: list[str]) -> str
 
 def timeline_svg(cluster: object) -> str:
     """The run's phases on a UTC axis, from its (re)start to the clock's current instant."""
-    from emulator.cluster import steps
+    from emulator.cluster import activity
 
     run = cluster.training  # type: ignore[attr-defined]
     clock = cluster.clock  # type: ignore[attr-defined]
-    phases = steps.phases(cluster)  # type: ignore[arg-type]
+    phases = activity.phases(cluster)  # type: ignore[arg-type]
     width, left, right = 900, 20, 880
     start, end = phases[0].start_s, max(p.end_s for p in phases)
     span = max(end - start, 1.0)

@@ -13,7 +13,7 @@ from emulator.cluster import catalog
 from emulator.cluster.hardware import BootRecord, KernelEvent, SelEntry
 from emulator.cluster.model import Cluster, Node
 from emulator.cluster.scheduler import Job, job_ended
-from emulator.cluster.steps import teardown_s
+from emulator.cluster.timeline import teardown_s
 
 #: Seconds from power-on to the login prompt on an HGX node (POST, kernel, services).
 BOOT_S = 240.0
@@ -71,7 +71,7 @@ def watch_training(cluster: Cluster) -> None:
     """Once a stopped rank's watchdog timeout has torn the run down, its job has FAILED.
 
     The batch script exits with srun's status 1 after its last attempt (see
-    :func:`emulator.cluster.joblogs.job_script`); slurmctld records FAILED,
+    :func:`emulator.cluster.jobscript.job_script`); slurmctld records FAILED,
     ``NonZeroExitCode``, exit code ``1:0``.
     """
     down = teardown_s(cluster)

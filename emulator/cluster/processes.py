@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from emulator.cluster import steps, storage
+from emulator.cluster import steps, storage, timeline
 from emulator.cluster.boots import boot_offset
 from emulator.cluster.ids import rng
 from emulator.cluster.model import Cluster, Node
@@ -148,7 +148,7 @@ def _training_procs(cluster: Cluster, node: Node, start: float) -> list[Proc]:
     ]
     try:
         prof = steps.profile(cluster)
-        step_s, hang_s = prof.step_s, steps.schedule(cluster, prof).hang_s
+        step_s, hang_s = prof.step_s, timeline.schedule(cluster, prof).hang_s
     except (ValueError, ZeroDivisionError):
         step_s, hang_s = math.inf, None
     hung = hang_s is not None and cluster.clock.elapsed >= hang_s

@@ -19,7 +19,7 @@ from emulator.cluster.catalog import H100
 from emulator.cluster.gpu_rates import sm_clock_under_load
 from emulator.cluster.hardware import GPU, NVLink
 from emulator.cluster.ids import rng
-from emulator.cluster.steps import failed_at
+from emulator.cluster.timeline import failed_at
 
 if TYPE_CHECKING:  # pragma: no cover
     from emulator.cluster.model import Cluster, Node

@@ -8,6 +8,7 @@ job's ``train.log`` agrees with ``sacct``. It imports only the model
 
 from __future__ import annotations
 
-from emulator.hostfs.build import build, shared_dirs
+from emulator.hostfs.build import build
+from emulator.hostfs.shared import shared_dirs
 
 __all__ = ["build", "shared_dirs"]

@@ -9,25 +9,17 @@ from pathlib import Path
 import pytest
 
 from emulator.cluster.faults import apply_fault
-from emulator.cluster.faults.gpu import XID_MEANINGS
+from emulator.cluster.faults.xid import XID_MEANINGS
 from emulator.session import Session
-from emulator.shell import table
-from emulator.shell.interpreter import Frame
+from tests.support import on, run
 
 
 def faulty(fault: str, params: dict[str, object]) -> tuple[Session, dict[str, str]]:
-    """A sandbox session with ``fault`` applied, standing on the node it hit."""
-    s = Session(None, 0)
+    """A sandbox session with ``fault`` applied, standing on the node it hit (entered by typing ``ssh``)."""
+    s = on(None)
     truth = apply_fault(s.cluster, fault, params).truth
-    if table.commands().lookup("ssh") is not None:
-        s.execute(f"ssh {truth['node']}")
-    else:
-        s.shell.frames.append(Frame(s.cluster.nodes[truth["node"]], "/home/alice"))
+    run(s, f"ssh {truth['node']}")
     return s, truth
-
-
-def run(s: Session, line: str) -> str:
-    return s.execute(line)[0]
 
 
 def test_thermal_shows_in_smi_query_dmon_and_dcgm():
@@ -41,7 +33,7 @@ def test_thermal_shows_in_smi_query_dmon_and_dcgm():
     assert margin <= -1
     dmon = run(s, f"nvidia-smi dmon -c 1 -s v -i {g}").splitlines()[-1].split()
     assert dmon[-1] == "1"
-    assert f"Fail - GPU: {g}" in run(s, "dcgmi diag -r 2")
+    assert f"Fail - GPU: {g}" in s.execute("dcgmi diag -r 2")[0]
 
 
 def test_power_brake_is_node_wide_and_leaves_a_sel_record():
@@ -62,7 +54,7 @@ def test_power_cap_shows_the_lowered_limit_everywhere():
     assert len(row) == 1
     assert run(s, f"nvidia-smi --query-gpu=clocks_event_reasons.sw_power_cap --format=csv,noheader -i {g}") == \
         "Active\n"
-    assert f"GPU {g} Max power of" in run(s, "dcgmi diag -r 3")
+    assert f"GPU {g} Max power of" in s.execute("dcgmi diag -r 3")[0]
 
 
 @pytest.mark.parametrize("code", sorted(XID_MEANINGS))
@@ -86,7 +78,7 @@ def test_xid_79_removes_the_gpu_from_every_tool():
     s, t = faulty("xid", {"code": 79})
     out, status = s.execute("nvidia-smi")
     assert status == 15 and "Unknown Error" in out
-    listing = run(s, "nvidia-smi -L")
+    listing = s.execute("nvidia-smi -L")[0]
     assert listing.count("GPU ") >= 7 and t["uuid"] not in listing
     assert run(s, "dcgmi discovery -l").startswith("7 GPUs found.")
     assert "GPU has fallen off the bus." in run(s, "dmesg -l err")
@@ -100,7 +92,7 @@ def test_dbe_counts_the_error_and_marks_the_remap_pending_in_smi_and_dcgm():
     assert run(s, f"nvidia-smi --query-gpu=ecc.errors.uncorrected.volatile.total --format=csv,noheader -i {g}") == "1\n"
     assert run(s, f"nvidia-smi --query-remapped-rows=gpu_bus_id,remapped_rows.pending,remapped_rows.failure "
                   f"--format=csv,noheader -i {g}") == f"{t['bus_id']}, 1, 0\n"
-    assert f"GPU {g} has uncorrectable memory errors and row" in run(s, "dcgmi diag -r 1")
+    assert f"GPU {g} has uncorrectable memory errors and row" in s.execute("dcgmi diag -r 1")[0]
 
 
 def test_nvlink_down_shows_inactive_links_in_nvlink_topo_and_counters():
@@ -120,10 +112,10 @@ def test_fabric_manager_stopped_shows_in_systemctl_smi_and_dcgm():
     s, t = faulty("fabricmanager-stopped", {})
     assert t["node"] in s.cluster.training.nodes
     assert "No running processes found" in run(s, "nvidia-smi")
-    assert run(s, "systemctl is-active nvidia-fabricmanager") == "failed\n"
+    assert s.execute("systemctl is-active nvidia-fabricmanager")[0] == "failed\n"
     q = run(s, "nvidia-smi -q -i 0")
     assert "        State                             : In Progress" in q
-    assert "Fail - All" in run(s, "dcgmi diag -r 2")
+    assert "Fail - All" in s.execute("dcgmi diag -r 2")[0]
 
 
 def test_pcie_downgrade_shows_in_smi_query_dmesg_and_dcgm():
@@ -132,7 +124,7 @@ def test_pcie_downgrade_shows_in_smi_query_dmesg_and_dcgm():
     assert run(s, f"nvidia-smi --query-gpu=pcie.link.gen.current,pcie.link.width.current --format=csv,noheader "
                   f"-i {g}") == "5, 8\n"
     assert "limited by 32.0 GT/s PCIe x8 link" in run(s, "dmesg")
-    assert f"Fail - GPU: {g}" in run(s, "dcgmi diag -r 2")
+    assert f"Fail - GPU: {g}" in s.execute("dcgmi diag -r 2")[0]
 
 
 def test_targets_are_seeded_and_named_params_win():
@@ -168,7 +160,7 @@ def test_nvlink_down_leaves_a_marginal_neighbour_whose_counters_rise():
         return sum(int(ln.rsplit(": ", 1)[1]) for ln in out.splitlines() if "Replay Errors" in ln)
 
     before = replays()
-    s.execute("sleep 60") if table.commands().lookup("sleep") else s.cluster.clock.advance(60)
+    run(s, "sleep 60")
     assert replays() > before
 
 
@@ -222,4 +214,4 @@ def test_one_incident_names_the_gpu_the_same_way_in_every_tool():
     discovery = run(s, "dcgmi discovery -l")
     block = discovery.split(f"| {g:<7}| Name:")[1].split("+--------+")[0]
     assert f"PCI Bus ID: {bus}" in block and f"Device UUID: {uuid}" in block
-    assert f"GPU {g} has uncorrectable memory errors and row" in run(s, "dcgmi diag -r 1")
+    assert f"GPU {g} has uncorrectable memory errors and row" in s.execute("dcgmi diag -r 1")[0]

@@ -6,11 +6,14 @@ import re
 
 import pytest
 
-from emulator.cluster import joblogs, steps
+from emulator.cluster import activity, jobfiles, steps, timeline
 from emulator.cluster.build import ClusterSpec, build_cluster
+from emulator.cluster.checkpoints import checkpoint_files, latest_checkpoint
 from emulator.cluster.faults import apply_fault
-from emulator.cluster.joblogs import checkpoint_files, latest_checkpoint, slurm_out, train_log
+from emulator.cluster.lifecycle import end_job
 from emulator.cluster.model import Cluster
+from emulator.cluster.slurmout import slurm_out
+from emulator.cluster.trainlog import train_log
 
 LOG = "/lustre/jobs/llm-pretrain/train.log"
 OUT = "/lustre/jobs/llm-pretrain/slurm-48213.out"
@@ -74,7 +77,7 @@ def test_a_slowed_gpu_makes_its_rank_the_late_one(kind: str) -> None:
 
 def test_a_rank_stuck_reading_hangs_the_run_and_the_watchdog_names_the_all_reduce() -> None:
     cluster = cluster_with("straggler", kind="io", rank=9, at=-590.0)
-    sched = steps.schedule(cluster)
+    sched = timeline.schedule(cluster)
     stopped = sched.completed_at(0.0)
     cluster.clock.advance(30.0)
     assert sched.completed_at(cluster.clock.elapsed) == stopped
@@ -112,7 +115,7 @@ def test_config_regression_costs_tokens_per_second(setting: str) -> None:
     cluster = cluster_with("config-regression", setting=setting)
     assert cluster.training is not None and cluster.training.baseline_step_s is not None
     assert steps.profile(cluster).step_s > 1.05 * cluster.training.baseline_step_s
-    assert "train.log.1" in " ".join(joblogs.files(cluster))
+    assert "train.log.1" in " ".join(jobfiles.files(cluster))
 
 
 def test_train_log_grows_with_the_clock_and_carries_simulated_times() -> None:
@@ -132,7 +135,7 @@ def test_train_log_shows_checkpoint_saves_with_durations() -> None:
 
 
 def test_log_files_are_absolute_paths_to_producers() -> None:
-    files = joblogs.files(cluster_with())
+    files = jobfiles.files(cluster_with())
     assert LOG in files and OUT in files
     assert all(path.startswith("/") for path in files)
     assert files[LOG]().endswith("\n")
@@ -148,7 +151,7 @@ def test_nccl_debug_in_the_job_env_puts_init_lines_in_the_slurm_output() -> None
 
 
 def test_phases_cover_the_run_in_order() -> None:
-    names = [p.name for p in steps.phases(cluster_with())]
+    names = [p.name for p in activity.phases(cluster_with())]
     assert names[:4] == ["allocation", "initialisation", "first batch", "steady state"]
     assert "checkpoint" in names
 
@@ -159,12 +162,12 @@ def test_a_straggler_that_began_mid_run_shows_the_step_time_rise_in_the_log() ->
     times = [float(m.group(1)) for m in re.finditer(r"step_time (\d+\.\d+)s", train_log(cluster))]
     assert times[0] == pytest.approx(cluster.training.baseline_step_s, rel=0.03)
     assert times[-1] == pytest.approx(steps.profile(cluster).step_s, rel=0.03)
-    phases = [p for p in steps.phases(cluster) if p.name == "steady state"]
+    phases = [p for p in activity.phases(cluster) if p.name == "steady state"]
     assert phases[0].detail != phases[-1].detail
 
 
 def test_schedule_inverts_step_end() -> None:
-    sched = steps.schedule(cluster_with("straggler", kind="thermal", rank=3))
+    sched = timeline.schedule(cluster_with("straggler", kind="thermal", rank=3))
     for step in range(sched.resume_step + 1, sched.resume_step + 1500, 37):
         assert sched.completed_at(sched.step_end(step)) == step
         assert sched.completed_at(sched.step_end(step) - 1e-3) == step - 1
@@ -172,13 +175,13 @@ def test_schedule_inverts_step_end() -> None:
 
 def test_gpu_utilization_drops_while_ranks_wait_for_input() -> None:
     healthy = cluster_with()
-    assert steps.gpu_utilization(healthy, "node01", 0) == 100
-    assert steps.gpu_utilization(healthy, "node08", 0) is None
+    assert activity.gpu_utilization(healthy, "node01", 0) == 100
+    assert activity.gpu_utilization(healthy, "node08", 0) is None
     slow = cluster_with("slow-input")
     samples = []
     for _ in range(12):
         slow.clock.advance(1.0)
-        samples.append(steps.gpu_utilization(slow, "node01", 0))
+        samples.append(activity.gpu_utilization(slow, "node01", 0))
     assert min(samples) == 0 and max(samples) == 100  # type: ignore[type-var]
 
 
@@ -206,27 +209,25 @@ def test_a_rank_that_hangs_again_left_the_previous_attempts_watchdog_in_the_slur
     assert "[Rank 9] Watchdog caught collective operation timeout" in text and "[Rank 10] Watchdog" not in text
     job = cluster.slurm.job(48213)
     assert job is not None and job.start_s is not None
-    assert job.start_s <= steps.phases(cluster)[0].start_s
-    assert [p.name for p in steps.phases(cluster)][:4] == ["steady state", "hang", "failure", "recovery"]
+    assert job.start_s <= activity.phases(cluster)[0].start_s
+    assert [p.name for p in activity.phases(cluster)][:4] == ["steady state", "hang", "failure", "recovery"]
 
 
 def test_the_run_is_gone_at_the_earlier_of_the_watchdog_teardown_and_the_end_of_its_job() -> None:
-    from emulator.cluster.lifecycle import end_job
-
     cluster = cluster_with("straggler", kind="io", rank=5, at=100.0)
-    down = steps.teardown_s(cluster)
-    assert down is not None and steps.failed_at(cluster) == down == 100.0 + 600.06 + steps.TEARDOWN_S
+    down = timeline.teardown_s(cluster)
+    assert down is not None and timeline.failed_at(cluster) == down == 100.0 + 600.06 + timeline.TEARDOWN_S
     job = cluster.slurm.job(48213)
     assert job is not None and job.state == "RUNNING"
     cluster.clock.advance(down + 1.0)
     assert (job.state, job.exit_code, job.reason, job.end_s) == ("FAILED", "1:0", "NonZeroExitCode", down)
     healthy = cluster_with()
     job = healthy.slurm.job(48213)
-    assert job is not None and steps.failed_at(healthy) is None
+    assert job is not None and timeline.failed_at(healthy) is None
     end_job(healthy, job, "CANCELLED", 30.0, "0:15", "None")
-    assert steps.failed_at(healthy) == 30.0
+    assert timeline.failed_at(healthy) == 30.0
     rank = healthy.training.ranks[0] if healthy.training else None
-    assert rank is not None and steps.where(healthy, rank, offset=31.0) == "done"
+    assert rank is not None and activity.where(healthy, rank, offset=31.0) == "done"
 
 
 def test_a_host_that_stops_answering_stops_its_ranks_and_its_job_ends_in_node_fail() -> None:
@@ -236,10 +237,10 @@ def test_a_host_that_stops_answering_stops_its_ranks_and_its_job_ends_in_node_fa
     assert run is not None and job is not None
     assert (run.hang_in, run.hang_s, run.ranks[run.hang_rank or 0].node) == ("node", -600.0, "node02")
     assert (job.state, job.failed_node, job.end_s) == ("NODE_FAIL", "node02", -300.0)
-    assert steps.failed_at(cluster) == -300.0
+    assert timeline.failed_at(cluster) == -300.0
     text = slurm_out(cluster)
     assert text.endswith("slurmstepd: error: *** STEP 48213.0 ON node04 CANCELLED AT 2026-03-11T08:55:00 DUE TO "
                          "NODE FAILURE, SEE SLURMCTLD LOG FOR DETAILS ***\n")
     cluster.clock.advance(900.0)
     assert slurm_out(cluster) == text
-    assert [p.name for p in steps.phases(cluster)][-1] == "hang"
+    assert [p.name for p in activity.phases(cluster)][-1] == "hang"

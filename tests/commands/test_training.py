@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from emulator.cluster import steps
+from emulator.cluster import activity, steps
 from emulator.cluster.faults import apply_fault
 from emulator.session import Session
 from tests.support import golden
@@ -26,7 +26,7 @@ def advance_until(s: Session, n: int, state: str) -> None:
     """Move the clock (in 0.1 s steps, at most one step period) until rank ``n`` is in ``state``."""
     r = rank(s, n)
     for _ in range(2000):
-        if steps.where(s.cluster, r) == state:
+        if activity.where(s.cluster, r) == state:
             return
         s.cluster.clock.advance(0.1)
     raise AssertionError(f"rank {n} never in {state}")

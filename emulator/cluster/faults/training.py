@@ -12,11 +12,12 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
+from emulator.cluster.checkpoints import latest_checkpoint
 from emulator.cluster.faults.base import Fault
 from emulator.cluster.faults.gpu import gpu_power_brake, gpu_thermal
-from emulator.cluster.joblogs import latest_checkpoint
 from emulator.cluster.model import Cluster
-from emulator.cluster.steps import NCCL_TIMEOUT_MS, PAST_ATTEMPT_S, TEARDOWN_S, profile
+from emulator.cluster.steps import profile
+from emulator.cluster.timeline import NCCL_TIMEOUT_MS, PAST_ATTEMPT_S, TEARDOWN_S
 from emulator.cluster.training import Rank, TrainingRun
 
 

@@ -3,7 +3,7 @@
 ``py-spy dump --pid PID`` prints the Python stacks of a rank (or of one of
 its data loader workers) on the node that hosts the pid, at the simulated
 instant: in the gradient all-reduce, waiting for the data loader, in a
-checkpoint write, or computing, as :func:`emulator.cluster.steps.where`
+checkpoint write, or computing, as :func:`emulator.cluster.activity.where`
 says. ``timeline`` is not a real tool: it draws the run's phases and the
 per-rank step breakdown from the same step model.
 """
@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import argparse
 
-from emulator.cluster import steps
-from emulator.cluster.joblogs import agent_pids, config_path
+from emulator.cluster import activity, steps, timeline
+from emulator.cluster.jobscript import config_path
 from emulator.cluster.scheduler import compress_hostlist
+from emulator.cluster.slurmout import agent_pids
 from emulator.cluster.training import Rank, TrainingRun
 from emulator.commands.kit.command import Command, Context, ParsedCommand
 from emulator.commands.kit.spec import ArgumentParser
@@ -121,14 +122,14 @@ class PySpy(ParsedCommand):
         if worker is not None:
             self._worker(ctx, run, pid)
             return 0
-        where = steps.where(ctx.cluster, rank)
+        where = activity.where(ctx.cluster, rank)
         ctx.outln(f"Thread {pid} ({'idle' if where in ('data', 'hung-io') else 'active'}): \"MainThread\"")
         stack = {"collective": C10D_ALLREDUCE, "data": LOADER_WAIT, "hung-io": LOADER_WAIT, "checkpoint": SAVE,
                  "init": INIT, "hung-gpu": [("train_step", "train.py", 178)] + TRAIN}.get(where)
         if stack is None:
             prof = steps.profile(ctx.cluster)
             mine = next(r for r in prof.ranks if r.rank == rank.rank)
-            sched = steps.schedule(ctx.cluster, prof)
+            sched = timeline.schedule(ctx.cluster, prof)
             into = sched.into_step(ctx.clock.elapsed) - mine.data_s
             stack = FORWARD if into < mine.compute_s / 3.0 else BACKWARD
         for line in _stack(stack):
@@ -136,7 +137,7 @@ class PySpy(ParsedCommand):
         ctx.outln(f"Thread {pid + 193} (idle): \"Thread-2 (_pin_memory_loop)\"")
         for line in _stack(PIN_THREAD):
             ctx.outln(line)
-        sched = steps.schedule(ctx.cluster)
+        sched = timeline.schedule(ctx.cluster)
         if run.async_checkpoint and sched.saving_at(ctx.clock.elapsed) is not None:
             ctx.outln(f"Thread {pid + 411} (active): \"checkpoint-writer\"")
             for line in _stack(WRITER_THREAD):
@@ -161,8 +162,8 @@ class PySpy(ParsedCommand):
 
     def _alive(self, ctx: Context) -> bool:
         """Whether the training processes exist now (launched, and not torn down)."""
-        dead = steps.failed_at(ctx.cluster)
-        sched = steps.schedule(ctx.cluster)
+        dead = timeline.failed_at(ctx.cluster)
+        sched = timeline.schedule(ctx.cluster)
         return not ((dead is not None and ctx.clock.elapsed >= dead) or ctx.clock.elapsed < sched.started_s)
 
     def _find(self, ctx: Context, pid: int) -> tuple[TrainingRun, Rank, int | None] | None:
@@ -170,7 +171,7 @@ class PySpy(ParsedCommand):
         run = ctx.cluster.training
         if run is None or pid <= 0:
             return None
-        if not self._alive(ctx) or ctx.clock.elapsed < steps.schedule(ctx.cluster).init_s:
+        if not self._alive(ctx) or ctx.clock.elapsed < timeline.schedule(ctx.cluster).init_s:
             return None
         for rank in run.ranks:
             if rank.node != ctx.host.name:
@@ -247,8 +248,8 @@ class Timeline(ParsedCommand):
     def _phases(self, ctx: Context, run: TrainingRun, prof: steps.StepProfile) -> None:
         cluster = ctx.cluster
         now = ctx.clock.elapsed
-        phases = steps.phases(cluster)
-        sched = steps.schedule(cluster, prof)
+        phases = activity.phases(cluster)
+        sched = timeline.schedule(cluster, prof)
         start = phases[0].start_s
         span = max(1.0, now - start)
         marks = {"allocation": "a", "initialisation": "i", "first batch": "f", "steady state": "=",

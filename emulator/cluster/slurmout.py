@@ -1,0 +1,195 @@
+"""The Slurm output file (``slurm-<jobid>.out``): launches, NCCL lines, watchdog, teardown, kill.
+
+Each attempt's ``set -x`` trace and torchrun banner, the NCCL_DEBUG init
+lines (:mod:`emulator.cluster.nccl_debug`), a stopped rank's PyTorch NCCL
+watchdog report on every waiting rank and the launcher's teardown
+(:mod:`emulator.cluster.timeline` says when), and slurmstepd's notice when
+slurmctld kills the job. Nothing is written after the job ended.
+"""
+
+from __future__ import annotations
+
+import math
+
+from emulator.cluster.ids import rng
+from emulator.cluster.jobscript import attempts, config_path
+from emulator.cluster.model import Cluster
+from emulator.cluster.nccl_debug import Proc, init_lines
+from emulator.cluster.scheduler import compress_hostlist
+from emulator.cluster.steps import BUCKET_BYTES, profile
+from emulator.cluster.timeline import (
+    NCCL_TIMEOUT_MS,
+    PAST_ATTEMPT_S,
+    TEARDOWN_S,
+    hang_fired_s,
+    schedule,
+    written_until,
+)
+from emulator.cluster.training import TrainingRun
+
+#: slurm.conf KillWait: seconds between SIGTERM and SIGKILL when a step is killed.
+KILL_WAIT_S = 30
+
+
+def _glog(cluster: Cluster, offset: float, level: str = "W") -> str:
+    """``W0311 07:30:53.412000`` (c10d / torchrun glog-style prefix)."""
+    dt = cluster.clock.at(offset)
+    return f"{level}{dt:%m%d %H:%M:%S}.{dt.microsecond:06d}"
+
+
+def _procs(run: TrainingRun) -> list[Proc]:
+    return [Proc(rank=r.rank, node=r.node, gpu=r.gpu, pid=r.pid) for r in run.ranks]
+
+
+def _launch(cluster: Cluster, run: TrainingRun, start_s: float, agents: dict[str, int], total: int) -> list[str]:
+    """The batch script's trace for one attempt (``set -x``) and torchrun's banner on each node."""
+    master = run.nodes[0] if run.nodes else "node01"
+    loop = [f"+ for attempt in {' '.join(str(a) for a in range(1, total + 1))}"] if total > 1 else []
+    out = loop + [f"++ scontrol show hostnames '{compress_hostlist(run.nodes)}'", "++ head -n 1",
+                  f"+ srun --ntasks-per-node=1 --kill-on-bad-exit=1 torchrun --nnodes={len(run.nodes)} "
+                  f"--nproc-per-node=8 --rdzv-id={run.job_id} --rdzv-backend=c10d --rdzv-endpoint={master}:29500 "
+                  f"train.py --config {config_path(run)}"]
+    for n_i, node in enumerate(run.nodes):
+        prefix = f"{_glog(cluster, start_s + 6.0 + 0.13 * n_i)} {agents[node]} torch/distributed/run.py:793]"
+        out += [f"{prefix} ", f"{prefix} *****************************************",
+                f"{prefix} Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid "
+                "your system being overloaded, please further tune the variable for optimal performance in your "
+                "application as needed. ", f"{prefix} *****************************************"]
+    return out
+
+
+def agent_pids(run: TrainingRun, attempt_pids: dict[str, int] | None = None) -> dict[str, int]:
+    """torchrun's pid on each node: just below the node's first rank pid."""
+    agents = {}
+    for n_i, node in enumerate(run.nodes):
+        pid0 = attempt_pids[node] if attempt_pids else min(r.pid for r in run.ranks if r.node == node)
+        agents[node] = pid0 - 31 - n_i
+    return agents
+
+
+def slurm_out(cluster: Cluster) -> str:
+    """``slurm-<jobid>.out``: each attempt's launch, NCCL_DEBUG lines, and how the job ended.
+
+    A stopped rank's watchdog report and teardown, or slurmstepd's notice
+    that a node failed; nothing is written after the job ended.
+    """
+    run = cluster.training
+    if run is None:
+        return ""
+    now = written_until(cluster)
+    prof = profile(cluster)
+    sched = schedule(cluster, prof)
+    past = sorted(h for h in run.past_hangs if h[0] + NCCL_TIMEOUT_MS / 1000.0 + TEARDOWN_S <= sched.started_s)
+    total = attempts(run)
+    out: list[str] = []
+    start = (past[0][0] - PAST_ATTEMPT_S) if past else sched.started_s
+    if now < start:
+        return ""
+    for attempt, (hang_s, rank) in enumerate(past, start=1):
+        r = rng(cluster.seed, "attempt", attempt)
+        pids = {node: r.randint(60_000, 170_000) for node in run.nodes}
+        agents = agent_pids(run, pids)
+        fired = hang_s + NCCL_TIMEOUT_MS / 1000.0 + 0.06
+        out += _launch(cluster, run, start, agents, total)
+        seq = 4 + r.randint(200, 1400) * max(1, math.ceil(_grad_bytes(run) / BUCKET_BYTES))
+        out += _watchdog(cluster, run, rank, seq, fired, fired + TEARDOWN_S, agents, pids)
+        out += _gave_up(attempt, total)
+        start = fired + TEARDOWN_S + 8.0
+    agents = agent_pids(run)
+    out += _launch(cluster, run, sched.started_s, agents, total)
+    if now >= sched.init_s + 20.0:
+        out += init_lines(cluster, _procs(run), run.env)
+    watchdog = hang_fired_s(cluster)
+    if watchdog is not None and now >= watchdog and run.hang_s is not None and run.hang_rank is not None:
+        steps_done = sched.completed_at(run.hang_s) - sched.resume_step
+        seq = 3 + steps_done * max(1, math.ceil(_grad_bytes(run) / BUCKET_BYTES)) + 1
+        first = {node: min(r.pid for r in run.ranks if r.node == node) for node in run.nodes}
+        out += _watchdog(cluster, run, run.hang_rank, seq, watchdog, now, agents, first)
+        if now >= watchdog + TEARDOWN_S:
+            out += _gave_up(total, total)
+    job = cluster.slurm.job(run.job_id)
+    if job is not None and job.state in ("NODE_FAIL", "CANCELLED") and job.end_s is not None and now >= job.end_s:
+        out += _killed(cluster, run.job_id, run.nodes, job.failed_node, job.end_s)
+    return "\n".join(out) + "\n"
+
+
+def slurm_out_mtime(cluster: Cluster) -> float:
+    """The instant of the Slurm output's last line (see :func:`slurm_out`)."""
+    run = cluster.training
+    assert run is not None
+    now = written_until(cluster)
+    sched = schedule(cluster)
+    marks = [sched.started_s + 6.0 + 0.13 * (len(run.nodes) - 1)]
+    if init_lines(cluster, _procs(run), run.env):
+        marks.append(sched.init_s + 20.0)
+    watchdog = hang_fired_s(cluster)
+    if watchdog is not None and run.hang_rank is not None:
+        marks += [watchdog + 0.15, watchdog + TEARDOWN_S]
+    job = cluster.slurm.job(run.job_id)
+    if job is not None and job.state in ("NODE_FAIL", "CANCELLED") and job.end_s is not None:
+        marks.append(job.end_s)
+    return max((m for m in marks if m <= now), default=sched.started_s)
+
+
+def _gave_up(attempt: int, total: int) -> list[str]:
+    """The batch script's trace after a failed attempt (``set -x``): retry, or exit non-zero."""
+    if total == 1:
+        return []
+    text = f"attempt {attempt} of {total} failed"
+    return [f"+ echo '{text}'", text] + (["+ exit 1"] if attempt == total else [])
+
+
+def _killed(cluster: Cluster, job_id: int, nodes: list[str], failed: str, at: float) -> list[str]:
+    """What srun and the surviving slurmstepds write when slurmctld kills the job (a node failed, scancel)."""
+    when = cluster.clock.at(at).strftime("%Y-%m-%dT%H:%M:%S")
+    tail = f"CANCELLED AT {when} DUE TO NODE FAILURE, SEE SLURMCTLD LOG FOR DETAILS ***" if failed \
+        else f"CANCELLED AT {when} ***"
+    lines = [f"srun: error: Node failure on {failed}"] if failed else []
+    lines += [f"slurmstepd: error: *** JOB {job_id} ON {nodes[0]} {tail}",
+              f"srun: Job step aborted: Waiting up to {KILL_WAIT_S + 2} seconds for job step to finish."]
+    lines += [f"slurmstepd: error: *** STEP {job_id}.0 ON {node} {tail}" for node in nodes if node != failed]
+    return lines
+
+
+def _grad_bytes(run: TrainingRun) -> float:
+    return run.params_b * 1e9 * 2.0 / (max(1, run.tp) * max(1, run.pp))
+
+
+def _watchdog(cluster: Cluster, run: TrainingRun, hung: int, seq: int, fired: float, now: float,
+              agents: dict[str, int], first_pids: dict[str, int]) -> list[str]:
+    """The PyTorch 2.x NCCL watchdog report on every rank still waiting in the all-reduce, then the teardown."""
+    numel = BUCKET_BYTES // 2
+    lines: list[str] = []
+    waiting = [r for r in run.ranks if r.rank != hung]
+    for r in waiting:
+        r_rng = rng(cluster.seed, "watchdog", r.rank, seq)
+        t = fired + r_rng.uniform(0.0, 0.08)
+        ns = r_rng.randrange(1000)
+        ran = NCCL_TIMEOUT_MS + r_rng.randint(20, 95)
+        lines.append(f"[rank{r.rank}]:[{_glog(cluster, t, 'E')}{ns:03d} ProcessGroupNCCL.cpp:607] [Rank {r.rank}] "
+                     f"Watchdog caught collective operation timeout: WorkNCCL(SeqNum={seq}, OpType=ALLREDUCE, "
+                     f"NumelIn={numel}, NumelOut={numel}, Timeout(ms)={NCCL_TIMEOUT_MS}) ran for {ran} milliseconds "
+                     f"before timing out.")
+    if run.env.get("TORCH_NCCL_DESYNC_DEBUG", "0") not in ("", "0") and waiting:
+        first = waiting[0]
+        lines.append(f"[rank{first.rank}]:[{_glog(cluster, fired + 0.09, 'E')}{seq % 1000:03d} "
+                     f"ProcessGroupNCCL.cpp:1316] [PG 0 (default_pg) Rank {first.rank}] [{hung}] finished collective "
+                     f"#{seq - 1}, but didn't join collective #{seq} (count {numel}, type BFloat16, op ALLREDUCE)")
+    for r in waiting:
+        t = fired + 0.1 + rng(cluster.seed, "watchdog2", r.rank, seq).uniform(0.0, 0.05)
+        lines.append(f"[rank{r.rank}]:[{_glog(cluster, t, 'E')}{r.rank * 37 % 1000:03d} ProcessGroupNCCL.cpp:1664] "
+                     f"[PG 0 (default_pg) Rank {r.rank}] Exception (either an error or timeout) detected by watchdog "
+                     f"at work: {seq}, last enqueued NCCL work: {seq + 1}, last completed NCCL work: {seq - 1}.")
+        lines.append(f"[rank{r.rank}]:[{_glog(cluster, t, 'E')}{r.rank * 41 % 1000:03d} ProcessGroupNCCL.cpp:1709] "
+                     f"[PG 0 (default_pg) Rank {r.rank}] To avoid data inconsistency, we are taking the entire process "
+                     f"down.")
+    down = fired + TEARDOWN_S
+    if now >= down:
+        for node, agent in agents.items():
+            local = min(r.local_rank for r in run.ranks if r.node == node)
+            lines.append(f"{_glog(cluster, down - 1.0, 'E')} {agent} torch/distributed/elastic/multiprocessing/"
+                         f"api.py:833] failed (exitcode: -6) local_rank: {local} (pid: {first_pids[node]}) of binary: "
+                         f"/usr/bin/python3")
+        for i, node in enumerate(run.nodes):
+            lines.append(f"srun: error: {node}: task {i}: Exited with exit code 1")
+    return lines

@@ -1,0 +1,54 @@
+"""The directories every host mounts: ``/home`` (NFS) and ``/lustre`` (the parallel filesystem).
+
+alice's home with her shell start-up files, the Lustre top directories, the
+training run's data and checkpoint directories, and the job's files
+(:mod:`emulator.hostfs.joblogs`). One copy is shared by all hosts, so a file
+written on one node is there on every other.
+"""
+
+from __future__ import annotations
+
+from emulator.cluster.model import Cluster
+from emulator.hostfs.joblogs import mount_job_logs
+from emulator.hostfs.tree import mount, tree
+from emulator.vfs import Dir, File
+
+
+def shared_dirs(cluster: Cluster) -> dict[str, Dir]:
+    """The directories every host mounts: ``/home`` and ``/lustre``."""
+    home = Dir({"alice": _home(cluster)})
+    lustre = Dir()
+    for sub in ("jobs", "datasets", "ckpt", "scratch"):
+        lustre.children[sub] = Dir(mode=0o1777 if sub == "scratch" else 0o755)
+    if cluster.training is not None:
+        mount(lustre, cluster.training.data_dir.removeprefix("/lustre"), Dir())
+        mount(lustre, cluster.training.checkpoint_dir.removeprefix("/lustre"), Dir(owner="alice", group="alice"),
+              "alice")
+    mount_job_logs(cluster, home, lustre)
+    return {"home": home, "lustre": lustre}
+
+
+def _home(cluster: Cluster) -> Dir:
+    files = {
+        ".bashrc": File(_BASHRC, owner="alice", group="alice", mtime=-8_640_000.0),
+        ".profile": File(_PROFILE, owner="alice", group="alice", mtime=-8_640_000.0),
+    }
+    home = tree(files, owner="alice")
+    home.mode = 0o750
+    return home
+
+
+_BASHRC = """# ~/.bashrc: executed by bash(1) for non-login shells.
+HISTCONTROL=ignoreboth
+HISTSIZE=1000
+export PATH=/usr/local/cuda/bin:$PATH
+alias ll='ls -alF'
+alias sq='squeue -u $USER'
+"""
+
+
+_PROFILE = """# ~/.profile: executed by the command interpreter for login shells.
+if [ -n "$BASH_VERSION" ] && [ -f "$HOME/.bashrc" ]; then
+    . "$HOME/.bashrc"
+fi
+"""

@@ -1,0 +1,52 @@
+"""Labs: the lab files loaded and validated, each lab's cluster built for a seed, a learner's finding judged.
+
+A lab is one TOML file in ``labs/`` (shipped in the wheel as
+``emulator.labs_data``): ``parse`` validates its schema into the records of
+``schema``, ``loader`` finds and caches the files, ``clusters`` builds a lab's
+cluster and picks its fault parameters per seed, ``findings`` judges a finding
+against the model's truth, ``evidence`` sets what the learner ran against the
+reference procedure, and ``placeholders`` fills ``<field>`` names from the
+truth. This package imports only the model (``emulator.cluster``) and
+``emulator.errors``; the names below are its public face, imported by the
+shell, the session, the lab tools and the MkDocs hooks.
+"""
+
+from __future__ import annotations
+
+from emulator.labs.clusters import build, cluster_for, fault_params, spec_for
+from emulator.labs.evidence import evidence_report, tool_runs
+from emulator.labs.findings import ALTERNATES, Verdict, canonical_cause, judge, normalise
+from emulator.labs.loader import SANDBOX, all_labs, get, known_labs, load_text
+from emulator.labs.parse import DIFFICULTIES, parse_lab
+from emulator.labs.placeholders import PLACEHOLDER, substitute, substitute_pattern
+from emulator.labs.schema import Check, Evidence, FaultSpec, Feedback, Lab, Step
+
+__all__ = [
+    "ALTERNATES",
+    "DIFFICULTIES",
+    "PLACEHOLDER",
+    "SANDBOX",
+    "Check",
+    "Evidence",
+    "FaultSpec",
+    "Feedback",
+    "Lab",
+    "Step",
+    "Verdict",
+    "all_labs",
+    "build",
+    "canonical_cause",
+    "cluster_for",
+    "evidence_report",
+    "fault_params",
+    "get",
+    "judge",
+    "known_labs",
+    "load_text",
+    "normalise",
+    "parse_lab",
+    "spec_for",
+    "substitute",
+    "substitute_pattern",
+    "tool_runs",
+]

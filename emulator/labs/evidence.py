@@ -1,0 +1,121 @@
+"""What the learner ran, set against the reference procedure: which tools, on which hosts.
+
+:func:`tool_runs` follows typed lines through ``ssh``/``exit``, ``srun -w``
+and wrappers (``sudo``, ``watch``...) to the (host, tool) pairs they ran;
+:func:`evidence_report` marks each reference step as run, partly run or not.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from emulator.cluster.scheduler import expand_hostlist
+from emulator.labs.placeholders import substitute
+from emulator.labs.schema import Lab
+
+_SRUN_ARGS = {"-w", "--nodelist", "-N", "--nodes", "-n", "--ntasks", "-p", "--partition", "--jobid",
+              "--ntasks-per-node", "--gpus-per-node", "-t", "--time", "-J", "--job-name"}
+_WRAPPERS = {"sudo", "watch", "timeout", "time", "env"}
+#: Words that open a compound command's body, and words of its header.
+_BODY = {"do", "then", "else", "{", "(", "!"}
+_HEADER = {"for", "while", "until", "if", "elif", "done", "fi", "}", ")", "case", "esac"}
+
+
+def tool_runs(lines: list[str], home: str = "login01") -> list[tuple[str | None, str]]:
+    """The (host, tool) pairs a list of typed lines ran, following ``ssh``/``exit`` and ``srun -w``.
+
+    The host is None when a launcher picks the nodes (``srun`` without ``-w``) or a
+    variable names it (``for n in ...; do ssh $n ibstat; done``).
+    """
+    stack = [home]
+    runs: list[tuple[str | None, str]] = []
+    for line in lines:
+        for words in _simple_commands(line):
+            host: str | None = stack[-1]
+            if words and words[0] in _HEADER:
+                continue
+            while words:
+                head = words[0]
+                if head in _BODY or ("=" in head and not head.startswith("-")):
+                    words = words[1:]
+                elif head == "ssh":
+                    rest = [w for w in words[1:] if not w.startswith("-")]
+                    if not rest:
+                        break
+                    target = rest[0].split("@")[-1].split(".")[0]
+                    if len(rest) == 1:
+                        stack.append(target)
+                        words = []
+                        break
+                    host, words = (None if "$" in target else target), rest[1:]
+                elif head == "srun":
+                    host, words = _srun(words[1:])
+                elif head in _WRAPPERS:
+                    words = _skip_options(words[1:])
+                elif head in ("exit", "logout"):
+                    if len(stack) > 1:
+                        stack.pop()
+                    words = []
+                else:
+                    runs.append((host, head))
+                    break
+    return runs
+
+
+def _skip_options(words: list[str]) -> list[str]:
+    i = 0
+    while i < len(words) and words[i].startswith("-"):
+        i += 2 if words[i] in ("-n", "-u") else 1
+    return words[i:]
+
+
+def _srun(words: list[str]) -> tuple[str | None, list[str]]:
+    host: str | None = None
+    i = 0
+    while i < len(words) and words[i].startswith("-"):
+        word = words[i]
+        value = None
+        if "=" in word:
+            word, value = word.split("=", 1)
+            i += 1
+        elif word in _SRUN_ARGS:
+            value = words[i + 1] if i + 1 < len(words) else None
+            i += 2
+        else:
+            i += 1
+        if word in ("-w", "--nodelist") and value:
+            try:
+                names = expand_hostlist(value)
+            except ValueError:
+                names = []
+            host = names[0] if len(names) == 1 else None
+    return host, words[i:]
+
+
+def _simple_commands(line: str) -> list[list[str]]:
+    lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|")
+    lexer.whitespace_split = True
+    lexer.commenters = "#"
+    commands: list[list[str]] = [[]]
+    try:
+        for token in lexer:
+            if token and set(token) <= set(";&|"):
+                commands.append([])
+            else:
+                commands[-1].append(token)
+    except ValueError:
+        return []
+    return [c for c in commands if c]
+
+
+def evidence_report(lab: Lab, truth: dict[str, str], typed: list[str], home: str = "login01") -> list[str]:
+    """One line per reference step: which of its tools the learner ran where the procedure runs them."""
+    ran = tool_runs(typed, home)
+    lines = []
+    for n, step in enumerate(lab.solution, start=1):
+        wanted = tool_runs([substitute(cmd, truth) for cmd in step.run], home)
+        seen = [w for w in wanted if any(t == w[1] and (h is None or w[0] is None or h == w[0]) for h, t in ran)]
+        names = ", ".join(sorted({f"{t} on {h}" if h and h != home else t for h, t in wanted}))
+        mark = "yes" if len(seen) == len(wanted) else ("partly" if seen else "no")
+        lines.append(f"  {n}. {step.title}: {names} ... {mark}")
+    return lines

@@ -1,0 +1,222 @@
+"""A lab file's schema, validated: :func:`parse_lab` turns parsed TOML into a :class:`Lab` or a :class:`LabError`.
+
+A lab is one TOML file in ``labs/`` (shipped in the wheel as the package
+``emulator.labs_data``; :mod:`emulator.labs.loader` reads them). Its fields,
+all checked here:
+
+``id``, ``title``, ``difficulty`` (introductory, intermediate, advanced),
+``pages`` (site paths under ``docs/``), ``scenario`` (one paragraph),
+``[cluster]`` (``nodes``, ``training_nodes``, ``other_jobs``, ``start`` and a
+``[cluster.training]`` table of training-run overrides), then, for every lab
+but the healthy sandbox:
+
+``[[faults]]``
+    ``name`` of a fault in :mod:`emulator.cluster.faults` (or a list of
+    names, one picked per seed, each given the parameters it knows), fixed
+    ``params``, and ``vary``: parameter → list of choices, one picked per
+    seed (any N consecutive seeds cover N choices). Unknown faults and
+    parameters are schema errors. Anything a lab leaves open the fault
+    function chooses from the seed itself.
+``goal``
+    The question the learner answers.
+``hints``
+    A ladder of strings, from a nudge to a near-answer.
+``[[solution]]``
+    The reference procedure, in order: ``title``, ``run`` (command lines),
+    ``look_for``, ``record``, and ``evidence`` (regular expressions the
+    output of ``run`` must show under the fault and must not show on the
+    healthy twin; the replay tests check both). An evidence item may be a
+    table ``{cause = "link-rate", pattern = "..."}`` that holds only when the
+    seed picked that cause (``when = {setting = "..."}`` for another field).
+``[check]``
+    ``fields`` the finding must state, each compared with the model's truth
+    (:meth:`Cluster.truth`; a GPU may also be named by bus id, UUID or
+    serial, a port by netdev, GUID or LID); ``uses``: other truth fields the
+    procedure's placeholders name; ``causes``: canonical cause word →
+    accepted synonyms (wrong causes a learner may plausibly pick belong here
+    too); ``[check.synonyms.FIELD]``: the same for another field;
+    ``[check.wrong]``: field → what to say when that field is wrong;
+    ``[[check.feedback]]``: ``when`` (a partial finding) → ``say``, for
+    plausible wrong answers.
+
+Command lines and evidence may name truth values as ``<node>``, ``<port>``...
+``solutions`` prints them as they are (the learner fills them in from an
+earlier step); the replay tests substitute the state's truth.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from emulator.cluster.faults import catalog
+from emulator.cluster.training import TrainingRun
+from emulator.labs.placeholders import PLACEHOLDER
+from emulator.labs.reader import TableReader
+from emulator.labs.schema import Check, Evidence, FaultSpec, Feedback, Lab, Step
+
+DIFFICULTIES = ("introductory", "intermediate", "advanced")
+_ID = re.compile(r"^[a-z][a-z0-9-]*$")
+_CLUSTER_KEYS = {"nodes": int, "training_nodes": int, "other_jobs": int}
+
+
+def _cluster(r: TableReader) -> dict[str, Any]:
+    r.unknown({*_CLUSTER_KEYS, "start", "training"})
+    out: dict[str, Any] = {}
+    for key, kind in _CLUSTER_KEYS.items():
+        if key in r.data:
+            out[key] = r.get(key, kind, "an integer")
+    if out.get("nodes", 8) < 1 or out.get("nodes", 8) > 1024:
+        raise r.fail("nodes", "must be between 1 and 1024")
+    if "start" in r.data:
+        start = r.get("start", datetime, "a date-time with a time zone (2026-03-11T09:00:00Z)")
+        if start.tzinfo is None:
+            raise r.fail("start", "expected a date-time with a time zone (2026-03-11T09:00:00Z)")
+        out["start"] = start
+    if "training" in r.data:
+        training = r.table("training")
+
+        known = set(TrainingRun.__dataclass_fields__) - {"job_id", "name", "ranks"}
+        for key in training.data:
+            if key not in known:
+                raise training.fail(key, "not a training setting")
+        out["training"] = dict(training.data)
+    return out
+
+
+def _placeholders_ok(r: TableReader, key: str | int, text: str, names: set[str]) -> None:
+    for name in PLACEHOLDER.findall(text):
+        if name not in names:
+            raise r.fail(key, f"<{name}> is not a field of check.fields or check.uses")
+
+
+def _evidence(r: TableReader, index: int, names: set[str], causes: set[str]) -> Evidence:
+    """One evidence item: a pattern string, or a table ``{cause = ..., pattern = ...}``
+    (``when = {field = value}`` for a variant named by another truth field)."""
+    when: dict[str, str] = {}
+    if isinstance(r.data, str):
+        pattern = r.data
+        where = TableReader(r.source, {}, r.path.rsplit("[", 1)[0])
+        key: str | int = index
+    else:
+        r.unknown({"pattern", "cause", "when"})
+        pattern, cause = r.text("pattern"), r.text("cause", "")
+        if cause and causes and cause not in causes:
+            raise r.fail("cause", "not one of check.causes")
+        table = r.table("when", {})
+        for k in table.data:
+            when[k] = table.text(k)
+        if cause:
+            when["cause"] = cause
+        where, key = r, "pattern"
+    _placeholders_ok(where, key, pattern, names)
+    try:
+        re.compile(PLACEHOLDER.sub("x", pattern))
+    except re.error as exc:
+        raise where.fail(key, f"bad regular expression: {exc}") from None
+    return Evidence(pattern, when)
+
+
+def parse_lab(data: dict[str, Any], source: str) -> Lab:
+    """Validate one parsed lab file; raise :class:`LabError` naming file, field and problem."""
+    r = TableReader(source, data)
+    r.unknown({"id", "title", "difficulty", "pages", "scenario", "cluster", "faults", "goal", "hints",
+               "solution", "check"})
+    lab_id = r.text("id")
+    if not _ID.match(lab_id):
+        raise r.fail("id", "expected lowercase words joined by '-'")
+    stem = Path(source).stem
+    if stem != lab_id:
+        raise r.fail("id", f"must match the file name ({stem})")
+    difficulty = r.text("difficulty")
+    if difficulty not in DIFFICULTIES:
+        raise r.fail("difficulty", f"expected one of {', '.join(DIFFICULTIES)}")
+    pages = r.strings("pages")
+    for i, page in enumerate(pages):
+        if not page.endswith(".md") or page.startswith("/") or ".." in page:
+            raise TableReader(source, {}, "pages").fail(i, "expected a site path such as guides/data-loading.md")
+    cluster = _cluster(r.table("cluster", {}))
+    faults = []
+    for f in r.tables("faults"):
+        f.unknown({"name", "params", "vary"})
+        vary = f.table("vary", {})
+        for key, options in vary.data.items():
+            if not isinstance(options, list) or not options:
+                raise vary.fail(key, "expected a non-empty list of choices")
+        if isinstance(f.data.get("name"), list):
+            names = f.strings("name")
+        else:
+            names = [f.text("name")]
+        known_faults = catalog()
+        for name in names:
+            if name not in known_faults:
+                raise f.fail("name", f"unknown fault {name!r}")
+        params = f.table("params", {})
+        accepted = {key for name in names for key in known_faults[name].params}
+        for table in (params, vary):
+            for key in table.data:
+                if key not in accepted:
+                    raise table.fail(key, f"not a parameter of {' or '.join(names)}")
+        faults.append(FaultSpec(names, dict(params.data), dict(vary.data)))
+    base: dict[str, Any] = dict(id=lab_id, title=r.text("title"), difficulty=difficulty, pages=pages,
+                                scenario=r.text("scenario"), cluster=cluster, source=source)
+    if not faults:
+        for key in ("goal", "hints", "solution", "check"):
+            if key in data:
+                raise r.fail(key, "only a lab with faults has one")
+        return Lab(**base)
+    check = _check(r.table("check"))
+    known = set(check.fields) | set(r.table("check").strings("uses", [], nonempty=False))
+    steps = []
+    for s in r.tables("solution"):
+        s.unknown({"title", "run", "look_for", "record", "evidence"})
+        run = s.strings("run")
+        sub = TableReader(source, {}, s.where("run"))
+        for i, text in enumerate(run):
+            _placeholders_ok(sub, i, text, known)
+        evidence = [_evidence(e, i, known, set(check.causes)) for i, e in enumerate(s.items("evidence"))]
+        steps.append(Step(s.text("title"), run, s.text("look_for"), s.text("record"), evidence))
+    if not steps:
+        raise r.fail("solution", "must have at least one step")
+    return Lab(**base, faults=faults, goal=r.text("goal"), hints=r.strings("hints"), solution=steps, check=check)
+
+
+def _check(r: TableReader) -> Check:
+    r.unknown({"fields", "uses", "causes", "synonyms", "wrong", "feedback"})
+    fields = r.strings("fields")
+    for i, name in enumerate(fields):
+        if not re.fullmatch(r"[a-z][a-z_]*", name):
+            raise TableReader(r.source, {}, r.where("fields")).fail(i, "expected a lowercase field name")
+    causes: dict[str, list[str]] = {}
+    if "cause" in fields:
+        table = r.table("causes")
+        if not table.data:
+            raise r.fail("causes", "must list the cause words when fields has cause")
+        for word in table.data:
+            causes[word] = table.strings(word, [], nonempty=False)
+    synonyms: dict[str, dict[str, list[str]]] = {}
+    table = r.table("synonyms", {})
+    for key in table.data:
+        if key not in fields or key == "cause":
+            raise table.fail(key, "not one of check.fields other than cause")
+        words = table.table(key)
+        synonyms[key] = {word: words.strings(word, [], nonempty=False) for word in words.data}
+    wrong = r.table("wrong", {})
+    for key in wrong.data:
+        if key not in fields:
+            raise wrong.fail(key, "not one of check.fields")
+        wrong.text(key)
+    feedback = []
+    for fb in r.tables("feedback"):
+        fb.unknown({"when", "say"})
+        when = fb.table("when")
+        if not when.data:
+            raise fb.fail("when", "must not be empty")
+        for key in when.data:
+            if key not in fields:
+                raise when.fail(key, "not one of check.fields")
+            when.text(key)
+        feedback.append(Feedback(dict(when.data), fb.text("say")))
+    return Check(fields, causes, dict(wrong.data), feedback, synonyms)

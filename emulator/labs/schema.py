@@ -1,0 +1,84 @@
+"""A lab as data: its scenario, faults, reference procedure and the check a finding must pass.
+
+Plain frozen records, built only by :func:`emulator.labs.parse.parse_lab`,
+which documents each field as the lab files spell it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from emulator.labs.placeholders import substitute_pattern
+
+
+@dataclass(frozen=True)
+class FaultSpec:
+    #: One fault name, or several: the seed picks one.
+    names: list[str]
+    params: dict[str, Any]
+    vary: dict[str, list[Any]]
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A pattern the step's output shows under the fault; ``when`` limits it to one variant."""
+
+    pattern: str
+    when: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Step:
+    title: str
+    run: list[str]
+    look_for: str
+    record: str
+    evidence: list[Evidence]
+
+    def expected(self, truth: dict[str, str]) -> list[str]:
+        """The patterns this step must show for this truth, with its values filled in."""
+        return [substitute_pattern(e.pattern, truth) for e in self.evidence
+                if all(truth.get(k) == v for k, v in e.when.items())]
+
+
+@dataclass(frozen=True)
+class Feedback:
+    when: dict[str, str]
+    say: str
+
+
+@dataclass(frozen=True)
+class Check:
+    fields: list[str]
+    causes: dict[str, list[str]]
+    wrong: dict[str, str]
+    feedback: list[Feedback]
+    #: Other fields' vocabularies: field → canonical value → accepted spellings.
+    synonyms: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Lab:
+    id: str
+    title: str
+    difficulty: str
+    pages: list[str]
+    scenario: str
+    cluster: dict[str, Any]
+    faults: list[FaultSpec] = field(default_factory=list)
+    goal: str = ""
+    hints: list[str] = field(default_factory=list)
+    solution: list[Step] = field(default_factory=list)
+    check: Check | None = None
+    source: str = ""
+
+    @property
+    def is_sandbox(self) -> bool:
+        return not self.faults
+
+    def submit_form(self) -> str:
+        """``submit node=<node> port=<port> cause=<cause>``."""
+        if self.check is None:
+            return ""
+        return "submit " + " ".join(f"{f}=<{f}>" for f in self.check.fields)
