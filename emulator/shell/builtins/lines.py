@@ -5,9 +5,15 @@ from __future__ import annotations
 import shlex
 
 from emulator.commands.kit.command import Context, Outcome, RawCommand
+from emulator.commands.kit.spec import Flag
 from emulator.shell.lexer import ShellSyntaxError
 
 SECTION = "Shell"
+
+#: The flags these builtins act on.
+_CLEAR = Flag("-c", "", "", "clear the history")
+_LIST = Flag("-p", "", "", "list the aliases (also what alias alone does)")
+_ALL = Flag("-a", "", "", "remove every alias")
 
 
 class History(RawCommand):
@@ -16,11 +22,13 @@ class History(RawCommand):
     directory = None
     summary = "show the lines entered in this session (history N: the last N; -c clears)"
     section = SECTION
+    synopsis = "[-c] [N]"
+    flags = (_CLEAR,)
 
     def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]
         history = ctx.session.history
-        if words[:1] == ["-c"]:
+        if words[:1] == _CLEAR.strings():
             history.clear()
             return 0
         count = len(history)
@@ -41,6 +49,7 @@ class Source(RawCommand):
     summary = "run the commands of a file in this shell (also: . FILE)"
     section = SECTION
     aliases = (".",)
+    synopsis = "FILENAME [ARGUMENTS]"
 
     def execute(self, ctx: Context) -> Outcome:
         if len(ctx.argv) < 2:
@@ -63,10 +72,12 @@ class Alias(RawCommand):
     directory = None
     summary = "define or list aliases (alias ll='ls -alF')"
     section = SECTION
+    synopsis = "[-p] [NAME[=VALUE] ...]"
+    flags = (_LIST,)
 
     def execute(self, ctx: Context) -> Outcome:
         aliases = ctx.shell.aliases
-        words = [w for w in ctx.argv[1:] if w != "-p"]
+        words = [w for w in ctx.argv[1:] if w not in _LIST.strings()]
         if not words:
             for name in sorted(aliases):
                 ctx.outln(f"alias {name}={shlex.quote(aliases[name])}")
@@ -94,10 +105,12 @@ class Unalias(RawCommand):
     directory = None
     summary = "remove aliases (-a: all)"
     section = SECTION
+    synopsis = "[-a] NAME [NAME ...]"
+    flags = (_ALL,)
 
     def execute(self, ctx: Context) -> Outcome:
         aliases = ctx.shell.aliases
-        if ctx.argv[1:2] == ["-a"]:
+        if ctx.argv[1:2] == _ALL.strings():
             aliases.clear()
             return 0
         status = 0

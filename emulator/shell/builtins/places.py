@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from emulator.cluster.ids import rng
 from emulator.commands.kit.command import Context, Outcome, RawCommand
+from emulator.commands.kit.spec import Flag
 from emulator.shell.signals import ExitShell
 
 SECTION = "Shell"
@@ -15,6 +16,8 @@ class Cd(RawCommand):
     directory = None
     summary = "change the working directory"
     section = SECTION
+    synopsis = "[DIR | -]"
+    description = "DIR defaults to $HOME; - goes back to the previous directory ($OLDPWD) and prints it."
 
     def execute(self, ctx: Context) -> Outcome:
         words = [w for w in ctx.argv[1:] if w != "--"]
@@ -45,7 +48,56 @@ class Ssh(RawCommand):
     summary = "log in to another host, or run one command there (ssh node03 nvidia-smi)"
     section = SECTION
     usage_status = 255
-    _WITH_VALUE = set("bcDEeFIiJLlmOopQRSWw")
+    synopsis = "[OPTION]... destination [command [argument ...]]"
+    notes = "Every option is accepted and changes nothing here; -h prints the usage."
+    flags = (
+        Flag("-4", "", "", "use IPv4 addresses only"),
+        Flag("-6", "", "", "use IPv6 addresses only"),
+        Flag("-A", "", "", "forward the authentication agent"),
+        Flag("-a", "", "", "do not forward the authentication agent"),
+        Flag("-B", "", "bind_interface", "bind to this interface's address before connecting"),
+        Flag("-b", "", "bind_address", "source address on the local machine"),
+        Flag("-C", "", "", "compress all data"),
+        Flag("-c", "", "cipher_spec", "ciphers for the session, in order of preference"),
+        Flag("-D", "", "[bind_address:]port", "dynamic (SOCKS) port forwarding"),
+        Flag("-E", "", "log_file", "append debug logs to log_file"),
+        Flag("-e", "", "escape_char", "escape character (default ~)"),
+        Flag("-F", "", "configfile", "an alternative per-user configuration file"),
+        Flag("-f", "", "", "go to the background just before the command runs"),
+        Flag("-G", "", "", "print the configuration after evaluating Host and Match blocks"),
+        Flag("-g", "", "", "let remote hosts connect to local forwarded ports"),
+        Flag("-I", "", "pkcs11", "PKCS#11 shared library for the user's token"),
+        Flag("-i", "", "identity_file", "file to read the private key from"),
+        Flag("-J", "", "[user@]host[:port]", "connect through a jump host"),
+        Flag("-K", "", "", "enable GSSAPI authentication and credential forwarding"),
+        Flag("-k", "", "", "disable GSSAPI credential forwarding"),
+        Flag("-L", "", "address", "local port forwarding"),
+        Flag("-l", "", "login_name", "user to log in as"),
+        Flag("-M", "", "", "master mode for connection sharing"),
+        Flag("-m", "", "mac_spec", "MAC algorithms, in order of preference"),
+        Flag("-N", "", "", "do not run a remote command"),
+        Flag("-n", "", "", "read stdin from /dev/null"),
+        Flag("-O", "", "ctl_cmd", "control a connection-sharing master"),
+        Flag("-o", "", "option", "an option in the configuration file's format"),
+        Flag("-p", "", "port", "port to connect to on the remote host"),
+        Flag("-Q", "", "query_option", "list the algorithms of a kind"),
+        Flag("-q", "", "", "quiet mode"),
+        Flag("-R", "", "address", "remote port forwarding"),
+        Flag("-S", "", "ctl_path", "control socket for connection sharing"),
+        Flag("-s", "", "", "run a subsystem on the remote host"),
+        Flag("-T", "", "", "no pseudo-terminal"),
+        Flag("-t", "", "", "force a pseudo-terminal"),
+        Flag("-V", "", "", "print the version"),
+        Flag("-v", "", "", "verbose mode"),
+        Flag("-W", "", "host:port", "forward stdin and stdout to host:port"),
+        Flag("-w", "", "local_tun[:remote_tun]", "tunnel device forwarding"),
+        Flag("-X", "", "", "enable X11 forwarding"),
+        Flag("-x", "", "", "disable X11 forwarding"),
+        Flag("-Y", "", "", "enable trusted X11 forwarding"),
+        Flag("-y", "", "", "log through syslog"),
+    )
+    #: The options whose value is the next word, from the table above.
+    _WITH_VALUE = frozenset(flag.short for flag in flags if flag.value)
 
     def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]
@@ -55,7 +107,7 @@ class Ssh(RawCommand):
             if flag in ("-h", "--help"):
                 ctx.err(_SSH_USAGE)
                 return 255
-            i += 2 if flag[-1] in self._WITH_VALUE and len(flag) == 2 else 1
+            i += 2 if flag in self._WITH_VALUE else 1
         if i >= len(words):
             ctx.err(_SSH_USAGE)
             return 255
@@ -87,6 +139,8 @@ class Exit(RawCommand):
     summary = "leave the current host (back to the previous one after ssh)"
     section = SECTION
     aliases = ("logout",)
+    synopsis = "[N]"
+    description = "N is the status to leave with (default: the last command's)."
 
     def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]

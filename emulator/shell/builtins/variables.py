@@ -6,6 +6,7 @@ import re
 import shlex
 
 from emulator.commands.kit.command import Context, Outcome, RawCommand
+from emulator.commands.kit.spec import Flag
 
 SECTION = "Shell"
 
@@ -16,9 +17,11 @@ class Export(RawCommand):
     directory = None
     summary = "set environment variables for later commands (export NAME=value)"
     section = SECTION
+    synopsis = "[-p] [NAME[=VALUE] ...]"
+    flags = (Flag("-p", "", "", "list the exported variables (also what export alone does)"),)
 
     def execute(self, ctx: Context) -> Outcome:
-        words = [w for w in ctx.argv[1:] if w not in ("--", "-p")]
+        words = [w for w in ctx.argv[1:] if w != "--" and w not in _strings(self.flags)]
         if not words:
             for name in sorted(ctx.shell.env):
                 value = ctx.shell.env[name].replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$")
@@ -41,11 +44,14 @@ class Unset(RawCommand):
     directory = None
     summary = "remove shell variables"
     section = SECTION
+    synopsis = "[-fv] [NAME ...]"
+    flags = (Flag("-v", "", "", "the NAMEs are variables (the default)"),
+             Flag("-f", "", "", "accepted; there are no shell functions, so the NAMEs are unset as variables"))
 
     def execute(self, ctx: Context) -> Outcome:
         status = 0
         for name in ctx.argv[1:]:
-            if name in ("-v", "-f"):
+            if name in _strings(self.flags):
                 continue
             if not _NAME.match(name):
                 ctx.err(f"bash: unset: `{name}': not a valid identifier\n")
@@ -61,6 +67,19 @@ class Read(RawCommand):
     directory = None
     summary = "read a line from standard input into variables (-r, -p PROMPT, -a ARRAY ignored)"
     section = SECTION
+    synopsis = "[-ar] [-d DELIM] [-n NCHARS] [-p PROMPT] [-t TIMEOUT] [-u FD] [NAME ...]"
+    notes = "Other options are accepted and ignored; the line goes to REPLY when no NAME is given."
+    flags = (
+        Flag("-a", "", "", "accepted; the NAMEs are read as plain variables, not an array"),
+        Flag("-d", "", "DELIM", "accepted and ignored: a line ends at a newline"),
+        Flag("-n", "", "NCHARS", "accepted and ignored: the whole line is read"),
+        Flag("-p", "", "PROMPT", "print PROMPT on stderr before reading"),
+        Flag("-r", "", "", "do not treat backslashes as escapes"),
+        Flag("-t", "", "TIMEOUT", "accepted and ignored: input is already there or not"),
+        Flag("-u", "", "FD", "accepted and ignored: read standard input"),
+    )
+    #: The options whose value is the next word, from the table above.
+    _WITH_VALUE = frozenset(flag.short for flag in flags if flag.value)
 
     def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]
@@ -69,7 +88,7 @@ class Read(RawCommand):
             flag = words.pop(0)
             if flag == "-r":
                 raw = True
-            elif flag in ("-p", "-t", "-d", "-n", "-u") and words:
+            elif flag in self._WITH_VALUE and words:
                 value = words.pop(0)
                 if flag == "-p":
                     ctx.err(value)
@@ -110,6 +129,30 @@ class Set(RawCommand):
     directory = None
     summary = "list shell variables; options such as -e, -u, -x, -o pipefail are accepted and ignored"
     section = SECTION
+    notes = "Every option is accepted and changes nothing here."
+    flags = (
+        Flag("-a", "", "", "export the variables that are set"),
+        Flag("-b", "", "", "report finished jobs at once"),
+        Flag("-e", "", "", "exit when a command fails"),
+        Flag("-f", "", "", "no pathname expansion"),
+        Flag("-h", "", "", "remember where commands are found"),
+        Flag("-k", "", "", "assignments anywhere on the line go to the environment"),
+        Flag("-m", "", "", "job control"),
+        Flag("-n", "", "", "read commands without running them"),
+        Flag("-p", "", "", "privileged mode"),
+        Flag("-t", "", "", "exit after one command"),
+        Flag("-u", "", "", "an unset variable is an error"),
+        Flag("-v", "", "", "print input lines as they are read"),
+        Flag("-x", "", "", "print commands as they run"),
+        Flag("-B", "", "", "brace expansion"),
+        Flag("-C", "", "", "do not overwrite files with >"),
+        Flag("-H", "", "", "! history expansion"),
+        Flag("-P", "", "", "do not follow symbolic links"),
+        Flag("-o", "", "option-name", "set an option by name (pipefail, errexit, nounset, ...)"),
+    )
+    #: The one-letter options, from the table above (``+x`` turns one off).
+    _LETTERS = "".join(flag.short[1] for flag in flags if not flag.value)
+    synopsis = f"[-{_LETTERS}] [-o option-name] [--] [arg ...]"
 
     def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]
@@ -131,11 +174,16 @@ class Set(RawCommand):
                         i += 1
                         if i < len(words) and words[i] not in _SET_OPTIONS:
                             raise ctx.fail(f"bash: set: {words[i]}: invalid option name", 1)
-                    elif letter not in "abefhkmnptuvxBCHP":
+                    elif letter not in self._LETTERS:
                         raise ctx.fail(f"bash: set: {word[0]}{letter}: invalid option\n"
-                                       "set: usage: set [-abefhkmnptuvxBCHP] [-o option-name] [--] [arg ...]", 2)
+                                       f"set: usage: set {self.synopsis}", 2)
             i += 1
         return 0
+
+
+def _strings(flags: tuple[Flag, ...]) -> set[str]:
+    """Every spelling of the flags in a table."""
+    return {spelling for flag in flags for spelling in flag.strings()}
 
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
