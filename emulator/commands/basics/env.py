@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import re
 
-from emulator.cluster.scheduler import _NAME
 from emulator.commands.kit.command import Context, Outcome, ParsedCommand, RawCommand
 from emulator.commands.kit.spec import ArgumentParser
 
@@ -26,6 +26,10 @@ class Pwd(ParsedCommand):
         ctx.outln(ctx.cwd)
         return 0
 
+
+
+#: A variable name, as in ``NAME=value``.
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 class Env(RawCommand):
