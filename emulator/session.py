@@ -9,41 +9,30 @@
 chunks (a streaming command pauses between chunks) until it returns None;
 ``interrupt()`` stops it at the next chunk boundary with ``^C`` and status
 130. ``snapshot()`` gives a JSON-ready dict from which :meth:`Session.restore`
-rebuilds the same session: everything is deterministic, so the snapshot is a
-journal of the lines run (and where an interrupted line stopped), replayed
-with its output discarded. Lines that provably change nothing (reads such as
-``nvidia-smi`` or ``squeue``, see :func:`replay_free`) are not run again: only
-their clock cost is counted, which keeps a reload after a long session fast.
+rebuilds the same session by replaying its journal (:mod:`emulator.replay`).
 """
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 from emulator import labs
 from emulator.cluster.clock import COMMAND_COST_S
-from emulator.shell import table
+from emulator.replay import HISTORY_LIMIT, SCHEMA, Entry, SnapshotError, compact, read_snapshot, skippable
 from emulator.shell.completion import Completion, complete
 from emulator.shell.history import expand as history_expand
 from emulator.shell.interpreter import Shell
-from emulator.shell.lexer import Op, ShellSyntaxError, Word, tokenize
-from emulator.shell.parser import Redirect, Simple, parse
+from emulator.shell.lexer import Op, ShellSyntaxError, tokenize
+from emulator.shell.parser import parse
 
-#: Version of the snapshot layout; a snapshot of another version is refused.
-SCHEMA = 1
-#: Lines kept in the history and in the snapshot journal.
-HISTORY_LIMIT = 1_000
+__all__ = ["Chunk", "Run", "Session", "SnapshotError"]
+
 #: Steps a restored interrupted line may replay.
 STEP_LIMIT = 10_000
 
 BANNER = ("Type help for the full list of commands, or solutions for reference procedures.\n"
           "Simulated outputs do not validate your environment.")
-
-
-class SnapshotError(ValueError):
-    """A snapshot that cannot be restored (unreadable, or another schema version)."""
 
 
 @dataclass
@@ -134,7 +123,7 @@ class Session:
         #: Lines dropped from the front of the history (numbering continues after them).
         self.history_base = 0
         #: Lines run since the session opened, for snapshots: (line, steps before an interrupt or None).
-        self.journal: list[tuple[str, int | None]] = []
+        self.journal: list[Entry] = []
         self.current: Run | None = None
         #: The lab commands' progress in the current lab (hints used, findings, solved).
         self.lab_progress: Any = None
@@ -235,18 +224,6 @@ class Session:
             "status": self.shell.last_status,
         }
 
-    def skippable(self, entries: list[tuple[str, int | None]], index: int, status: int | None = None) -> bool:
-        """Whether replaying journal entry ``index`` may be left out: it ran whole, changed nothing
-        (:func:`replay_free`), and the line after it cannot read its ``$?``; the last line only when
-        the snapshot recorded ``$?`` (``status``)."""
-        line, stop = entries[index]
-        if stop is not None or not replay_free(line, self.shell.aliases):
-            return False
-        if index + 1 >= len(entries):
-            return status is not None
-        following = entries[index + 1][0]
-        return replay_free(following, self.shell.aliases) or not reads_status(following, self.shell.aliases)
-
     def skip(self, line: str) -> None:
         """Account for a line as :meth:`run` would, without running it: history, clock cost, journal."""
         run = self.run(line)
@@ -259,25 +236,11 @@ class Session:
 
         ``fresh``, if given, is an unused session of the snapshot's lab and seed to replay onto.
         """
-        if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-            raise SnapshotError("snapshot from another version")
-        lab, seed, journal = data.get("lab"), data.get("seed"), data.get("journal")
-        history, base, clock = data.get("history", []), data.get("history_base", 0), data.get("clock", 0.0)
-        status = data.get("status")  # absent from older snapshots: their last line is replayed for its $?
-        if not (lab is None or isinstance(lab, str)) or not isinstance(seed, int) or not isinstance(journal, list) \
-                or not isinstance(history, list) or not all(isinstance(h, str) for h in history) \
-                or not isinstance(base, int) or not isinstance(clock, (int, float)) \
-                or not (status is None or isinstance(status, int)):
-            raise SnapshotError("unreadable snapshot")
-        entries = []
-        for entry in journal[-HISTORY_LIMIT:]:
-            if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)
-                    and (entry[1] is None or isinstance(entry[1], int))):
-                raise SnapshotError("unreadable snapshot")
-            entries.append((entry[0], entry[1]))
+        snapshot = read_snapshot(data)
+        lab, seed, entries, status = snapshot.lab, snapshot.seed, snapshot.entries, snapshot.status
         session = fresh if fresh is not None and fresh.origin == (lab, seed) and not fresh.journal else cls(lab, seed)
         for index, (line, stop) in enumerate(entries):
-            if session.skippable(entries, index, status):
+            if skippable(entries, index, status, session.shell.aliases):
                 session.skip(line)
                 if index + 1 == len(entries) and status is not None:
                     session.shell.last_status = status
@@ -290,99 +253,7 @@ class Session:
                 steps += 1
                 if stop is not None and steps >= min(stop, STEP_LIMIT):
                     run.interrupt()
-        session.history = history[-HISTORY_LIMIT:]
-        session.history_base = max(0, base)
-        session.cluster.clock.advance(float(clock) - session.cluster.clock.elapsed)
+        session.history = snapshot.history
+        session.history_base = snapshot.history_base
+        session.cluster.clock.advance(snapshot.clock - session.cluster.clock.elapsed)
         return session
-
-
-#: Words after which a line may read the previous line's status (``$?``) or run shell text that could.
-_STATUS_READERS = frozenset({"exit", "logout", "return", "source", ".", "eval", "watch", "ssh", "sbatch", "srun",
-                             "salloc", "sudo", "timeout", "env", "xargs", "bash", "sh", "exec", "command"})
-
-
-@functools.lru_cache(maxsize=4096)
-def _commands(line: str) -> tuple[list[Simple], frozenset[str]] | None:
-    """The simple commands of a line of plain pipelines and lists, and all its words; None for anything else.
-
-    Cached: a long session repeats the same few lines, and a restore asks about each line twice.
-    """
-    if "!" in line or line.lstrip().startswith("^"):
-        return None  # a history expansion could make it another line
-    try:
-        tokens, script = tokenize(line), parse(line)
-    except Exception:  # noqa: BLE001 - a line that does not parse is not skipped
-        return None
-    if any(isinstance(t, Op) and t.kind == "&" for t in tokens):
-        return None
-    commands: list[Simple] = []
-    for item in script.items:
-        for pipe in [item.first, *(p for _, p in item.rest)]:
-            if pipe.negate or pipe.timed:
-                return None
-            for command in pipe.commands:
-                if not isinstance(command, Simple):
-                    return None
-                commands.append(command)
-    return (commands, frozenset(t.raw for t in tokens if isinstance(t, Word))) if commands else None
-
-
-def _harmless(redirect: Redirect) -> bool:
-    target = redirect.target.literal()
-    if redirect.op == ">&":
-        return target is not None and target.isdecimal()
-    return redirect.op in (">", ">>", ">|", "&>", "&>>") and target == "/dev/null"
-
-
-@functools.lru_cache(maxsize=4096)
-def _replay_free_names(line: str) -> frozenset[str] | None:
-    """The command names of a line :func:`replay_free` accepts as long as none is aliased, else None."""
-    parsed = _commands(line)
-    if parsed is None:
-        return None
-    names = set()
-    for command in parsed[0]:
-        words = [w.literal() for w in command.words]
-        if command.assigns or not words or any(w is None for w in words):
-            return None
-        if not all(_harmless(r) for r in command.redirects):
-            return None
-        name, rest = cast("str", words[0]), cast("list[str]", words[1:])
-        entry = table.commands().lookup(name)
-        if entry is None or not entry.pure(rest):
-            return None
-        names.add(name)
-    return frozenset(names)
-
-
-def replay_free(line: str, aliases: dict[str, str] | None = None) -> bool:
-    """Whether running ``line`` changes nothing but the clock's per-line cost and ``$?``.
-
-    Every command says it is pure for its words (:meth:`~emulator.commands.kit.command.Command.pure`; none aliased), every word is
-    literal (no expansion, substitution or arithmetic), there are no assignments, and output goes to
-    the terminal, a pipe or /dev/null only.
-    """
-    names = _replay_free_names(line)
-    return names is not None and not any(name in (aliases or {}) for name in names)
-
-
-def reads_status(line: str, aliases: dict[str, str] | None = None) -> bool:
-    """Whether ``line`` may read the status the line before it left (conservative: True when unsure)."""
-    parsed = _commands(line)
-    if "$" in line or "`" in line or parsed is None:
-        return True
-    return any(w in _STATUS_READERS or w in (aliases or {}) for w in parsed[1])
-
-
-def compact(journal: list[tuple[str, int | None]], limit: int) -> list[tuple[str, int | None]]:
-    """Keep the journal within ``limit``: drop read-only lines first, oldest first, then the oldest lines."""
-    excess = len(journal) - limit
-    if excess <= 0:
-        return journal
-    kept: list[tuple[str, int | None]] = []
-    for index, entry in enumerate(journal):
-        if excess > 0 and index < len(journal) - 1 and replay_free(entry[0]):
-            excess -= 1
-            continue
-        kept.append(entry)
-    return kept[excess:] if excess > 0 else kept

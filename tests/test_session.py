@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from emulator.session import HISTORY_LIMIT, Session, SnapshotError
+from emulator.replay import HISTORY_LIMIT
+from emulator.session import Session, SnapshotError
 
 
 def test_prompt_shows_user_host_and_home_as_tilde():

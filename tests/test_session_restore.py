@@ -11,7 +11,8 @@ from __future__ import annotations
 import pytest
 
 from emulator import labs
-from emulator.session import Session, reads_status, replay_free
+from emulator.replay import reads_status, replay_free
+from emulator.session import Session
 from emulator.shell.interpreter import Shell
 
 #: Lines a learner repeats; none changes anything a snapshot must replay.

@@ -3,6 +3,11 @@
 A word is a list of parts (literal text, a variable, a command substitution,
 a tilde) each marked quoted or not, so that expansion can decide later what
 is field-split and what is globbed, exactly as bash does.
+
+One concept: words, quotes, ``$``-forms and here-document bodies are read by
+one scanner with one cursor over the input (a ``$(...)`` inside double quotes,
+a here-document's body after the line that opens it); splitting it would
+spread that cursor's state across modules.
 """
 
 from __future__ import annotations

@@ -7,6 +7,10 @@ here-documents ``<<`` and ``<<-``, here-strings ``<<<``), pipelines (``|``,
 ``{ list; }``, ``(( expr ))``, ``for NAME in WORDS; do LIST; done``,
 ``while``/``until`` loops, ``if``/``elif``/``else``/``fi`` and ``case``/``esac``.
 
+One concept: the tree's node types and the recursive-descent parser that builds
+them are bash's grammar, one rule per method; the nodes are read together with
+the rules that make them, so both stay in this one module.
+
 Deviations from bash (also listed on the handbook page about the shell):
 
 - ``&`` runs the command in the foreground; there is no job control.

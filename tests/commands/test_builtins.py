@@ -1,9 +1,15 @@
 """Built-ins and identity commands, as a learner types them."""
 
+import re
+
 import pytest
 
+from emulator.commands import basics
+from emulator.commands import help as help_family
+from emulator.commands.kit.command import Command, RawCommand
+from emulator.commands.kit.spec import Flag
 from emulator.session import Session
-from emulator.shell import table
+from emulator.shell import builtins, table
 
 
 @pytest.fixture
@@ -155,3 +161,73 @@ def test_ping_answers_from_an_up_host_and_not_from_a_down_one(s):
     assert "2 packets transmitted, 0 received, +2 errors, 100% packet loss" in out
     assert s.execute("ping -c 1 -q node07-bmc")[1] == 0
     assert s.execute("ping nowhere") == ("ping: nowhere: Name or service not known\n", 2)
+
+
+def test_env_sets_variables_for_the_command_it_runs(s):
+    assert s.execute("env FOO=1 printenv FOO") == ("1\n", 0)
+
+
+# -- declared flags -----------------------------------------------------------------------
+#: A line each raw command must run cleanly, ``{}`` standing for one flag (and its value).
+FLAG_LINES = {
+    "export": "export {} X=1", "unset": "unset {} X", "history": "history {}", "read": "read {} x <<< hi",
+    "ssh": "ssh {} node01 hostname", "set": "set {}", "alias": "alias {}", "unalias": "unalias {}",
+    "echo": "echo {} hi", "env": "env {} true", "sudo": "sudo {} true", "timeout": "timeout {} 5 true",
+    "sleep": "sleep {}", "test": "test {}", "type": "type {} ls",
+}
+#: A minimal valid value per kind of flag value; any other value is ignored by its command, so ``x`` does.
+FLAG_VALUES = {"option-name": "pipefail", "SIGNAL": "TERM", "DURATION": "1s", "port": "22", "login_name": "alice",
+               "user": "root", "FILE": "/etc/hosts", "STRING": "x", "TIMEOUT": "5", "NCHARS": "2", "FD": "0"}
+#: Commands whose status is their answer: a flag is accepted when it is not an error (status 2).
+ANSWERS = {"test"}
+#: What a rejected flag prints.
+REJECTIONS = ("invalid option", "unrecognized option", "usage:", "not a valid identifier", "operator expected",
+              "numeric argument required", "command not found", "Could not resolve")
+
+
+def declared(commands: list[Command]) -> list[tuple[str, Flag]]:
+    """(command name, flag) for every flag the raw commands among ``commands`` declare."""
+    return [(c.name, flag) for c in commands if isinstance(c, RawCommand) for flag in c.flags]
+
+
+def accepts(name: str, flag: Flag) -> None:
+    """Each spelling of ``flag``, typed with a valid value where it takes one, runs without a usage error."""
+    for spelling in flag.strings():
+        word = f"{spelling} {FLAG_VALUES.get(flag.value, 'x')}" if flag.value else spelling
+        line = FLAG_LINES[name].format(word)
+        out, status = Session().execute(line)
+        assert not any(r in out for r in REJECTIONS), f"{line!r}: {out}"
+        assert (status != 2 and not out) if name in ANSWERS else status == 0, f"{line!r}: {status} {out}"
+
+
+@pytest.mark.parametrize(("name", "flag"), declared(builtins.commands()), ids=lambda v: getattr(v, "short", v))
+def test_every_flag_a_shell_builtin_declares_is_accepted(name, flag):
+    accepts(name, flag)
+
+
+@pytest.mark.parametrize(("name", "flag"), declared(basics.commands()), ids=lambda v: getattr(v, "short", v))
+def test_every_flag_an_everyday_command_declares_is_accepted(name, flag):
+    accepts(name, flag)
+
+
+@pytest.mark.parametrize(("name", "flag"), declared(help_family.commands()), ids=lambda v: getattr(v, "short", v))
+def test_every_flag_a_help_command_declares_is_accepted(name, flag):
+    accepts(name, flag)
+
+
+def test_ssh_usage_lists_exactly_the_declared_flags(s):
+    usage, status = s.execute("ssh -h")
+    assert status == 255
+    letters = re.search(r"\[-(\w+)\]", usage)
+    assert letters is not None
+    listed = {f"-{letter}" for letter in letters.group(1)} | set(re.findall(r"\[(-\w) ", usage))
+    ssh = table.commands().lookup("ssh")
+    assert isinstance(ssh, RawCommand)
+    assert listed == {flag.short for flag in ssh.flags}
+    for flag in ssh.flags:
+        assert f"[{flag.short} {flag.value}]" in usage if flag.value else flag.short[1] in letters.group(1)
+
+
+def test_set_reports_its_usage_from_the_declared_letters(s):
+    assert s.execute("set -Q") == ("bash: set: -Q: invalid option\n"
+                                   "set: usage: set [-abefhkmnptuvxBCHP] [-o option-name] [--] [arg ...]\n", 2)

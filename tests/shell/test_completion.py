@@ -44,3 +44,9 @@ def test_quoted_paths_and_option_values(s):
     assert (result.start, result.matches, result.common) == (4, ['"/etc/hostname', '"/etc/hosts'], '"/etc/host')
     result = s.complete("srun --nodelist=node0")
     assert result.start == len("srun --nodelist=") and result.matches[0] == "node01"
+
+
+def test_raw_commands_complete_their_declared_flags(s):
+    assert s.complete("echo -").matches == ["-E", "-e", "-n"]
+    assert s.complete("timeout --k").matches == ["--kill-after"]
+    assert s.complete("unalias -").matches == ["-a"]

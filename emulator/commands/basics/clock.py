@@ -7,7 +7,7 @@ import re
 from datetime import UTC, datetime, timedelta
 
 from emulator.commands.kit.command import Context, Outcome, ParsedCommand, RawCommand
-from emulator.commands.kit.spec import ArgumentParser
+from emulator.commands.kit.spec import ArgumentParser, Flag
 from emulator.errors import CommandError
 
 SECTION = "Shell"
@@ -146,17 +146,32 @@ def _iso(when: datetime, precision: str) -> str:
 
 
 
+#: ``sleep``'s one option.
+_HELP = Flag("-h", "--help", "", "display this help and exit")
+
+
 class Timeout(RawCommand):
     name = "timeout"
     streams = True
     summary = "run a command with a (simulated) time limit; status 124 when it expires"
     section = SECTION
+    synopsis = "[OPTION] DURATION COMMAND [ARG]..."
+    description = "DURATION is a number with an optional suffix: s (seconds, the default), m, h or d; 0 means no limit."
+    flags = (
+        Flag("-s", "--signal", "SIGNAL", "the signal to send on time-out (accepted; the command just stops)"),
+        Flag("-k", "--kill-after", "DURATION", "also send KILL this long after the first signal (accepted, ignored)"),
+        Flag("", "--preserve-status", "", "accepted and ignored"),
+        Flag("", "--foreground", "", "accepted and ignored"),
+        Flag("-v", "--verbose", "", "accepted and ignored"),
+    )
+    #: The options whose value is the next word, from the table above.
+    _WITH_VALUE = frozenset(spelling for flag in flags if flag.value for spelling in flag.strings())
 
     def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]
         while words and words[0].startswith("-") and not _DURATION.match(words[0]):
             flag = words.pop(0)
-            if flag in ("-s", "--signal", "-k", "--kill-after") and words:
+            if flag in self._WITH_VALUE and words:
                 words.pop(0)
         if len(words) < 2:
             raise ctx.fail("timeout: missing operand\nTry 'timeout --help' for more information.", 125)
@@ -186,10 +201,12 @@ class Sleep(RawCommand):
     name = "sleep"
     summary = "wait for a number of (simulated) seconds; suffixes s, m, h, d"
     section = SECTION
+    synopsis = "NUMBER[SUFFIX]..."
+    flags = (_HELP,)
 
     def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]
-        if words[:1] in (["--help"], ["-h"]):
+        if words[:1] and words[0] in _HELP.strings():
             ctx.out("Usage: sleep NUMBER[SUFFIX]...\nPause for NUMBER seconds (simulated time here).\n")
             return 0
         if not words:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from emulator.commands.kit.command import Context, Outcome, RawCommand
+from emulator.commands.kit.spec import Flag
 
 SECTION = "Shell"
 
@@ -15,11 +16,19 @@ class Echo(RawCommand):
     builtin = True
     summary = "print arguments (-n: no newline, -e: interpret backslash escapes)"
     section = SECTION
+    synopsis = "[-neE] [STRING]..."
+    flags = (
+        Flag("-n", "", "", "do not output the trailing newline"),
+        Flag("-e", "", "", "interpret backslash escapes (\\n, \\t, \\0NNN, \\xHH, \\c...)"),
+        Flag("-E", "", "", "do not interpret backslash escapes (the default)"),
+    )
+    #: The letters a leading option word may combine (``-ne``), from the table above.
+    _LETTERS = frozenset(flag.short[1] for flag in flags)
 
     def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]
         newline, escapes = True, False
-        while words and len(words[0]) > 1 and words[0][0] == "-" and set(words[0][1:]) <= set("neE"):
+        while words and len(words[0]) > 1 and words[0][0] == "-" and set(words[0][1:]) <= self._LETTERS:
             for flag in words.pop(0)[1:]:
                 if flag == "n":
                     newline = False
@@ -79,6 +88,7 @@ class Printf(RawCommand):
     builtin = True
     summary = "format and print data (%s %d %f %x %c %b %q, widths and precision)"
     section = SECTION
+    synopsis = "FORMAT [ARGUMENT]..."
 
     def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]

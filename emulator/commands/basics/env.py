@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import re
 
-from emulator.cluster.scheduler import _NAME
 from emulator.commands.kit.command import Context, Outcome, ParsedCommand, RawCommand
-from emulator.commands.kit.spec import ArgumentParser
+from emulator.commands.kit.spec import ArgumentParser, Flag
 
 SECTION = "Shell"
 
@@ -28,10 +28,20 @@ class Pwd(ParsedCommand):
 
 
 
+#: A variable name, as in ``NAME=value``.
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+#: ``env``'s one option.
+_IGNORE = Flag("-i", "--ignore-environment", "", "start with an empty environment (also: a lone -)")
+
+
 class Env(RawCommand):
     name = "env"
     summary = "print the environment, or run a command with changed variables"
     section = SECTION
+    synopsis = "[-i] [NAME=VALUE]... [COMMAND [ARG]...]"
+    flags = (_IGNORE,)
+    #: The words before the assignments that empty the environment: the flag, or a lone ``-``.
+    _EMPTY = frozenset([*_IGNORE.strings(), "-"])
 
     def pure(self, words: list[str]) -> bool:
         return not words  # with words it runs a command
@@ -39,8 +49,8 @@ class Env(RawCommand):
     def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]
         env = dict(ctx.env)
-        while words and words[0] in ("-i", "--ignore-environment", "-", "--"):
-            if words[0] in ("-i", "--ignore-environment", "-"):
+        while words and (words[0] in self._EMPTY or words[0] == "--"):
+            if words[0] in self._EMPTY:
                 env = {}
             words = words[1:]
         if words and words[0].startswith("-"):
@@ -78,6 +88,7 @@ class Printenv(RawCommand):
     reads_only = True
     summary = "print all or part of the environment"
     section = SECTION
+    synopsis = "[VARIABLE]..."
 
     def execute(self, ctx: Context) -> Outcome:
         names = ctx.argv[1:]
@@ -100,7 +111,37 @@ class Sudo(RawCommand):
     streams = True
     summary = "run a command as root (here: as yourself, with the same output)"
     section = SECTION
-    _WITH_VALUE = {"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"}
+    synopsis = "[OPTION]... COMMAND [ARG]..."
+    notes = "Every option is accepted and changes nothing here: the command runs as you."
+    flags = (
+        Flag("-A", "", "", "ask for the password through a helper program"),
+        Flag("-B", "", "", "ring the bell when prompting"),
+        Flag("-b", "", "", "run the command in the background"),
+        Flag("-C", "", "num", "close file descriptors from num up"),
+        Flag("-D", "", "directory", "run the command in directory"),
+        Flag("-E", "", "", "keep the user's environment"),
+        Flag("-g", "", "group", "run with this primary group"),
+        Flag("-H", "", "", "set HOME to the target user's home"),
+        Flag("-h", "", "host", "run the command on host (with a plugin that supports it)"),
+        Flag("-i", "", "", "run the target user's login shell"),
+        Flag("-K", "", "", "remove the cached credentials"),
+        Flag("-k", "", "", "ignore the cached credentials"),
+        Flag("-n", "", "", "never prompt"),
+        Flag("-P", "", "", "keep the user's group vector"),
+        Flag("-p", "", "prompt", "the password prompt"),
+        Flag("-R", "", "directory", "change the root directory before running"),
+        Flag("-r", "", "role", "SELinux role"),
+        Flag("-S", "", "", "read the password from stdin"),
+        Flag("-s", "", "", "run the shell"),
+        Flag("-T", "", "timeout", "end the command after timeout"),
+        Flag("-t", "", "type", "SELinux type"),
+        Flag("-U", "", "user", "with -l: the user whose privileges to list"),
+        Flag("-u", "", "user", "run as user (default root)"),
+        Flag("-V", "", "", "print the version"),
+        Flag("-v", "", "", "refresh the cached credentials"),
+    )
+    #: The options whose value is the next word, from the table above.
+    _WITH_VALUE = frozenset(flag.short for flag in flags if flag.value)
 
     def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from emulator.commands.kit.command import Context, Outcome, RawCommand
+from emulator.commands.kit.spec import Flag
 
 SECTION = "Shell"
 
@@ -14,6 +15,22 @@ class Test(RawCommand):
     summary = "evaluate a conditional expression ([ EXPR ], test EXPR): -f -d -e -s -n -z, = != -eq -lt ..."
     section = SECTION
     aliases = ("[", "[[")
+    synopsis = "EXPRESSION"
+    description = "Also [ EXPRESSION ] and [[ EXPRESSION ]]. The status is 0 when EXPRESSION is true, 1 when false, 2 on an error."
+    notes = ("Binary operators: STRING = STRING, STRING != STRING, STRING < STRING, STRING > STRING, "
+             "and -eq -ne -lt -le -gt -ge between integers. EXPR -a EXPR and EXPR -o EXPR (also && and ||) "
+             "combine expressions; ! EXPR negates one.")
+    flags = (
+        Flag("-n", "", "STRING", "the length of STRING is not zero"),
+        Flag("-z", "", "STRING", "the length of STRING is zero"),
+        Flag("-e", "", "FILE", "FILE exists (also -a FILE)"),
+        Flag("-d", "", "FILE", "FILE exists and is a directory"),
+        Flag("-f", "", "FILE", "FILE exists and is a regular file"),
+        Flag("-s", "", "FILE", "FILE exists and is not empty"),
+        Flag("-r", "", "FILE", "FILE exists and is readable"),
+        Flag("-w", "", "FILE", "FILE exists and is writable"),
+        Flag("-x", "", "FILE", "FILE exists and is executable"),
+    )
     _CLOSERS = {"[": "]", "[[": "]]"}
 
     def execute(self, ctx: Context) -> Outcome:
@@ -95,6 +112,7 @@ class TrueCommand(RawCommand):
     builtin = True
     summary = "do nothing, successfully"
     section = SECTION
+    synopsis = "[ignored command line arguments]"
     aliases = (":",)
 
     def execute(self, ctx: Context) -> Outcome:
@@ -108,6 +126,7 @@ class FalseCommand(RawCommand):
     builtin = True
     summary = "do nothing, unsuccessfully"
     section = SECTION
+    synopsis = "[ignored command line arguments]"
 
     def execute(self, ctx: Context) -> Outcome:
         return 1

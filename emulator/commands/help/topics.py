@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from emulator.commands.kit.command import Command, Context, Outcome, ParsedCommand, RawCommand
-from emulator.commands.kit.spec import ArgumentParser
+from emulator.commands.kit.spec import ArgumentParser, Flag
 
 SECTION = "Shell"
 
@@ -123,6 +123,15 @@ class Type(RawCommand):
     directory = None
     summary = "tell how a name would be interpreted as a command"
     section = SECTION
+    synopsis = "[-afptP] NAME..."
+    notes = "The options are accepted and ignored: each name gets bash's full sentence."
+    flags = (
+        Flag("-a", "", "", "every place NAME is found"),
+        Flag("-f", "", "", "do not look up shell functions"),
+        Flag("-P", "", "", "search PATH even for builtins and aliases"),
+        Flag("-p", "", "", "the file that would run, if any"),
+        Flag("-t", "", "", "one word: alias, keyword, function, builtin or file"),
+    )
 
     def execute(self, ctx: Context) -> Outcome:
         status = 0

@@ -1,0 +1,182 @@
+"""Arithmetic expansion ``$(( ))`` and ``(( ))``: 64-bit integers (decimal, hex, octal), variables, C's operators and ``?:``, with bash's error messages."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from emulator.shell.expand.env import Env, ExpansionError
+
+_ARITH_TOKEN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|\d+)|([A-Za-z_][A-Za-z_0-9]*)|"
+                          r"(\*\*|\+\+|--|\+=|-=|\*=|/=|%=|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%()<>!~&|^?:=]))")
+
+
+_ASSIGN = {"=", "+=", "-=", "*=", "/=", "%="}
+
+
+_INTEGER = re.compile(r"^\s*-?(0[xX][0-9a-fA-F]+|\d+)\s*$")
+
+
+def _integer(text: str) -> int:
+    """A bash integer constant: decimal, 0x hex, or 0-prefixed octal."""
+    text = text.strip()
+    sign = -1 if text.startswith("-") else 1
+    body = text.lstrip("-")
+    if body[:2].lower() == "0x":
+        return sign * int(body, 16)
+    if len(body) > 1 and body.startswith("0"):
+        if any(c in "89" for c in body):
+            raise ValueError(body)
+        return sign * int(body, 8)
+    return sign * int(body)
+
+
+def arithmetic(source: str, env: Env) -> int:
+    """Evaluate ``$(( ))``: integers (hex, octal), variables, C operators, ``?:``, parentheses."""
+    tokens: list[str] = []
+    pos = 0
+    src = source.strip()
+    while pos < len(src):
+        m = _ARITH_TOKEN.match(src, pos)
+        if not m or m.end() == pos:
+            raise ExpansionError(f"{src}: syntax error: invalid arithmetic operator (error token is \"{src[pos:]}\")")
+        if m.group(2):
+            tokens.append("$" + m.group(2))
+        else:
+            tokens.append(m.group(1) or m.group(3))
+        pos = m.end()
+        while pos < len(src) and src[pos].isspace():
+            pos += 1
+    if not tokens:
+        return 0
+    p = _ArithParser(tokens, src, env)
+    result = p.ternary()
+    if p.i != len(tokens):
+        rest = " ".join(t.removeprefix("$") for t in tokens[p.i:])
+        raise ExpansionError(f"{src}: syntax error in expression (error token is \"{rest}\")")
+    return result
+
+
+def _wrap64(value: int) -> int:
+    return (value + 2 ** 63) % 2 ** 64 - 2 ** 63
+
+
+def _div(x: int, y: int) -> int:
+    """C division: truncates toward zero."""
+    q = abs(x) // abs(y)
+    return q if (x >= 0) == (y >= 0) else -q
+
+
+class _ArithParser:
+    _PREC = {"||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "==": 6, "!=": 6, "<": 7, ">": 7, "<=": 7, ">=": 7,
+             "<<": 8, ">>": 8, "+": 9, "-": 9, "*": 10, "/": 10, "%": 10, "**": 11}
+    _OPS: dict[str, Callable[[int, int], int]] = {
+        "+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y,
+        "/": _div, "%": lambda x, y: x - y * _div(x, y), "**": lambda x, y: x ** y,
+        "<": lambda x, y: int(x < y), ">": lambda x, y: int(x > y), "<=": lambda x, y: int(x <= y),
+        ">=": lambda x, y: int(x >= y), "==": lambda x, y: int(x == y), "!=": lambda x, y: int(x != y),
+        "&&": lambda x, y: int(bool(x and y)), "||": lambda x, y: int(bool(x or y)),
+        "&": lambda x, y: x & y, "|": lambda x, y: x | y, "^": lambda x, y: x ^ y,
+        "<<": lambda x, y: _wrap64(x << min(y, 64)), ">>": lambda x, y: x >> min(y, 64),
+    }
+
+    def __init__(self, tokens: list[str], source: str, env: Env) -> None:
+        self.tokens, self.i, self.source, self.env = tokens, 0, source, env
+
+    def _value(self, name: str) -> int:
+        text = self.env.lookup_var(name) or "0"
+        try:
+            return _integer(text) if _INTEGER.match(text) else 0
+        except ValueError:
+            return 0
+
+    def _store(self, name: str, value: int) -> int:
+        self.env.set_var(name, str(value))
+        return value
+
+    def _variable(self, name: str) -> int:
+        """A variable operand, with ``=``, ``+=``..., or a postfix ``++``/``--``."""
+        nxt = self.tokens[self.i] if self.i < len(self.tokens) else ""
+        if nxt in _ASSIGN:
+            self.i += 1
+            value = self.ternary()
+            if nxt != "=":
+                value = self._apply(nxt[0], self._value(name), value)
+            return self._store(name, value)
+        if nxt in ("++", "--"):
+            self.i += 1
+            old = self._value(name)
+            self._store(name, old + (1 if nxt == "++" else -1))
+            return old
+        return self._value(name)
+
+    def ternary(self) -> int:
+        cond = self.expr(0)
+        if self.i < len(self.tokens) and self.tokens[self.i] == "?":
+            self.i += 1
+            yes = self.ternary()
+            if self.i >= len(self.tokens) or self.tokens[self.i] != ":":
+                raise ExpansionError(f"{self.source}: `:' expected for conditional expression "
+                                     f"(error token is \"{' '.join(self.tokens[self.i:])}\")")
+            self.i += 1
+            no = self.ternary()
+            return yes if cond else no
+        return cond
+
+    def atom(self) -> int:
+        if self.i >= len(self.tokens):
+            last = self.tokens[-1] if self.tokens else ""
+            raise ExpansionError(f"{self.source}: syntax error: operand expected (error token is \"{last}\")")
+        tok = self.tokens[self.i]
+        self.i += 1
+        if tok == "(":
+            value = self.ternary()
+            if self.i >= len(self.tokens) or self.tokens[self.i] != ")":
+                raise ExpansionError(f"{self.source}: syntax error: missing `)'")
+            self.i += 1
+            return value
+        if tok.startswith("$"):
+            return self._variable(tok[1:])
+        if tok in ("++", "--"):
+            nxt = self.tokens[self.i] if self.i < len(self.tokens) else ""
+            if nxt.startswith("$"):
+                self.i += 1
+                return self._store(nxt[1:], self._value(nxt[1:]) + (1 if tok == "++" else -1))
+            return self.atom()  # -(-x) or +(+x)
+        if tok == "-":
+            return -self.atom()
+        if tok == "+":
+            return self.atom()
+        if tok == "!":
+            return int(not self.atom())
+        if tok == "~":
+            return ~self.atom()
+        if _INTEGER.match(tok):
+            try:
+                return _integer(tok)
+            except ValueError:
+                raise ExpansionError(f"{tok}: value too great for base (error token is \"{tok}\")") from None
+        raise ExpansionError(f"{self.source}: syntax error: operand expected (error token is \"{tok}\")")
+
+    def expr(self, min_prec: int) -> int:
+        left = self.atom()
+        if self.i < len(self.tokens) and self.tokens[self.i] in ("++", "--"):
+            # After an operand, ``5--3`` is 5 - (-3), as bash reads it.
+            sign = self.tokens[self.i][0]
+            self.tokens[self.i:self.i + 1] = [sign, sign]
+        while self.i < len(self.tokens) and self._PREC.get(self.tokens[self.i], 0) > min_prec:
+            op = self.tokens[self.i]
+            self.i += 1
+            prec = self._PREC[op]
+            right = self.expr(prec - 1 if op == "**" else prec)
+            left = self._apply(op, left, right)
+        return left
+
+    def _apply(self, op: str, a: int, b: int) -> int:
+        if op in ("/", "%") and b == 0:
+            raise ExpansionError(f"{self.source}: division by 0 (error token is \"{self.source.split(op)[-1].strip()}\")")
+        if op == "**" and (b < 0 or b > 64):
+            raise ExpansionError(f"{self.source}: exponent less than 0" if b < 0 else f"{self.source}: exponent out of range")
+        if op in ("<<", ">>") and b < 0:
+            return 0
+        return _wrap64(self._OPS[op](a, b))

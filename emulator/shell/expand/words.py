@@ -1,0 +1,88 @@
+"""Word expansion in bash's order: braces, tilde, variables, command substitution and arithmetic, field splitting, globbing, quote removal."""
+
+from __future__ import annotations
+
+from emulator.shell.expand.arithmetic import arithmetic
+from emulator.shell.expand.braces import braces
+from emulator.shell.expand.env import Env
+from emulator.shell.expand.parameters import parameter_value
+from emulator.shell.lexer import Arith, Lit, ShellSyntaxError, Sub, Tilde, Var, Word, tokenize
+from emulator.vfs import glob_escape, has_magic
+
+
+def _word_text(text: str, env: Env) -> str:
+    """The argument of ``${x:-ARG}``: expanded as the words it holds, joined by spaces."""
+    try:
+        words = [t for t in tokenize(text) if isinstance(t, Word)]
+        return " ".join("".join(expand_word(w, env, split=False, glob=False)) for w in words)
+    except ShellSyntaxError:
+        return text
+
+
+def expand_word(word: Word, env: Env, split: bool = True, glob: bool = True) -> list[str]:
+    """The fields a word expands to (an assignment value uses split=False, glob=False)."""
+    results: list[str] = []
+    for w in braces(word) if split else [word]:
+        results += _expand_one(w, env, split, glob)
+    return results
+
+
+def _expand_one(word: Word, env: Env, split: bool, glob: bool) -> list[str]:
+    # Each field is a list of (text, quoted) pieces.
+    fields: list[list[tuple[str, bool]]] = [[]]
+    any_quoted = False
+
+    def add_split(value: str) -> None:
+        if not split:
+            fields[-1].append((value, False))
+            return
+        pieces = value.split()
+        if not pieces:
+            if value and fields[-1]:
+                fields.append([])
+            return
+        if value[:1].isspace() and fields[-1]:
+            fields.append([])
+        fields[-1].append((pieces[0], False))
+        for piece in pieces[1:]:
+            fields.append([(piece, False)])
+        if value[-1:].isspace():
+            fields.append([])
+
+    for part in word.parts:
+        if isinstance(part, Lit):
+            any_quoted = any_quoted or part.quoted
+            fields[-1].append((part.text, part.quoted))
+        elif isinstance(part, Tilde):
+            if not part.user or part.user == "alice":
+                home = env.home
+            else:
+                home = "/root" if part.user == "root" else f"/home/{part.user}"
+            fields[-1].append((home, True))
+        elif isinstance(part, (Var, Sub, Arith)):
+            if isinstance(part, Var):
+                value = parameter_value(part, env, lambda text: _word_text(text, env))
+            elif isinstance(part, Sub):
+                value = env.substitute(part.source).rstrip("\n")
+            else:
+                value = str(arithmetic(part.source, env))
+            if part.quoted:
+                any_quoted = True
+                fields[-1].append((value, True))
+            else:
+                add_split(value)
+    out: list[str] = []
+    for pieces in fields:
+        if not pieces:
+            continue
+        text = "".join(t for t, _ in pieces)
+        if glob and any(not q and has_magic(t) for t, q in pieces):
+            pattern = "".join(t if not q else glob_escape(t) for t, q in pieces)
+            matches = env.glob(pattern)
+            if matches:
+                out += matches
+                continue
+        out.append(text)
+    if not out and any_quoted and len(fields) == 1:
+        out.append("")
+    return out

@@ -1,0 +1,122 @@
+"""Simple commands: expand the words and assignments, apply the redirections, expand an alias, then look the name up in the command table and run it in a :class:`Context`, each error it raises becoming a message and a status."""
+
+from __future__ import annotations
+
+import posixpath
+import shlex
+from collections.abc import Generator
+
+from emulator.commands.kit.command import Context
+from emulator.errors import CommandError, EmulatorError, OutputLimitExceeded
+from emulator.shell.expand import expand_word
+from emulator.shell.interpreter.redirects import Redirections
+from emulator.shell.interpreter.streams import ContextSink, Run, Sink, Terminal
+from emulator.shell.lexer import ShellSyntaxError
+from emulator.shell.parser import Simple
+from emulator.shell.signals import ExitShell
+from emulator.vfs import FsError
+
+
+class SimpleCommands(Redirections):
+    """Running one command by name, here or inside another command (``sudo``, ``timeout``)."""
+
+    def run_simple(self, cmd: Simple, stdin: str, out: Sink, err: Sink) -> Run:
+        argv = [v for w in cmd.words for v in self.expand(w)]
+        assigns = []
+        for name, word in cmd.assigns:
+            value = "".join(expand_word(word, self, split=False, glob=False))
+            if name.endswith("+"):
+                name = name[:-1]
+                value = (self.lookup_var(name) or "") + value
+            assigns.append((name, value))
+        redirected = self.redirect(cmd.redirects, stdin, out, err)
+        if redirected is None:
+            return 1
+        stdin, out, err = redirected
+        if not argv:
+            for name, value in assigns:
+                self.set_var(name, value)
+            return 0
+        env = dict(self.env)
+        env.update(assigns)
+        return (yield from self.run_command_argv(argv, stdin, out, err, env))
+
+    def run_streaming(self, argv: list[str], ctx: Context) -> Run:
+        """Run a command inside another one (``sudo``, ``timeout``), streaming through its context."""
+        return (yield from self.run_command_argv(argv, ctx.stdin, ContextSink(ctx, "out"), ContextSink(ctx, "err"), {}))
+
+    def run_command_argv(self, argv: list[str], stdin: str, out: Sink, err: Sink,
+                         env: dict[str, str]) -> Run:
+        if argv[0] in self.aliases and self._alias_depth < 8:
+            self._alias_depth += 1
+            try:
+                expanded = shlex.split(self.aliases[argv[0]]) + argv[1:]
+            except ValueError:
+                expanded = argv
+            try:
+                return (yield from self.run_command_argv(expanded or argv, stdin, out, err, env))
+            finally:
+                self._alias_depth -= 1
+        name = argv[0]
+        command = self.commands.lookup(name) if "/" not in name else None
+        if command is None:
+            return self._not_found(name, err)
+        ctx = Context(argv=argv, stdin=stdin, env={**self.env, **env}, shell=self, isatty=isinstance(out, Terminal))
+        status = 0
+        try:
+            outcome = command.main(ctx)
+            if isinstance(outcome, Generator):
+                while True:
+                    try:
+                        pause = next(outcome)
+                    except StopIteration as stop:
+                        status = int(stop.value or 0)
+                        break
+                    self._route(ctx, out, err)
+                    yield max(0.0, float(pause or 0.0))
+            else:
+                status = int(outcome or 0)
+        except CommandError as exc:
+            self._route(ctx, out, err)
+            if exc.message:
+                err.write(exc.message if exc.message.endswith("\n") else exc.message + "\n")
+            status = exc.status
+        except OutputLimitExceeded as exc:
+            ctx.take_output()
+            err.write(f"{exc}\n")
+            status = 1
+        except (EmulatorError, ShellSyntaxError) as exc:
+            self._route(ctx, out, err)
+            err.write(f"bash: {name}: {exc}\n")
+            status = 1
+        except ExitShell:
+            self._route(ctx, out, err)
+            raise
+        except Exception as exc:  # noqa: BLE001 - a bug in a command must not end the session
+            ctx.take_output()
+            err.write(f"bash: internal error in {name}: {type(exc).__name__}: {exc}\n")
+            status = 1
+        self._route(ctx, out, err)
+        return status
+
+    def _route(self, ctx: Context, out: Sink, err: Sink) -> None:
+        for stream, text in ctx.take_output():
+            try:
+                (out if stream == "out" else err).write(text)
+            except FsError as exc:
+                err.write(f"bash: {exc.path}: {exc.strerror}\n")
+
+    def _not_found(self, name: str, err: Sink) -> int:
+        if "/" in name:
+            fs = self.fs
+            path = posixpath.normpath(name)
+            if not fs.exists(path):
+                err.write(f"bash: {name}: No such file or directory\n")
+                return 127
+            if fs.isdir(path):
+                err.write(f"bash: {name}: Is a directory\n")
+                return 126
+            err.write(f"bash: {name}: Permission denied\n")
+            return 126
+        err.write(f"bash: {name}: command not found\n")
+        return 127
