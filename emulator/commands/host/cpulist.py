@@ -13,4 +13,5 @@ def cpu_list(cpus: str) -> list[int]:
 
 
 def cpu_mask(cpus: str) -> str:
+    """``0-3,8`` -> ``10f``."""
     return f"{sum(1 << cpu for cpu in cpu_list(cpus)):x}"

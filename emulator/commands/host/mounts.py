@@ -18,6 +18,8 @@ from emulator.commands.kit.spec import ArgumentParser
 
 @dataclass(frozen=True)
 class Mount:
+    """One mounted filesystem: what, where, its type and options, and its sizes in KiB."""
+
     source: str
     target: str
     fstype: str

@@ -30,8 +30,7 @@ class Taskset(RawCommand):
 
     def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]
-        usage = ("Usage: taskset [options] [mask | cpu-list] [pid|cmd [args...]]\n\n"
-                 "Show or change the CPU affinity of a process.")
+        usage = f"Usage: taskset {self.synopsis}\n\nShow or change the CPU affinity of a process."
         if not words or words[0] in ("-h", "--help"):
             if words:
                 ctx.outln(usage)

@@ -19,7 +19,7 @@ from emulator.commands.kit.command import Command, Context, Outcome, RawCommand
 from emulator.commands.nvsmi import fields as nvsmi_fields
 from emulator.commands.nvsmi import query as nvsmi_query
 from emulator.commands.nvsmi import report as nvsmi_report
-from emulator.commands.nvsmi.help import HELP, SUBCOMMAND_HELP
+from emulator.commands.nvsmi.help_pages import HELP, SUBCOMMAND_HELP
 from emulator.commands.nvsmi.modify import refuse
 from emulator.commands.nvsmi.options import FLAGS, LOOP_CAP, check_combination, parse_options, reads_only_words
 from emulator.commands.nvsmi.selective import compute_apps_csv, csv_format, gpu_csv

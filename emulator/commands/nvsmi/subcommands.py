@@ -14,7 +14,7 @@ from emulator.cluster.hardware import GPU
 from emulator.commands.kit.command import Context, Outcome
 from emulator.commands.nvsmi import monitor as nvsmi_monitor
 from emulator.commands.nvsmi import topo as nvsmi_topo
-from emulator.commands.nvsmi.help import NVLINK_HELP, SUBCOMMAND_HELP, TOPO_HELP
+from emulator.commands.nvsmi.help_pages import NVLINK_HELP, SUBCOMMAND_HELP, TOPO_HELP
 from emulator.commands.nvsmi.options import LOOP_CAP, Cursor, split_inline
 from emulator.commands.nvsmi.targets import NO_DRIVER, BadArgs, lost_gpu_message, report_lost, select_gpus
 
