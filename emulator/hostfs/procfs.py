@@ -1,6 +1,6 @@
 """``/proc/<pid>``: one directory per process of the host's process table.
 
-The table is :func:`emulator.commands.host.procs.processes`, the one ``ps``,
+The table is :func:`emulator.cluster.processes.processes`, the one ``ps``,
 ``top``, ``pgrep`` and ``taskset`` read, so a PID listed by any of them has a
 directory here with the same name, state, parent, owner, memory, threads and
 CPU affinity. The directories are listed afresh at each lookup: a rank that

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from emulator.cluster.faults import apply_fault
+from emulator.commands.dcgm.dcgmi import Dcgmi
+from emulator.commands.dcgm.diag import DIAG_FLAGS
+from emulator.commands.dcgm.discovery import LIST_FLAGS
+from emulator.commands.dcgm.dmon import DMON_FLAGS
+from emulator.commands.dcgm.health import HEALTH_FLAGS
+from emulator.commands.dcgm.stats import STATS_FLAGS
 from tests.support import golden, on
 
 
@@ -105,3 +113,51 @@ def test_group_list_shows_the_default_gpu_and_nvswitch_groups():
     out, status = on("node01").execute("dcgmi group -l")
     assert status == 0 and "| 2 groups found." in out
     assert "GPU 0, GPU 1, GPU 2, GPU 3, GPU 4, GPU 5, GPU 6, GPU 7" in out and "DCGM_ALL_SUPPORTED_NVSWITCHES" in out
+
+
+# -- the declared flags ------------------------------------------------------------------------
+
+#: Each subsystem's declared flags, and a valid use of each (by long name); ``{}`` stands for the spelling.
+SUBSYSTEM_FLAGS = {
+    "discovery": (LIST_FLAGS, {"--help": "{}", "--list": "{}"}),
+    "group": (LIST_FLAGS, {"--help": "{}", "--list": "{}"}),
+    "diag": (DIAG_FLAGS, {"--help": "{}", "--json": "-r 1 {}", "--run": "{} 1", "--group": "-r 1 {} 0",
+                          "--gpuList": "-r 1 {} 0"}),
+    "dmon": (DMON_FLAGS, {"--help": "{}", "--field-id": "{} 150 -c 1", "--count": "-e 150 {} 1",
+                          "--delay": "-e 150 -c 1 {} 100", "--gpu-id": "-e 150 -c 1 {} 0", "--list": "{}"}),
+    "health": (HEALTH_FLAGS, {"--help": "{}", "--check": "{}", "--set": "{} pm", "--group": "-c {} 0",
+                              "--fetch": "{}", "--json": "-c {}"}),
+    "stats": (STATS_FLAGS, {"--help": "{}", "--group": "-e {} 0", "--enable": "{}", "--disable": "{}",
+                            "--pid": "{} 1", "--jstart": "{} mine", "--jstop": "{} 48213", "--job": "{} 48213",
+                            "--jremove": "{} 48213", "--jremoveall": "{}", "--verbose": "-j 48213 {}",
+                            "--update-interval": "-e {} 30000", "--max-keep-age": "-e {} 3600",
+                            "--host": "-e {} localhost"}),
+}
+
+
+@pytest.mark.parametrize("sub", SUBSYSTEM_FLAGS)
+def test_every_declared_subsystem_flag_is_accepted(sub):
+    flags, uses = SUBSYSTEM_FLAGS[sub]
+    assert {flag.long for flag in flags} == set(uses)
+    for flag in flags:
+        for spelling in flag.strings():
+            line = f"dcgmi {sub} " + uses[flag.long].format(spelling)
+            out, status = on("node01").execute(line)
+            assert "PARSE ERROR" not in out and status != 255, (line, out)
+
+
+def test_every_declared_flag_is_accepted_and_in_the_help():
+    s = on("node01")
+    usage, status = s.execute("dcgmi --help")
+    assert status == 0 and Dcgmi.words == ("discovery", "diag", "dmon", "health", "group", "stats")
+    for flag in Dcgmi.flags:
+        for spelling in flag.strings():
+            assert re.search(rf"(?<![\w-]){re.escape(spelling)}(?![\w-])", usage), spelling
+            assert s.execute(f"dcgmi {spelling}")[1] == 0
+
+
+def test_the_stats_help_lists_every_stats_flag():
+    text = on("node01").execute("dcgmi stats --help")[0]
+    missing = [s for flag in STATS_FLAGS for s in flag.strings()
+               if not re.search(rf"(?<![\w-]){re.escape(s)}(?![\w-])", text)]
+    assert missing == []

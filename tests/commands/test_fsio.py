@@ -4,19 +4,8 @@ from __future__ import annotations
 
 import re
 
-from emulator.session import Session
-
-
-def on(node: str, seed: int = 0) -> Session:
-    s = Session(seed=seed)
-    s.shell.push_host(s.cluster.nodes[node])
-    return s
-
-
-def run(s: Session, line: str) -> str:
-    out, status = s.execute(line)
-    assert status == 0, out
-    return out
+from emulator.commands.host.lfs import DF_FLAGS, Lfs
+from tests.support import on, run
 
 
 def test_df_h_shows_lustre_from_the_targets():
@@ -71,3 +60,13 @@ def test_lsblk_shows_the_root_disk_and_the_raid_members():
     assert lines[2] == "├─nvme0n1p1 259:10   0   512M  0 part  /boot/efi"
     assert "└─md0         9:0    0  27.9T  0 raid0 /raid" in lines
     assert on("node01").execute("lsblk /dev/sdz") == ("lsblk: /dev/sdz: not a block device\n", 32)
+
+
+def test_every_declared_lfs_flag_is_accepted():
+    s = on("node01")
+    for flag in Lfs.flags:
+        for spelling in flag.strings():
+            assert run(s, f"lfs {spelling}").startswith("Usage: lfs")
+    for flag in DF_FLAGS:
+        for spelling in flag.strings():
+            assert run(s, f"lfs df {spelling} /lustre").startswith("UUID")

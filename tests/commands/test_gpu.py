@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
 
 from emulator.cluster.faults import apply_fault
+from emulator.commands.nvsmi.nvidia_smi import NvidiaSmi
+from emulator.commands.nvsmi.options import ABRIDGED, LISTED
 from emulator.session import Session
 from tests.support import golden, on
 
@@ -223,3 +226,47 @@ def test_nvlink_data_counters_grow_only_while_the_job_runs():
     busy, idle = on("node01"), on("node08")
     b0, i0 = tx(busy), tx(idle)
     assert tx(busy) > b0 and tx(idle) == i0
+
+
+# -- the declared flags ------------------------------------------------------------------------
+
+#: A valid use of each top-level flag (by long name); ``{}`` stands for the spelling under test.
+FLAG_USES = {
+    "--help": "{}", "--list-gpus": "{}", "--id": "-L {} 0", "--query": "{} -i 0", "--xml-format": "-q {} -i 0",
+    "--display": "-q -i 0 {} MEMORY", "--loop": "-i 0 {} 1", "--loop-ms": "-i 0 {} 500",
+    "--query-gpu": "{} index --format=csv", "--help-query-gpu": "{}", "--format": "--query-gpu=index {} csv",
+    "--query-compute-apps": "{} pid --format=csv", "--query-remapped-rows": "{} gpu_uuid --format=csv",
+    "--help-query-remapped-rows": "{}", "--persistence-mode": "{} 1", "--power-limit": "{} 500",
+    "--lock-gpu-clocks": "{} 1500,1500", "--reset-gpu-clocks": "{}", "--applications-clocks": "{} 2619,1980",
+    "--ecc-config": "{} 1", "--compute-mode": "{} 3", "--gpu-reset": "{} -i 0",
+}
+
+
+def first_chunk(session: Session, line: str) -> tuple[str, int | None]:
+    """What ``line`` prints before its first pause, and its status (None: it was still running, and is interrupted)."""
+    run = session.run(line)
+    chunk = run.step()
+    if not chunk.done:
+        run.interrupt()
+        run.step()
+    return chunk.text(), chunk.status
+
+
+@pytest.mark.parametrize("flag", NvidiaSmi.flags, ids=lambda flag: flag.long)
+def test_every_declared_flag_is_accepted(flag):
+    s = on("node01")
+    for spelling in flag.strings():
+        line = "nvidia-smi " + FLAG_USES[flag.long].format(spelling)
+        out, status = first_chunk(s, line)
+        assert "is not recognized" not in out and "Invalid combination" not in out and status != 2, line
+
+
+def test_the_help_copy_lists_every_declared_flag_but_the_abridged_ones():
+    text, status = on("node01").execute("nvidia-smi -h")
+    assert status == 0
+
+    def listed(spelling: str) -> bool:
+        return re.search(rf"(?<![\w-]){re.escape(spelling)}(?![\w-])", text) is not None
+
+    assert [s for flag in LISTED for s in flag.strings() if not listed(s)] == []
+    assert [s for flag in ABRIDGED for s in flag.strings() if listed(s)] == []

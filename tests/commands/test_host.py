@@ -6,20 +6,8 @@ import re
 
 import pytest
 
-from emulator.session import Session
-from tests.support import golden
-
-
-def on(node: str, seed: int = 0) -> Session:
-    s = Session(seed=seed)
-    s.shell.push_host(s.cluster.nodes[node])
-    return s
-
-
-def run(s: Session, line: str) -> str:
-    out, status = s.execute(line)
-    assert status == 0, out
-    return out
+from emulator.cluster.faults import apply_fault
+from tests.support import golden, on, run
 
 
 def test_lspci_names_gpus_nics_and_switches():
@@ -90,11 +78,9 @@ def test_output_matches_golden(name, line):
 
 
 def test_a_gpu_that_fell_off_the_bus_reads_all_ones():
-    from emulator.cluster.faults import apply_fault
-
-    s = Session(seed=0)
+    s = on(None)
     apply_fault(s.cluster, "xid", {"node": "node02", "gpu": 3, "code": 79})
-    s.shell.push_host(s.cluster.nodes["node02"])
+    run(s, "ssh node02")
     assert "61:00.0 3D controller: NVIDIA Corporation GH100 [H100 SXM5 80GB] (rev ff) (prog-if ff)\n" in run(s, "lspci")
     assert "\t!!! Unknown header type 7f\n" in run(s, "lspci -vv -s 61:00.0")
 
@@ -151,20 +137,16 @@ def test_lspci_tree_agrees_with_nvidia_smi_topology():
 
 
 def test_a_lost_gpu_keeps_its_place_in_the_tree():
-    from emulator.cluster.faults import apply_fault
-
-    s = Session(seed=0)
+    s = on(None)
     apply_fault(s.cluster, "xid", {"node": "node02", "gpu": 3, "code": 79})
-    s.shell.push_host(s.cluster.nodes["node02"])
+    run(s, "ssh node02")
     assert "\\-01.0-[60-61]----00.0-[61]----00.0  NVIDIA Corporation GH100 [H100 SXM5 80GB]\n" in run(s, "lspci -tv")
 
 
 def test_the_link_dmesg_blames_for_a_downgrade_is_the_bridge_above_the_gpu_in_the_tree():
-    from emulator.cluster.faults import apply_fault
-
-    s = Session(seed=0)
+    s = on(None)
     apply_fault(s.cluster, "pcie-downgrade", {"node": "node03", "gpu": 4, "gen": 4})
-    s.shell.push_host(s.cluster.nodes["node03"])
+    run(s, "ssh node03")
     port = re.search(r"link at 0000:(\w\w:\w\w\.\w) ", run(s, "dmesg")).group(1)
     assert port == "9c:00.0"
     assert f"Bus: primary={port[:2]}, secondary=9d, subordinate=9d, sec-latency=0" in run(s, f"lspci -vv -s {port}")

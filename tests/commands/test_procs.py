@@ -4,19 +4,12 @@ from __future__ import annotations
 
 import re
 
-from emulator.session import Session
+import pytest
 
-
-def on(node: str, seed: int = 0) -> Session:
-    s = Session(seed=seed)
-    s.shell.push_host(s.cluster.nodes[node])
-    return s
-
-
-def run(s: Session, line: str) -> str:
-    out, status = s.execute(line)
-    assert status == 0, out
-    return out
+from emulator.cluster.faults import apply_fault
+from emulator.commands.host.ps import Ps
+from emulator.commands.host.taskset import Taskset
+from tests.support import on, run
 
 
 def test_free_human_golden_header_and_units():
@@ -69,9 +62,7 @@ def test_ps_p_o_and_missing_pid():
 
 
 def test_a_rank_stuck_in_io_sleeps_in_the_kernel():
-    from emulator.cluster.faults import apply_fault
-
-    s = Session(seed=0)
+    s = on(None)
     truth = apply_fault(s.cluster, "straggler", {"kind": "io", "rank": 10}).truth
     run(s, f"ssh {truth['node']}")
     out = run(s, f"ps -o pid,stat,comm -p {truth['pid']}")
@@ -81,11 +72,9 @@ def test_a_rank_stuck_in_io_sleeps_in_the_kernel():
 
 
 def test_a_saturated_filesystem_shows_as_iowait_and_blocked_loaders():
-    from emulator.cluster.faults import apply_fault
-
-    s = Session(seed=0)
+    s = on(None)
     apply_fault(s.cluster, "storage-contention", {})
-    s.shell.push_host(s.cluster.nodes["node01"])
+    run(s, "ssh node01")
     cpu = run(s, "top -b -n 1").splitlines()[2]
     assert float(cpu.split(",")[4].split()[0]) > 10.0          # %wa
     states = run(s, "ps -o stat,comm -u alice").splitlines()[1:]
@@ -95,11 +84,9 @@ def test_a_saturated_filesystem_shows_as_iowait_and_blocked_loaders():
 
 
 def test_taskset_shows_a_misbound_rank_on_the_other_socket():
-    from emulator.cluster.faults import apply_fault
-
-    s = Session(seed=0)
+    s = on(None)
     truth = apply_fault(s.cluster, "numa-misbinding", {"rank": 5}).truth
-    s.shell.push_host(s.cluster.nodes[truth["node"]])
+    run(s, f"ssh {truth['node']}")
     bound = run(s, f"taskset -cp {truth['pid']}")
     assert bound == f"pid {truth['pid']}'s current affinity list: 0-55,112-167\n"   # GPU 5 sits on NUMA 1
     rank0 = s.cluster.training.ranks[0].pid
@@ -125,3 +112,25 @@ def test_pgrep_finds_the_training_ranks_that_ps_lists():
     listed = {line.split()[0] for line in table.splitlines() if "train.py" in line}
     assert status == 0 and set(ranks.split()) == listed and listed
     assert s.execute("pgrep no-such-process") == ("", 1)
+
+
+# -- the declared flags ------------------------------------------------------------------------
+
+#: A valid use of each declared flag (by long name, else short); ``{}`` stands for the spelling, ``PID`` for a rank's.
+FLAG_USES = {
+    Ps: {"--help": "{}", "-e": "{}", "-A": "{}", "-f": "-e {}", "-F": "-e {}", "--format": "{} pid,comm",
+         "-O": "{} pid", "--pid": "{} PID", "--user": "{} alice", "-U": "{} alice", "-C": "{} alice", "-w": "{}",
+         "--sort": "-e {} -pid", "--no-headers": "-e {}", "--no-heading": "-e {}"},
+    Taskset: {"--help": "{}", "--cpu-list": "{} -p PID", "--pid": "{} PID", "--all-tasks": "{} -p PID"},
+}
+
+
+@pytest.mark.parametrize("command", FLAG_USES, ids=lambda command: command.name)
+def test_every_declared_flag_is_accepted(command):
+    uses = FLAG_USES[command]
+    assert {flag.long or flag.short for flag in command.flags} == set(uses)
+    s = on("node01")
+    pid = str(s.cluster.training.ranks[0].pid)
+    for flag in command.flags:
+        for spelling in flag.strings():
+            run(s, f"{command.name} " + uses[flag.long or flag.short].format(spelling).replace("PID", pid))

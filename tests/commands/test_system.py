@@ -5,6 +5,9 @@ from __future__ import annotations
 import pytest
 
 from emulator.cluster.faults import apply_fault
+from emulator.commands.system.dmesg import Dmesg
+from emulator.commands.system.journalctl import Journalctl
+from emulator.commands.system.systemctl import Systemctl
 from emulator.session import Session
 from tests.support import golden, on
 
@@ -161,3 +164,44 @@ def test_a_reboot_of_a_node_nobody_looked_at_keeps_its_earlier_boot_in_the_journ
     previous = s.execute("ssh node07 journalctl --list-boots")[0].splitlines()[0]
     first, last = (stamp[4:23] for stamp in previous.split(" ", 2)[2].split("—"))
     assert (first, last) == (earlier[0][:19].replace("T", " "), earlier[-1][:19].replace("T", " "))
+
+
+# -- the declared flags ------------------------------------------------------------------------
+
+#: Each command, and a valid use of each of its flags (by long name, else short); ``{}`` stands for the spelling.
+FLAG_USES = {
+    Systemctl: {"--help": "{}", "--failed": "{}", "--no-pager": "{} list-units", "--full": "{} status sshd",
+                "--lines": "status nvidia-fabricmanager {} 5", "--state": "{} failed", "--type": "{} service",
+                "--all": "{}", "--quiet": "{} is-active sshd"},
+    Journalctl: {"--help": "{}", "--unit": "{} nvidia-fabricmanager", "--dmesg": "{}", "--boot": "{} 0",
+                 "--list-boots": "{}", "--lines": "{} 5", "--since": "{} today", "--until": "{} now",
+                 "--priority": "{} err", "--reverse": "{}", "--output": "{} cat", "--pager-end": "{}",
+                 "--catalog": "{}", "--follow": "{}", "--no-pager": "{}", "--no-hostname": "{}", "--utc": "{}",
+                 "--all": "{}"},
+    Dmesg: {"--help": "{}", "--ctime": "{}", "--time-format": "{} iso", "--level": "{} err", "--human": "{}",
+            "--kernel": "{}", "--notime": "{}", "--decode": "{}", "-L": "{}", "--color": "{} never",
+            "--follow": "{}", "--read-clear": "{}", "--clear": "{}", "--nopager": "{}", "--buffer-size": "{} 4096"},
+}
+
+
+def first_chunk(session: Session, line: str) -> str:
+    """What ``line`` prints before its first pause (a follow is then interrupted)."""
+    run = session.run(line)
+    chunk = run.step()
+    if not chunk.done:
+        run.interrupt()
+        run.step()
+    return chunk.text()
+
+
+@pytest.mark.parametrize("command", FLAG_USES, ids=lambda command: command.name)
+def test_every_declared_flag_is_accepted(command):
+    uses = FLAG_USES[command]
+    assert {flag.long or flag.short for flag in command.flags} == set(uses)
+    s = on("node01")
+    for flag in command.flags:
+        for spelling in flag.strings():
+            line = f"{command.name} " + uses[flag.long or flag.short].format(spelling)
+            out = first_chunk(s, line)
+            assert not any(bad in out for bad in ("invalid option", "unrecognized option", "requires an argument",
+                                                  "bad usage")), (line, out)

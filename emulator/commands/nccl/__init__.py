@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from emulator.commands.kit.command import Command
 from emulator.commands.nccl import perf_tests
+from emulator.commands.nccl.mpirun import Mpirun
 
 __all__ = ["commands"]
 
 
 def commands() -> list[Command]:
     """Every command of the family, for the registry."""
-    return [*perf_tests.commands()]
+    return [*perf_tests.commands(), Mpirun()]

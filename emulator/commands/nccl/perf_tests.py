@@ -1,4 +1,4 @@
-"""nccl-tests (2.13) binaries and ``mpirun``: collective bandwidth sweeps on the model.
+"""nccl-tests (2.13) binaries: collective bandwidth sweeps on the model.
 
 ``all_reduce_perf -b 8 -e 8G -f 2 -g 8`` on a compute node runs one process
 driving eight GPUs. Across nodes a launcher starts one process per task and
@@ -7,7 +7,7 @@ only rank 0 prints, like the real tests built with MPI:
 * under ``srun`` the binary reads ``SLURM_PROCID``, ``SLURM_NTASKS`` and
   ``SLURM_STEP_NODELIST`` (or ``SLURM_JOB_NODELIST``), tasks placed in blocks
   of ``SLURM_NTASKS / SLURM_NNODES`` per node;
-* under ``mpirun`` it reads ``OMPI_COMM_WORLD_RANK``, ``OMPI_COMM_WORLD_SIZE``
+* under ``mpirun`` (:mod:`emulator.commands.nccl.mpirun`) it reads ``OMPI_COMM_WORLD_RANK``, ``OMPI_COMM_WORLD_SIZE``
   and ``OMPI_COMM_WORLD_HOSTS`` (the host of each rank, comma-separated: the
   emulator's stand-in for what PMIx tells the ranks).
 
@@ -27,6 +27,7 @@ from emulator.cluster.nccl_debug import Proc, init_lines
 from emulator.cluster.scheduler import expand_hostlist
 from emulator.commands.kit.command import Command, Context, ParsedCommand
 from emulator.commands.kit.spec import ArgumentParser
+from emulator.commands.nccl.numbers import c_float, c_int, parse_size
 
 TYPES = {"int8": 1, "char": 1, "uint8": 1, "int32": 4, "int": 4, "uint32": 4, "int64": 8, "uint64": 8,
          "half": 2, "float16": 2, "float": 4, "float32": 4, "double": 8, "float64": 8, "bfloat16": 2}
@@ -58,42 +59,6 @@ USAGE = "USAGE: {prog} \n\t" + " \n\t".join((
     "[-C,--report_cputime <0/1>]",
     "[-a,--average <0/1/2/3> report average iteration time <0=RANK0/1=AVG/2=MIN/3=MAX>]",
 )) + " \n\t[-h,--help]\n"
-
-
-def parse_size(text: str) -> int | None:
-    """nccl-tests' size syntax: a number with an optional K, M or G suffix (powers of 1024)."""
-    text = text.strip()
-    units = {"k": 1024, "m": 1024**2, "g": 1024**3}
-    mult = 1
-    if text and text[-1].lower() in units:
-        mult = units[text[-1].lower()]
-        text = text[:-1]
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return int(value * mult) if value >= 0 else None
-
-
-def _int(text: str) -> int:
-    """strtol(text, NULL, 0): leading digits, 0 when none."""
-    digits = ""
-    for ch in text.strip():
-        if ch.isdecimal() or (ch == "-" and not digits):
-            digits += ch
-        else:
-            break
-    try:
-        return int(digits)
-    except ValueError:
-        return 0
-
-
-def _float(text: str) -> float | None:
-    try:
-        return float(text)
-    except ValueError:
-        return None
 
 
 class NcclTest(ParsedCommand):
@@ -154,18 +119,18 @@ class NcclTest(ParsedCommand):
         """This process's index and the host of every process."""
         env = ctx.env
         if "OMPI_COMM_WORLD_SIZE" in env:
-            size = max(1, _int(env["OMPI_COMM_WORLD_SIZE"]))
+            size = max(1, c_int(env["OMPI_COMM_WORLD_SIZE"]))
             hosts = [h for h in env.get("OMPI_COMM_WORLD_HOSTS", "").split(",") if h] or [ctx.host.name] * size
-            return _int(env.get("OMPI_COMM_WORLD_RANK", "0")), (hosts * size)[:size]
+            return c_int(env.get("OMPI_COMM_WORLD_RANK", "0")), (hosts * size)[:size]
         if "SLURM_PROCID" in env and "SLURM_NTASKS" in env:
-            size = max(1, _int(env["SLURM_NTASKS"]))
+            size = max(1, c_int(env["SLURM_NTASKS"]))
             try:
                 nodes = expand_hostlist(env.get("SLURM_STEP_NODELIST") or env.get("SLURM_JOB_NODELIST") or "")
             except ValueError:
                 nodes = []
             nodes = nodes or [ctx.host.name]
             per = max(1, -(-size // len(nodes)))
-            return _int(env["SLURM_PROCID"]), [nodes[min(len(nodes) - 1, i // per)] for i in range(size)]
+            return c_int(env["SLURM_PROCID"]), [nodes[min(len(nodes) - 1, i // per)] for i in range(size)]
         return 0, [ctx.host.name]
 
     def execute(self, ctx: Context, args: argparse.Namespace) -> Generator[float, None, int]:
@@ -184,9 +149,9 @@ class NcclTest(ParsedCommand):
             ctx.err(f"invalid sizes for 'minbytes' and 'maxbytes': {lo} > {hi}\n")
             return 255
         step_bytes = max(1, parse_size(args.stepbytes) or 1)
-        factor = _int(args.stepfactor)
-        threads, ngpus = max(1, _int(args.nthreads)), max(1, _int(args.ngpus))
-        iters, warmup, check = max(1, _int(args.iters)), max(0, _int(args.warmup_iters)), _int(args.check)
+        factor = c_int(args.stepfactor)
+        threads, ngpus = max(1, c_int(args.nthreads)), max(1, c_int(args.ngpus))
+        iters, warmup, check = max(1, c_int(args.iters)), max(0, c_int(args.warmup_iters)), c_int(args.check)
         dtype = args.datatype if args.datatype in TYPES else None
         if dtype is None:
             ctx.err(f"invalid type {args.datatype}\n")
@@ -199,9 +164,9 @@ class NcclTest(ParsedCommand):
         if proc != 0:
             return 0
         return (yield from self._sweep(ctx, hosts, threads, ngpus, lo, hi, step_bytes, factor, iters, warmup,
-                                       check, TYPE_NAMES.get(dtype, dtype), op_name, _int(args.root),
-                                       _int(args.agg_iters), _int(args.cudagraph), _int(args.blocking) != 0,
-                                       _int(args.parallel_init) != 0))
+                                       check, TYPE_NAMES.get(dtype, dtype), op_name, c_int(args.root),
+                                       c_int(args.agg_iters), c_int(args.cudagraph), c_int(args.blocking) != 0,
+                                       c_int(args.parallel_init) != 0))
 
     def _sweep(self, ctx: Context, hosts: list[str], threads: int, ngpus: int, lo: int, hi: int, step_bytes: int,
                factor: int, iters: int, warmup: int, check: int, dtype: str, op_name: str, root: int,
@@ -296,97 +261,13 @@ class NcclTest(ParsedCommand):
             else:
                 size += step_bytes
         avg = total / count_bw if count_bw else 0.0
-        floor = _float(ctx.env.get("NCCL_TESTS_MIN_BW", ""))
+        floor = c_float(ctx.env.get("NCCL_TESTS_MIN_BW", ""))
         verdict = "" if floor is None else ("FAILED" if avg < floor * 0.9 else "OK")
         ctx.outln("# Out of bounds values : 0 OK")
         ctx.outln(f"# Avg bus bandwidth    : {avg:g} {verdict}")
         ctx.outln("#")
         ctx.outln("")
         return 1 if verdict == "FAILED" else 0
-
-
-class Mpirun(ParsedCommand):
-    """Open MPI's launcher, enough for ``mpirun -np N -H hosts program``."""
-
-    name = "mpirun"
-    summary = "Run a program as N MPI ranks across hosts (Open MPI 4.1)"
-    section = "Collectives"
-    usage_status = 1
-    notes = ("Ranks are placed on the -H hosts in order (host:slots fills slots first). Output is collected "
-             "and printed when every rank finished.")
-
-    def configure(self, parser: ArgumentParser) -> None:
-        parser.add_argument("-np", "-n", "--np", dest="np", type=int, metavar="N", help="number of ranks")
-        parser.add_argument("-H", "--host", "-host", dest="hosts", metavar="HOSTS", help="host[:slots],... to run on")
-        parser.add_argument("-N", "-npernode", "--npernode", dest="npernode", type=int, metavar="N",
-                            help="ranks per node")
-        parser.add_argument("-x", dest="export", action="append", default=[], metavar="VAR[=VALUE]",
-                            help="export an environment variable to the ranks")
-        parser.add_argument("--bind-to", dest="bind", metavar="WHAT", help="binding (accepted)")
-        parser.add_argument("--map-by", dest="map", metavar="WHAT", help="mapping (accepted)")
-        parser.add_argument("--mca", "-mca", dest="mca", nargs=2, action="append", default=[],
-                            metavar=("KEY", "VALUE"), help="MCA parameter (accepted)")
-        parser.add_argument("--allow-run-as-root", action="store_true", help="accepted")
-        parser.add_argument("program", nargs=argparse.REMAINDER, help="program and its arguments")
-
-    def usage_error(self, message: str) -> str:
-        return f"mpirun: Error: {message}"
-
-    def _placement(self, ctx: Context, np_: int | None, hosts: str | None, npernode: int | None) -> list[str]:
-        slots: list[tuple[str, int]] = []
-        if not hosts:
-            # Without -H, Open MPI runs locally with one slot per core.
-            return [ctx.host.name] * (np_ if np_ is not None else ctx.host.cpu.sockets * ctx.host.cpu.cores_per_socket)
-        for item in hosts.split(","):
-            name, _, n = item.partition(":")
-            if name:
-                slots.append((name, _int(n) if n else (npernode or 1)))
-        if npernode:
-            slots = [(h, npernode) for h, _ in slots]
-        total = np_ if np_ is not None else sum(s for _, s in slots)
-        placed: list[str] = []
-        for host, count in slots:
-            placed += [host] * count
-        if total > len(placed):
-            raise ctx.fail(
-                "--------------------------------------------------------------------------\n"
-                f"There are not enough slots available in the system to satisfy the {total}\n"
-                f"slots that were requested by the application:\n\n  {' '.join(self._program)}\n\n"
-                "Either request fewer slots for your application, or make more slots\navailable for use.\n"
-                "--------------------------------------------------------------------------", 1)
-        return placed[:total]
-
-    def execute(self, ctx: Context, args: argparse.Namespace) -> int:
-        program = [p for p in args.program if p != "--"]
-        self._program = program
-        if not program:
-            raise ctx.fail("mpirun could not find anything to do.\n\nIt is possible that you forgot to specify "
-                           "how many processes to run\nvia the \"-np\" argument.", 1)
-        placed = self._placement(ctx, args.np, args.hosts, args.npernode)
-        for host in set(placed):
-            node = ctx.cluster.node(host)
-            if node is None:
-                raise ctx.fail(f"ssh: Could not resolve hostname {host}: Name or service not known\n"
-                               "--------------------------------------------------------------------------\n"
-                               "ORTE was unable to reliably start one or more daemons.", 1)
-        exported: dict[str, str] = {}
-        for item in args.export:
-            key, eq, value = item.partition("=")
-            exported[key] = value if eq else ctx.env.get(key, "")
-        status = 0
-        locals_: dict[str, int] = {}
-        for rank, host in enumerate(placed):
-            local = locals_.get(host, 0)
-            locals_[host] = local + 1
-            env = {**exported, "OMPI_COMM_WORLD_RANK": str(rank), "OMPI_COMM_WORLD_SIZE": str(len(placed)),
-                   "OMPI_COMM_WORLD_LOCAL_RANK": str(local), "OMPI_COMM_WORLD_LOCAL_SIZE": str(placed.count(host)),
-                   "OMPI_COMM_WORLD_HOSTS": ",".join(placed)}
-            result = ctx.run(program, host=ctx.cluster.node(host), env=env)
-            ctx.out(result.stdout)
-            if result.stderr:
-                ctx.err(result.stderr)
-            status = status or result.status
-        return status
 
 
 def commands() -> list[Command]:
@@ -398,5 +279,4 @@ def commands() -> list[Command]:
         NcclTest("broadcast", "nccl-tests: broadcast bandwidth sweep"),
         NcclTest("reduce", "nccl-tests: reduce bandwidth sweep"),
         NcclTest("sendrecv", "nccl-tests: send/receive bandwidth sweep"),
-        Mpirun(),
     ]

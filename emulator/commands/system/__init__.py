@@ -8,11 +8,13 @@ family, the registry or the shell.
 from __future__ import annotations
 
 from emulator.commands.kit.command import Command
-from emulator.commands.system import systemd
+from emulator.commands.system.dmesg import Dmesg
+from emulator.commands.system.journalctl import Journalctl
+from emulator.commands.system.systemctl import Systemctl
 
 __all__ = ["commands"]
 
 
 def commands() -> list[Command]:
     """Every command of the family, for the registry."""
-    return [*systemd.commands()]
+    return [Systemctl(), Journalctl(), Dmesg()]

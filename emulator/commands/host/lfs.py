@@ -1,0 +1,100 @@
+"""``lfs`` (the Lustre client utility): ``lfs df`` over the filesystem's targets and ``lfs check``."""
+
+from __future__ import annotations
+
+import math
+
+from emulator.cluster.ids import rng
+from emulator.commands.kit.command import Context, Outcome, RawCommand
+from emulator.commands.kit.spec import Flag
+from emulator.commands.kit.units import lustre_size
+
+#: The options of ``lfs df``.
+DF_FLAGS = (
+    Flag("-h", "--human-readable", "", "print sizes in human readable format"),
+    Flag("-i", "--inodes", "", "list inode usage instead of block usage"),
+)
+HUMAN, INODES = DF_FLAGS
+DF_OPTIONS = frozenset(s for flag in DF_FLAGS for s in flag.strings())
+
+
+class Lfs(RawCommand):
+    name = "lfs"
+    summary = "Lustre client utility: df, check servers"
+    section = "Host"
+    flags = (Flag("-h", "--help", "", "list the commands"),)
+    words = ("df", "check", "help")
+    synopsis = "df [-h] [-i] [path] | check servers|osts|mds|mgts | help"
+    description = ("lfs df [-h] [-i] [path] prints each MDT and OST of the filesystem and the summary;\n"
+                   "lfs check servers|osts|mds reports whether the client's connections are active.")
+    notes = "Supported: lfs df [-h] [-i] [path], lfs check servers|osts|mds."
+
+    def execute(self, ctx: Context) -> Outcome:
+        words = ctx.argv[1:]
+        fs = ctx.cluster.storage
+        if not words or words[0] in ("help", "-h", "--help"):
+            ctx.out("Usage: lfs [CMD]\nlfs commands used here: df, check\n")
+            return 0 if words else 1
+        cmd, rest = words[0], words[1:]
+        if cmd == "df":
+            human = any(w in HUMAN.strings() for w in rest)
+            inodes = any(w in INODES.strings() for w in rest)
+            paths = [w for w in rest if not w.startswith("-")]
+            bad = [w for w in rest if w.startswith("-") and w not in DF_OPTIONS]
+            if bad:
+                raise ctx.fail(f"lfs df: unrecognized option '{bad[0]}'\nusage: df [--inodes|-i] "
+                               "[--human-readable|-h] [--lazy|-l] [--pool|-p <fsname>[.<pool>]] [path]", 22)
+            for path in paths:
+                full = ctx.fs.abspath(path)
+                if not (full == fs.mountpoint or full.startswith(fs.mountpoint + "/")):
+                    raise ctx.fail(f"lfs df: {path} isn't mounted on lustre", 19)
+            self._df(ctx, human, inodes)
+            return 0
+        if cmd == "check":
+            what = rest[0] if rest else ""
+            if what not in ("servers", "osts", "mds", "mgts"):
+                raise ctx.fail("lfs check: missing target type\nusage: check <mgts|osts|mdts|all>", 22)
+            tag = f"ffff{rng(ctx.cluster.seed, ctx.host.name, 'sb').getrandbits(48):012x}"
+            for t in fs.targets:
+                kind = "mdc" if t.kind == "MDT" else "osc"
+                if what == "servers" or (what == "osts" and kind == "osc") or (what == "mds" and kind == "mdc"):
+                    ctx.outln(f"{t.name}-{kind}-{tag} active.")
+            if what in ("servers", "mgts"):
+                ctx.outln(f"MGC{fs.mgs_nid} active.")
+            return 0
+        raise ctx.fail(f"lfs: unknown command '{cmd}'\ntry 'lfs help' for more information", 1)
+
+    def _df(self, ctx: Context, human: bool, inodes: bool) -> None:
+        fs = ctx.cluster.storage
+        mp = fs.mountpoint
+
+        def cell(kib: int) -> str:
+            return lustre_size(kib) if human else str(kib)
+
+        if inodes:
+            ctx.outln(f"{'UUID':<20}{'Inodes':>12}{'IUsed':>12}{'IFree':>12} IUse% Mounted on")
+        else:
+            ctx.outln(f"{'UUID':<20}{'bytes' if human else '1K-blocks':>12}{'Used':>12}{'Available':>12} Use% "
+                      "Mounted on")
+        totals = [0, 0, 0]
+        for t in fs.targets:
+            index = int(t.name[-4:], 16)
+            kind = "MDT" if t.kind == "MDT" else "OST"
+            if inodes:
+                total = t.size_kib // (2 if kind == "MDT" else 512)
+                used = int(total * t.used_kib / max(1, t.size_kib))
+                vals = [total, used, total - used]
+            else:
+                vals = [t.size_kib, t.used_kib, t.size_kib - t.used_kib]
+            if (kind == "OST") != inodes:
+                totals = [a + b for a, b in zip(totals, vals)]
+            pct = math.ceil(100 * vals[1] / max(1, vals[0]))
+            name = f"{t.name}_UUID"
+            ctx.outln(f"{name:<20}{cell(vals[0]) if not inodes else vals[0]:>12}"
+                      f"{cell(vals[1]) if not inodes else vals[1]:>12}{cell(vals[2]) if not inodes else vals[2]:>12}"
+                      f"{pct:>4}% {mp}[{kind}:{index}]")
+        ctx.outln()
+        pct = math.ceil(100 * totals[1] / max(1, totals[0]))
+        cells = [cell(v) if not inodes else str(v) for v in totals]
+        ctx.outln(f"{'filesystem_summary:':<20}{cells[0]:>12}{cells[1]:>12}{cells[2]:>12}{pct:>4}% {mp}")
+        ctx.outln()
