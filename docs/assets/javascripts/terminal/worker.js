@@ -1,23 +1,26 @@
 /**
  * The emulator worker: owns Pyodide and every emulator session of the visit.
  *
- * This file is its entry. It reads the worker's address (`?snapshot=off`
- * turns start-up snapshots off, `?pyodide=` names the build's Pyodide folder),
- * begins the early downloads on its first line, and starts loading the
- * runtime at once. The rest has a module each: loader.js loads the runtime
- * (from a memory snapshot when this browser holds one), dispatch.js takes
- * the messages of protocol.js, calls.js answers each with calls into
- * `emulator.web`, background.js does the work that waits for a quiet
- * terminal, port.js posts to the page.
+ * This file is its entry and its message loop. It reads the worker's address
+ * (`?snapshot=off` turns start-up snapshots off, `?pyodide=` names the
+ * build's Pyodide folder), begins the early downloads on its first line and
+ * starts loading the runtime at once. Then it takes the messages of
+ * protocol.js: an INTERRUPT at once, even while a line runs; every other
+ * request once the runtime has loaded, a failure being an ERROR for that
+ * request alone.
+ *
+ * The rest has a module each: loader.js loads the runtime (from a memory
+ * snapshot when this browser holds one), calls.js answers each request with
+ * calls into `emulator.web`, background.js does the work that waits for a
+ * quiet terminal, port.js posts to the page.
  */
 
 import { Msg } from "./protocol.js";
 import { describe, post } from "./port.js";
 import { loadRuntime } from "./loader.js";
-import { serve } from "./dispatch.js";
-import { attach } from "./calls.js";
+import { attach, handlers, interrupt } from "./calls.js";
+import { inUse, whenQuiet } from "./background.js";
 // The imports of the modules above, named here so that they download beside those modules, not after them.
-import "./background.js";
 import "./snapshot.js";
 import "./checksum.js"; // snapshot.js's own import
 
@@ -61,7 +64,30 @@ function runtime() {
   return loading;
 }
 
-serve(runtime);
+self.addEventListener("message", async (event) => {
+  const message = event.data;
+  inUse(); // the terminal is in use: the snapshot waits for the next quiet moment
+  if (message.type === Msg.INTERRUPT) {
+    interrupt(message.sid);
+    return;
+  }
+  const handler = handlers[message.type];
+  if (!handler) {
+    post({ type: Msg.ERROR, id: message.id, message: `unknown message type ${message.type}` });
+    return;
+  }
+  try {
+    await runtime();
+  } catch {
+    return; // FATAL was posted once, by runtime()
+  }
+  try {
+    await handler(message);
+  } catch (error) {
+    post({ type: Msg.ERROR, id: message.id, message: describe(error) });
+  }
+  whenQuiet(message.type);
+});
 
 // The page starts this worker only when it wants the runtime: begin loading now, not at the first request.
 runtime().catch(() => {});
