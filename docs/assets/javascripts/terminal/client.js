@@ -8,7 +8,7 @@
  * longer answers; terminals then reopen their sessions from saved state.
  *
  * The runtime starts from a memory snapshot when the browser holds one (see
- * worker.js) unless the page's address says `?snapshot=off` or localStorage
+ * loader.js) unless the page's address says `?snapshot=off` or localStorage
  * holds `mdx-terminal:snapshot` = `off`. `origin` says which path ran.
  */
 

@@ -10,7 +10,8 @@
  */
 
 import { runtime } from "./client.js";
-import { Terminal, variantLabel } from "./terminal.js";
+import { Terminal } from "./terminal.js";
+import { variantLabel } from "./labbar.js";
 
 const LAB_ID = /^[a-z0-9][a-z0-9-]{0,63}$/;
 

@@ -1,0 +1,111 @@
+/**
+ * The terminal's bar and lab panel: the label naming the lab and seed the
+ * session is in now, the panel (the lab's title, goal, buttons and share
+ * link, made here when the page has none) and its toggle, and Reset, which
+ * asks once more on the button itself.
+ */
+
+/** How the bar names a lab and seed: "lab late-rank · seed 7", or "healthy cluster". */
+export function variantLabel(lab, seed) {
+  return (lab === "sandbox" ? "healthy cluster" : `lab ${lab}`) + (seed ? ` · seed ${seed}` : "");
+}
+
+/** An element with text and dataset entries; `attributes` go through setAttribute. */
+function element(tag, text, dataset = {}, attributes = {}) {
+  const made = document.createElement(tag);
+  if (text) made.textContent = text;
+  Object.assign(made.dataset, dataset);
+  for (const [name, value] of Object.entries(attributes)) made.setAttribute(name, value);
+  return made;
+}
+
+export class LabBar {
+  constructor(terminal) {
+    this.terminal = terminal;
+    /** The lab the session is in now ({lab, seed, title, goal}); `lab start` changes it. */
+    this.now = { lab: terminal.lab, seed: terminal.seed };
+    this.shown = null;
+  }
+
+  /**
+   * Show the lab the session is in now, which `lab start` changes and which a
+   * restored session may have switched to: the bar's label, the panel's title,
+   * goal and share link. The panel is offered only while a lab runs; a page of
+   * the healthy cluster gets one when a lab starts there.
+   */
+  follow(variant) {
+    const { q, session } = this.terminal;
+    if (!variant || variant.title === undefined || this.terminal.disposed) return;
+    const lab = variant.lab || "sandbox";
+    const { seed, title, goal } = variant;
+    this.now = { lab, seed, title, goal };
+    session.keep();
+    const shown = JSON.stringify(this.now);
+    if (shown === this.shown) return;
+    this.shown = shown;
+    const label = q("[data-mdx-variant]");
+    if (label) label.textContent = variantLabel(lab, seed);
+    const running = lab !== "sandbox";
+    const panel = running ? this.panel() : q("[data-mdx-panel]");
+    const toggle = q('[data-mdx-action="panel"]');
+    if (!panel || !toggle) return;
+    toggle.hidden = !running;
+    if (!running) {
+      panel.hidden = true;
+      toggle.setAttribute("aria-expanded", "false");
+    }
+    panel.querySelector("[data-mdx-lab-title]").textContent = title;
+    panel.querySelector("[data-mdx-lab-goal]").textContent = goal;
+    panel.querySelector("[data-mdx-share]").href = `?lab=${encodeURIComponent(lab)}&seed=${seed}`;
+  }
+
+  /** The lab panel and its toggle, made as the page template makes them when the page has none. */
+  panel() {
+    const { q, session } = this.terminal;
+    const found = q("[data-mdx-panel]");
+    if (found) return found;
+    const button = (text, dataset, attributes = {}) =>
+      element("button", text, dataset, { type: "button", class: "mdx-terminal__button", ...attributes });
+    const toggle = button("Lab panel", { mdxAction: "panel" },
+                          { "aria-expanded": "false", "aria-controls": "mdx-terminal-panel" });
+    q(".mdx-terminal__actions")?.prepend(toggle);
+    const panel = element("div", "", { mdxPanel: "" }, { class: "mdx-terminal__panel", id: "mdx-terminal-panel" });
+    panel.hidden = true;
+    const title = element("p");
+    title.append(element("strong", "", { mdxLabTitle: "" }));
+    const runs = element("p");
+    runs.append(button("Show progress", { mdxRun: "lab" }), " ", button("Next hint", { mdxRun: "hint" }), " ",
+                button("Reference procedure", { mdxRun: "solutions" }));
+    const share = element("p");
+    share.append(element("a", "Link to this lab and seed", { mdxShare: "" }), " (for a bug report or a class)");
+    panel.append(title, element("p", "", { mdxLabGoal: "" }), runs, share);
+    session.status.before(panel);
+    return panel;
+  }
+
+  /** Reset asks once more on the button itself, so a stray click loses nothing. */
+  confirmReset(button) {
+    const { lab, seed, session } = this.terminal;
+    if (button.dataset.mdxConfirm) {
+      clearTimeout(this.confirmTimer);
+      delete button.dataset.mdxConfirm;
+      button.textContent = "Reset lab";
+      session.reset();
+      return;
+    }
+    button.dataset.mdxConfirm = "true";
+    const switched = this.now.lab !== lab || this.now.seed !== seed;
+    button.textContent = switched ? `Click again to reset to ${variantLabel(lab, seed)}` : "Click again to reset";
+    this.confirmTimer = setTimeout(() => {
+      delete button.dataset.mdxConfirm;
+      button.textContent = "Reset lab";
+    }, 4000);
+  }
+
+  togglePanel(button) {
+    const panel = this.terminal.q("[data-mdx-panel]");
+    if (!panel) return;
+    panel.hidden = !panel.hidden;
+    button.setAttribute("aria-expanded", String(!panel.hidden));
+  }
+}

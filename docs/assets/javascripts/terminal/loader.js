@@ -1,0 +1,212 @@
+/**
+ * Loads the emulator worker's runtime: Pyodide from the site, then the
+ * emulator wheel named by the manifest, checked against its sha256, and
+ * imports `emulator.web`. PROGRESS reports the bytes as they arrive.
+ *
+ * Start-up from a memory snapshot (snapshot.js): when this browser holds a
+ * snapshot for this deploy, Pyodide is restored from it instead of booting,
+ * the wheel is unpacked again (files are not in the snapshot) and `random` is
+ * reseeded. Any failure drops that instance and loads normally. After a
+ * normal load, background.js has maker.js make the snapshot. LOADED tells the
+ * page which path ran.
+ */
+
+import { Msg, Stage } from "./protocol.js";
+import * as snapshots from "./snapshot.js";
+import { describe, post } from "./port.js";
+import { makeWhenQuiet, unpackWhenQuiet } from "./background.js";
+
+const MANIFEST_URL = new URL("../../emulator/manifest.json", import.meta.url);
+
+/** Bytes seen so far of the runtime files, for PROGRESS. */
+const bytes = { loaded: 0, total: 0, stage: Stage.MANIFEST };
+
+let tracking = 0;
+
+function progress(stage) {
+  bytes.stage = stage;
+  post({ type: Msg.PROGRESS, stage, loaded: bytes.loaded, total: bytes.total });
+}
+
+/**
+ * fetch that reports the bytes of big downloads as they arrive. It counts a
+ * clone of the body and hands back the original response untouched: Chromium
+ * caches compiled WebAssembly by the response's URL, which a rebuilt Response
+ * would lose (every warm load would compile the runtime again).
+ */
+const plainFetch = self.fetch.bind(self);
+async function countingFetch(input, init) {
+  const response = await plainFetch(input, init);
+  const path = new URL(String(input instanceof Request ? input.url : input)).pathname;
+  if (!/\.(wasm|zip|whl)$/.test(path)) return response;
+  if (!response.ok) {
+    // Pyodide waits forever on a missing runtime file: report it at once.
+    post({ type: Msg.FATAL, message: `${path.split("/").pop()} could not be fetched (HTTP ${response.status})` });
+    return response;
+  }
+  if (!response.body || bytes.stage === Stage.RESTORING) return response; // a restore needs no byte count
+  bytes.total += Number(response.headers.get("content-length")) || 0;
+  tracking += 1;
+  countBytes(response.clone().body);
+  return response;
+}
+
+async function countBytes(body) {
+  const reader = body.getReader();
+  let last = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      bytes.loaded += value.byteLength;
+      if (bytes.loaded - last > 262144) {
+        last = bytes.loaded;
+        progress(bytes.stage);
+      }
+    }
+  } finally {
+    tracking -= 1;
+    if (tracking === 0 && bytes.stage === Stage.RUNTIME) progress(Stage.STARTING);
+  }
+}
+
+async function fetchOk(url, what, fetcher = countingFetch) {
+  const response = await fetcher(url, { cache: "no-cache" });
+  if (!response.ok) {
+    throw new Error(`${what} could not be fetched (HTTP ${response.status} for ${new URL(url).pathname})`);
+  }
+  return response;
+}
+
+/**
+ * The wheel named by the manifest, checked against its sha256. It downloads
+ * while Pyodide does, so its bytes stay out of the runtime's progress count.
+ */
+async function fetchWheel(manifest) {
+  const url = new URL(manifest.wheel, MANIFEST_URL);
+  const wheel = await (await fetchOk(url, "The emulator package", plainFetch)).arrayBuffer();
+  if ((await snapshots.sha256Hex(wheel)) !== manifest.sha256) {
+    throw new Error("the emulator package does not match its manifest (a stale cache?)");
+  }
+  return wheel;
+}
+
+/** Unpack the wheel into site-packages (files are not part of a snapshot, so after a restore too). */
+function install(pyodide, wheel) {
+  const sitePackages = pyodide.runPython("import site; site.getsitepackages()[0]");
+  pyodide.unpackArchive(wheel, "wheel", { extractDir: sitePackages });
+  pyodide.runPython("import importlib; importlib.invalidate_caches()");
+}
+
+const quiet = { stdout: () => {}, stderr: () => {} };
+
+/** Raised when a stored snapshot's bytes do not match their checksum. */
+class Damaged extends Error {}
+
+/**
+ * A Pyodide restored from `found` with the emulator usable, or an exception (the instance is dropped).
+ * `compiled` is pyodide.asm.wasm, compiling since the snapshot was found; `early` is what the worker
+ * began downloading on its first line.
+ *
+ * The snapshot holds every emulator module and the parsed labs, so the first
+ * commands read no file; the wheel's files are unpacked again once the
+ * terminal is idle (background.js); only then is the wheel downloaded.
+ */
+async function restore(loadPyodide, indexURL, found, compiled, wheel, early) {
+  // A damaged heap is never restored; the module compiles meanwhile, on other threads.
+  if (!snapshots.intact(found)) throw new Damaged("the stored snapshot is damaged");
+  const undo = snapshots.prepareInstantiation(found.bytes, compiled);
+  // Pyodide fetches pyodide.asm.wasm itself too: it gets a stand-in, since `compiled` is used.
+  // The files the worker began downloading when it started are handed over, once each.
+  const fetching = self.fetch;
+  self.fetch = (input, init) => {
+    const url = String(input);
+    if (url.endsWith("/pyodide.asm.wasm")) return Promise.resolve(new Response(null));
+    const downloaded = early?.downloads.get(url);
+    early?.downloads.delete(url);
+    return downloaded ?? fetching(input, init);
+  };
+  let pyodide;
+  try {
+    pyodide = await loadPyodide({ indexURL, _loadSnapshot: found.bytes, ...quiet });
+  } finally {
+    self.fetch = fetching;
+    undo();
+  }
+  // Every restore starts from the same random state: reseed from the browser's entropy
+  // (a call, not runPython, which would compile source on the way to the first command).
+  const random = pyodide.pyimport("random");
+  random.seed();
+  random.destroy();
+  const module = pyodide.pyimport("emulator.web");
+  if (module.incomplete("for x in a; do") !== "true" || module.incomplete("echo ok") !== "false") {
+    throw new Error("the restored emulator does not answer as it should");
+  }
+  unpackWhenQuiet(() => wheel().then((bytes) => install(pyodide, bytes)).catch(() => {}));
+  return module;
+}
+
+/**
+ * The loaded `emulator.web`. `snapshotsWanted` is false when the worker's
+ * address says `?snapshot=off`; `early` is what worker.js began downloading
+ * on its first line, or null.
+ */
+export async function loadRuntime({ snapshotsWanted, early }) {
+  const started = performance.now();
+  progress(Stage.MANIFEST);
+  const manifestPromise = fetchOk(MANIFEST_URL, "The runtime manifest").then((response) => response.json());
+  const keyPromise = manifestPromise.then((m) => snapshots.snapshotKey(m.pyodideVersion, m.sha256));
+  keyPromise.catch(() => {}); // a failed manifest is reported just below
+  // The stored snapshot is read while the manifest is fetched; the manifest then says whether it fits.
+  const stored = snapshotsWanted ? snapshots.read(keyPromise) : Promise.resolve({ missing: "turned off", skip: true });
+  const manifest = await manifestPromise;
+  const key = await keyPromise;
+  const pyodideURL = new URL(manifest.pyodide, MANIFEST_URL);
+  progress(Stage.RUNTIME);
+  let wheelPromise = null;
+  const wheel = () => (wheelPromise ??= fetchWheel(manifest));
+  const asm = import(new URL("pyodide.asm.mjs", pyodideURL).href); // loadPyodide imports it too: start it now
+  asm.catch(() => {});
+  const found = manifest.snapshot === false ? { missing: "turned off for this site", skip: true } : await stored;
+  // Restoring: compile pyodide.asm.wasm (from Chromium's code cache, on a repeat visit) beside the script's loading.
+  const wasmURL = new URL("pyodide.asm.wasm", pyodideURL).href;
+  const compiled = !found.bytes ? null
+    : early?.wasm === wasmURL ? early.compiled : WebAssembly.compileStreaming(plainFetch(wasmURL));
+  compiled?.catch(() => {}); // awaited inside loadPyodide
+  const { loadPyodide } = await import(new URL("pyodide.mjs", pyodideURL).href);
+  self.fetch = countingFetch;
+  let note = null;
+  if (found.bytes) {
+    progress(Stage.RESTORING);
+    try {
+      const module = await restore(loadPyodide, pyodideURL.href, found, compiled, wheel, early);
+      post({ type: Msg.LOADED, runtime: "snapshot", note, ms: Math.round(performance.now() - started) });
+      return module;
+    } catch (error) {
+      // Never reuse a half-restored instance: drop it and load normally. A damaged copy is made again;
+      // one that fails to restore is marked, so this browser does not try it again.
+      if (error instanceof Damaged) {
+        await snapshots.forget(key);
+        found.damaged = true;
+      } else {
+        await snapshots.skip(key, `restore failed: ${describe(error)}`);
+        note = "The terminal's saved start-up copy could not be used, so it started normally.";
+        found.skip = true;
+      }
+      found.missing = describe(error);
+      progress(Stage.RUNTIME);
+    }
+  }
+  if (found.damaged) note = "The terminal's saved start-up copy was damaged, so it started normally.";
+  wheel().catch(() => {}); // downloads beside Pyodide; awaited below, where a failure is reported
+  const pyodide = await loadPyodide({ indexURL: pyodideURL.href, ...quiet });
+  progress(Stage.WHEEL);
+  const bytes = await wheel();
+  install(pyodide, bytes);
+  progress(Stage.SESSION);
+  const module = pyodide.pyimport("emulator.web");
+  if (!found.skip) makeWhenQuiet({ indexURL: pyodideURL.href, wheel: bytes.slice(0), key });
+  post({ type: Msg.LOADED, runtime: "fresh", note, reason: found.missing ?? null,
+         ms: Math.round(performance.now() - started) });
+  return module;
+}

@@ -1,0 +1,103 @@
+/**
+ * The terminal's scrollback: output drawn as text (textContent, never as
+ * HTML), bounded to MAX_SCROLLBACK characters and kept in the lab's record
+ * (storage.js), a command's output read out by the live region, and the
+ * width of the screen in characters.
+ */
+
+/** Characters kept in the on-screen scrollback; older output is dropped. */
+export const MAX_SCROLLBACK = 200000;
+/** Characters of one command's output read out by the live region. */
+const MAX_ANNOUNCE = 1500;
+/** The escape sequence of a full-screen repaint, and every other control sequence (dropped). */
+const CLEAR_SCREEN = "\x1b[2J";
+const CONTROL = /\x1b\[[0-9;?]*[A-Za-z]/g;
+
+export class Scrollback {
+  /** Draws again the scrollback `record` (the lab's saved record) kept. */
+  constructor(el, record) {
+    this.output = el.querySelector("[data-mdx-output]");
+    this.screen = el.querySelector("[data-mdx-screen]");
+    this.live = el.querySelector("[data-mdx-live]");
+    this.record = record;
+    this.size = 0;
+    for (const [stream, text] of record.scrollback) this.draw(stream, text);
+  }
+
+  print(stream, text) {
+    if (!text) return;
+    this.draw(stream, text);
+    const last = this.record.scrollback[this.record.scrollback.length - 1];
+    if (last && last[0] === stream) last[1] += text;
+    else this.record.scrollback.push([stream, text]);
+  }
+
+  draw(stream, text) {
+    const last = this.output.lastChild;
+    if (last && last.dataset.stream === stream) {
+      last.textContent += text;
+    } else {
+      const span = document.createElement("span");
+      span.dataset.stream = stream;
+      span.className = `mdx-terminal__${stream}`;
+      span.textContent = text;
+      this.output.append(span);
+    }
+    this.size += text.length;
+    while (this.size > MAX_SCROLLBACK && this.output.firstChild) {
+      const first = this.output.firstChild;
+      const excess = this.size - MAX_SCROLLBACK;
+      if (first.textContent.length <= excess || first === this.output.lastChild) {
+        const cut = Math.min(excess, first.textContent.length);
+        if (cut === first.textContent.length) first.remove();
+        else first.textContent = first.textContent.slice(cut);
+        this.size -= cut;
+      } else {
+        first.textContent = first.textContent.slice(excess);
+        this.size -= excess;
+      }
+    }
+    this.screen.scrollTop = this.screen.scrollHeight;
+  }
+
+  /** A running command's output chunks; `collected` gathers what the live region reads out once it is done. */
+  write(chunks, collected) {
+    for (const [stream, raw] of chunks) {
+      // A full-screen repaint (watch) clears the screen, as a terminal would.
+      const cleared = raw.lastIndexOf(CLEAR_SCREEN);
+      if (cleared >= 0) {
+        this.clear();
+        collected.length = 0;
+      }
+      const text = (cleared >= 0 ? raw.slice(cleared + CLEAR_SCREEN.length) : raw).replace(CONTROL, "");
+      collected.push(text);
+      this.print(stream === "err" ? "err" : "out", text);
+    }
+  }
+
+  clear() {
+    this.output.textContent = "";
+    this.size = 0;
+    this.record.scrollback = [];
+  }
+
+  announce(text) {
+    const trimmed = text.length > MAX_ANNOUNCE ? `${text.slice(0, MAX_ANNOUNCE)}… (more in the terminal output)` : text;
+    // A new node each time, so the same output twice in a row is announced twice.
+    const said = document.createElement("p");
+    said.textContent = trimmed.trim() || "Done, no output.";
+    this.live.replaceChildren(said);
+  }
+
+  /** Terminal width in characters, for laying out completion lists. */
+  widthInChars() {
+    const probe = document.createElement("span");
+    probe.textContent = "0".repeat(10);
+    this.output.append(probe);
+    const w = probe.getBoundingClientRect().width / 10;
+    probe.remove();
+    const style = getComputedStyle(this.screen);
+    const visible = this.screen.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    return w > 0 ? Math.max(20, Math.floor(visible / w)) : 80;
+  }
+}
