@@ -1,4 +1,7 @@
-"""``scontrol`` actions on nodes and jobs: reboot, cancel_reboot, requeue, requeuehold, hold, release.
+"""``scontrol`` actions on nodes and jobs: update (node state), reboot, cancel_reboot, requeue, requeuehold, hold, release.
+
+``update NodeName=LIST State=DRAIN|DOWN|RESUME|IDLE|UNDRAIN|CANCEL_REBOOT Reason=TEXT``
+sets the nodes' Slurm state and reason (who set it, and when, for ``sinfo -R``).
 
 A reboot goes through Slurm's states on the simulated clock: REBOOT_REQUESTED
 (``sinfo`` shows ``boot``, or ``mix@``/``alloc@``/``drng@`` while jobs still run),
@@ -246,6 +249,7 @@ def _try_start(cluster: Cluster, job: Job) -> None:
 
 
 def update(ctx: Context, words: list[str]) -> int:
+    """``scontrol update NodeName=... State=... Reason=...``."""
     cluster = ctx.cluster
     slurm = cluster.slurm
     fields: dict[str, str] = {}
