@@ -24,8 +24,6 @@ if TYPE_CHECKING:  # pragma: no cover
 #: Per-lane signalling rate as iblinkinfo prints it, by IBTA speed name.
 LANE_TEXT = {"SDR": "2.5 Gbps", "QDR": "10.0 Gbps", "FDR": "14.0625 Gbps", "EDR": "25.78125 Gbps",
              "HDR": "53.125 Gbps", "NDR": "106.25 Gbps", "XDR": "212.5 Gbps"}
-
-
 #: Leaf-to-spine links train at the full NDR 4X rate.
 UPLINK = ("4X", "NDR")
 
@@ -56,5 +54,6 @@ def fabric_cas(ctx: Context, ca: str | None = None) -> tuple[NIC, list[tuple[Nod
 
 
 def discover_failed(ctx: Context, tool: str) -> Exception:
+    """The error to raise when no local port is up to discover from, in the tool's words."""
     return ctx.fail(f"ibwarn: [{fake_pid(ctx, tool)}] mad_rpc_open_port: can't open UMAD port ((null):0)\n"
                     f"{tool}: iberror: failed: discover failed", 255)
