@@ -3,33 +3,21 @@
 from __future__ import annotations
 
 import re
+import shlex
 
 import pytest
 
 from emulator.cluster.faults import apply_fault
+from emulator.commands.fabric.iproute2 import spellings
+from emulator.commands.fabric.rdma import DISPLAY_FLAGS, Rdma
 from emulator.session import Session
-from tests.support import golden
-
-
-def on(node: str, *faults: tuple[str, dict[str, object]], seed: int = 0) -> Session:
-    """A sandbox session logged in to ``node`` with ``faults`` applied."""
-    s = Session(seed=seed)
-    for name, params in faults:
-        apply_fault(s.cluster, name, params)
-    s.shell.push_host(s.cluster.nodes[node])
-    return s
+from tests.support import golden, on, run
 
 
 def colon(guid: str) -> str:
     """``0xa088c20300e2ba22`` as sysfs and ibv_devinfo print it: ``a088:c203:00e2:ba22``."""
     h = guid[2:]
     return ":".join(h[i:i + 4] for i in range(0, 16, 4))
-
-
-def run(s: Session, line: str) -> str:
-    out, status = s.execute(line)
-    assert status == 0, out
-    return out
 
 
 def test_ibstat_one_port_golden():
@@ -70,7 +58,8 @@ def test_ibstat_bad_flag_is_a_getopt_error():
 
 
 def test_ibstatus_shows_hdr_rate_of_a_downgraded_port():
-    s = on("node03", ("link-rate", {"node": "node03", "port": "mlx5_5"}))
+    s = on("node03")
+    apply_fault(s.cluster, "link-rate", {"node": "node03", "port": "mlx5_5"})
     out = run(s, "ibstatus mlx5_5")
     assert "\tstate:\t\t 4: ACTIVE\n" in out
     assert "\tphys state:\t 5: LinkUp\n" in out
@@ -105,7 +94,8 @@ def test_perfquery_basic_data_counters_saturate_at_32_bits():
 
 
 def test_perfquery_reset_then_counts_from_zero():
-    s = on("node02", ("symbol-errors", {"node": "node02", "port": "mlx5_3", "errors_per_s": 10}))
+    s = on("node02")
+    apply_fault(s.cluster, "symbol-errors", {"node": "node02", "port": "mlx5_3", "errors_per_s": 10})
     before = run(s, "perfquery -x 111 1")
     assert int(re.search(r"SymbolErrorCounter:\.+(\d+)", before).group(1)) > 1000
     assert run(s, "perfquery -R -C mlx5_3 -P 1") == ""
@@ -121,16 +111,18 @@ def test_perfquery_remote_lid_reads_the_other_nodes_port():
 
 
 def test_perfquery_sm_lid_reads_the_subnet_managers_port_and_resets_it():
-    s = on("node01")
-    sm_lid = re.search(r"SM lid: (\d+)", run(s, "ibstat mlx5_0"))
+    # The SM sends its MADs once a sweep (every 10 simulated seconds); typed as ``ssh node01 CMD`` from the
+    # login node, each line runs at the same instant as on a fresh node01, so the reset and the read share a sweep.
+    s = on(None)
+    sm_lid = re.search(r"SM lid: (\d+)", run(s, "ssh node01 ibstat mlx5_0"))
     assert sm_lid and sm_lid.group(1) == "1"
-    out = run(s, "perfquery -x 1")
+    out = run(s, "ssh node01 perfquery -x 1")
     assert out.startswith("# Port extended counters: Lid 1 port 1 (CapMask: 0x5A00)\n")
     assert int(re.search(r"PortXmitPkts:\.+(\d+)", out).group(1)) > 0
     assert "SymbolErrorCounter:..............0\n" in out
-    assert run(s, "perfquery -R 1") == ""
-    assert "PortXmitPkts:....................0\n" in run(s, "perfquery 1")
-    out, status = s.execute("perfquery 1 2")
+    assert run(s, "ssh node01 perfquery -R 1") == ""
+    assert "PortXmitPkts:....................0\n" in run(s, "ssh node01 perfquery 1")
+    out, status = s.execute("ssh node01 perfquery 1 2")
     assert status == 255 and "dport (Lid 1)" in out
 
 
@@ -141,7 +133,8 @@ def test_perfquery_unknown_lid_times_out():
 
 
 def test_mlxlink_shows_degraded_speed_against_supported():
-    s = on("node03", ("link-rate", {"node": "node03", "port": "mlx5_5"}))
+    s = on("node03")
+    apply_fault(s.cluster, "link-rate", {"node": "node03", "port": "mlx5_5"})
     out = run(s, "mlxlink -d mlx5_5")
     assert "Speed                           : IB-HDR\n" in out
     assert "Supported Cable Speed           : 0x000000f2 (NDR,HDR,EDR,FDR,SDR)\n" in out
@@ -149,7 +142,8 @@ def test_mlxlink_shows_degraded_speed_against_supported():
 
 
 def test_mlxlink_counters_show_symbol_errors():
-    s = on("node02", ("symbol-errors", {"node": "node02", "port": "mlx5_3", "errors_per_s": 10}))
+    s = on("node02")
+    apply_fault(s.cluster, "symbol-errors", {"node": "node02", "port": "mlx5_3", "errors_per_s": 10})
     out = run(s, "mlxlink -d mlx5_3 -c")
     assert "Physical Counters and BER Info\n------------------------------\n" in out
     assert int(re.search(r"Symbol Errors\s+: (\d+)", out).group(1)) > 1000
@@ -167,7 +161,8 @@ def test_rdma_link_line():
 
 
 def test_port_down_reads_down_everywhere():
-    s = on("node02", ("port-down", {"node": "node02", "port": "mlx5_3"}))
+    s = on("node02")
+    apply_fault(s.cluster, "port-down", {"node": "node02", "port": "mlx5_3"})
     assert "State: Down\nPhysical state: Disabled\nRate: 40\n" in run(s, "ibstat mlx5_3 1")
     assert "state DOWN physical_state DISABLED netdev ibp94s0" in run(s, "rdma link")
     assert "ibp94s0          DOWN" in run(s, "ip -br link")
@@ -241,14 +236,12 @@ def test_ibstat_whole_ca_golden():
 
 
 def test_ibdev2netdev_maps_devices_to_netdevs_with_state():
-    s = on("node02", ("port-down", {"node": "node02", "port": "mlx5_3"}))
+    s = on("node02")
+    apply_fault(s.cluster, "port-down", {"node": "node02", "port": "mlx5_3"})
     out = run(s, "ibdev2netdev")
     assert "mlx5_0 port 1 ==> ibp24s0 (Up)\n" in out
     assert "mlx5_3 port 1 ==> ibp94s0 (Down)\n" in out
     assert "mlx5_8 port 1 ==> enp41s0f0np0 (Up)\n" in out
-
-
-
 
 
 @pytest.mark.parametrize("name,line,faults", [
@@ -263,12 +256,16 @@ def test_ibdev2netdev_maps_devices_to_netdevs_with_state():
      [("link-flap", {"node": "node02", "port": "mlx5_3"})]),
 ])
 def test_output_matches_golden(name, line, faults):
-    s = on("node02", *faults)
-    golden(name, run(s, line))
+    # Counters rise with simulated time: the line runs first thing, as ``ssh node02 LINE`` from the login node.
+    s = on(None)
+    for fault, params in faults:
+        apply_fault(s.cluster, fault, params)
+    golden(name, run(s, f"ssh node02 {shlex.quote(line)}"))
 
 
 def test_perfquery_reads_a_leaf_uplink_waiting_under_congestion():
-    s = on("node01", ("congestion", {"nodes": 2}))
+    s = on("node01")
+    apply_fault(s.cluster, "congestion", {"nodes": 2})
     first = run(s, "perfquery -x 2 33")
     assert first.startswith("# Port extended counters: Lid 2 port 33 (CapMask: 0x5A00)\nPortSelect:......................33\n")
     wait = int(re.search(r"PortXmitWait:\.+(\d+)", first).group(1))
@@ -279,7 +276,8 @@ def test_perfquery_reads_a_leaf_uplink_waiting_under_congestion():
 
 
 def test_leaf_downlink_mirrors_the_nodes_port():
-    s = on("node01", ("symbol-errors", {"node": "node02", "port": "mlx5_0", "errors_per_s": 10}))
+    s = on("node01")
+    apply_fault(s.cluster, "symbol-errors", {"node": "node02", "port": "mlx5_0", "errors_per_s": 10})
     switch_side = run(s, "perfquery -x 2 2")
     node_side = run(s, "perfquery -x 108 1")
     for name in ("SymbolErrorCounter", "PortRcvErrors"):
@@ -290,7 +288,8 @@ def test_leaf_downlink_mirrors_the_nodes_port():
 
 
 def test_mlxlink_module_shows_one_weak_lane_on_a_marginal_link():
-    s = on("node02", ("symbol-errors", {"node": "node02", "port": "mlx5_3", "errors_per_s": 10}))
+    s = on("node02")
+    apply_fault(s.cluster, "symbol-errors", {"node": "node02", "port": "mlx5_3", "errors_per_s": 10})
     rx = re.search(r"Rx Power Current \[dBm\]\s+: (\S+) \[-10\.4\.\.5\]", run(s, "mlxlink -d mlx5_3 -m")).group(1)
     lanes = [float(v) for v in rx.split(",")]
     assert sum(v < -5 for v in lanes) == 1 and sum(v > 0 for v in lanes) == 3
@@ -320,3 +319,16 @@ def test_show_gids_lists_roce_v2_gids_with_the_storage_address():
     assert out.splitlines()[0] == "DEV\tPORT\tINDEX\tGID\t\t\t\t\tIPv4  \t\tVER\tDEV"
     assert "mlx5_8\t1\t3\t0000:0000:0000:0000:0000:ffff:0a1e:000b\t10.30.0.11  \tv2\tenp41s0f0np0\n" in out
     assert out.endswith("n_gids_found=4\n")
+
+
+def test_every_flag_rdma_declares_is_accepted():
+    s = on("node01")
+    for spelling in Rdma().option_strings():
+        out, status = s.execute(f"rdma {spelling} link")
+        assert status == 0 and "unknown" not in out, (spelling, out)
+
+
+def test_rdmas_usage_offers_the_display_flags_it_declares():
+    usage = run(on("node01"), "rdma help")
+    offered = {s for short, rest in re.findall(r"(-\w)\[(\w+)\]", usage) for s in (short, short + rest)}
+    assert spellings(DISPLAY_FLAGS) <= offered

@@ -5,27 +5,14 @@ from __future__ import annotations
 import re
 
 from emulator.cluster.faults import apply_fault
-from emulator.session import Session
-
-
-def on(node: str, *faults: tuple[str, dict[str, object]], seed: int = 0) -> Session:
-    """A sandbox session logged in to ``node`` with ``faults`` applied."""
-    s = Session(seed=seed)
-    for name, params in faults:
-        apply_fault(s.cluster, name, params)
-    s.shell.push_host(s.cluster.nodes[node])
-    return s
-
-
-def run(s: Session, line: str) -> str:
-    out, status = s.execute(line)
-    assert status == 0, out
-    return out
+from emulator.commands.fabric.ibqueryerrors import human
+from tests.support import on, run
 
 
 def test_ibdiagnet_counts_speed_and_counter_problems():
-    s = on("node01", ("link-rate", {"node": "node03", "port": "mlx5_0"}),
-           ("symbol-errors", {"node": "node02", "port": "mlx5_0", "errors_per_s": 10}))
+    s = on("node01")
+    apply_fault(s.cluster, "link-rate", {"node": "node03", "port": "mlx5_0"})
+    apply_fault(s.cluster, "symbol-errors", {"node": "node02", "port": "mlx5_0", "errors_per_s": 10})
     out, status = s.execute("ibdiagnet")
     assert status == 1
     assert "-I- Speed / Width checks      1          0          \n" in out
@@ -40,7 +27,8 @@ def test_ibdiagnet_healthy_fabric_is_clean():
 
 
 def test_ibdiagnet_writes_its_log_with_the_bad_port():
-    s = on("node01", ("symbol-errors", {"node": "node03", "port": "mlx5_0", "errors_per_s": 10}))
+    s = on("node01")
+    apply_fault(s.cluster, "symbol-errors", {"node": "node03", "port": "mlx5_0", "errors_per_s": 10})
     s.execute("ibdiagnet")
     log = run(s, "cat /var/tmp/ibdiagnet2/ibdiagnet2.log")
     assert "node03/mlx5_0/P1" in log and "symbol_error_counter" in log
@@ -48,7 +36,8 @@ def test_ibdiagnet_writes_its_log_with_the_bad_port():
 
 
 def test_iblinkinfo_names_the_switch_port_and_hints_the_lost_speed():
-    s = on("node01", ("link-rate", {"node": "node03", "port": "mlx5_0"}))
+    s = on("node01")
+    apply_fault(s.cluster, "link-rate", {"node": "node03", "port": "mlx5_0"})
     out = run(s, "iblinkinfo")
     assert ('           2    3[  ] ==( 4X         53.125 Gbps Active/  LinkUp)==>     116    1[  ] '
             '"node03 mlx5_0" ( Could be 106.25 Gbps)\n') in out
@@ -57,22 +46,25 @@ def test_iblinkinfo_names_the_switch_port_and_hints_the_lost_speed():
 
 
 def test_iblinkinfo_down_ports_only():
-    s = on("node01", ("port-down", {"node": "node05", "port": "mlx5_0"}))
+    s = on("node01")
+    apply_fault(s.cluster, "port-down", {"node": "node05", "port": "mlx5_0"})
     out = run(s, "iblinkinfo -d")
     assert out.splitlines()[1] == '           2    5[  ] ==(                Down/ Polling)==>             [  ] "" ( )'
     assert "node05" not in run(s, "iblinkinfo --cas-only")
 
 
 def test_ibhosts_and_ibswitches_list_the_rail_fabric():
-    s = on("node01", ("port-down", {"node": "node05", "port": "mlx5_0"}))
+    s = on("node01")
+    apply_fault(s.cluster, "port-down", {"node": "node05", "port": "mlx5_0"})
     hosts = run(s, "ibhosts")
     assert hosts.count("Ca\t: 0x") == 7 and "node05" not in hosts
     assert run(s, "ibswitches").splitlines()[0].startswith("Switch\t: 0x")
 
 
 def test_ibqueryerrors_reports_errors_and_congestion_but_not_healthy_ports():
-    s = on("node01", ("symbol-errors", {"node": "node03", "port": "mlx5_0", "errors_per_s": 10}),
-           ("congestion", {"nodes": 1}))
+    s = on("node01")
+    apply_fault(s.cluster, "symbol-errors", {"node": "node03", "port": "mlx5_0", "errors_per_s": 10})
+    apply_fault(s.cluster, "congestion", {"nodes": 1})
     out = run(s, "ibqueryerrors")
     assert re.search(r'^Errors for "node03 mlx5_0"\n   GUID 0x[0-9a-f]{16} port 1: '
                      r"\[SymbolErrorCounter == \d+ \(\d+\.\d{3}K?\)\]", out, re.M)
@@ -83,7 +75,8 @@ def test_ibqueryerrors_reports_errors_and_congestion_but_not_healthy_ports():
 
 
 def test_ibqueryerrors_exporter_options_add_data_counters_and_link_info():
-    s = on("node01", ("symbol-errors", {"node": "node03", "port": "mlx5_0", "errors_per_s": 10}))
+    s = on("node01")
+    apply_fault(s.cluster, "symbol-errors", {"node": "node03", "port": "mlx5_0", "errors_per_s": 10})
     out = run(s, "ibqueryerrors --verbose --details --suppress-common --data --report-port --switch --ca")
     lines = out.splitlines()
     at = lines.index('Errors for "node03 mlx5_0"')
@@ -102,8 +95,6 @@ def test_ibqueryerrors_exporter_options_add_data_counters_and_link_info():
 
 
 def test_ibqueryerrors_human_readable_values_follow_infiniband_diags():
-    from emulator.commands.fabric.ibscan import human
-
     assert [human(0), human(40), human(6714), human(29638), human(2930775814)] == \
         ["0.000", "40.000", "6.557K", "28.943K", "2.729G"]
     assert [human(100, data=True), human(300, data=True), human(1934732822901, data=True)] == \
@@ -111,14 +102,17 @@ def test_ibqueryerrors_human_readable_values_follow_infiniband_diags():
 
 
 def test_ibqueryerrors_names_the_congested_leaf_uplinks():
-    out = run(on("node01", ("congestion", {"nodes": 2})), "ibqueryerrors")
+    s = on("node01")
+    apply_fault(s.cluster, "congestion", {"nodes": 2})
+    out = run(s, "ibqueryerrors")
     assert re.search(r'^Errors for 0xfc6a1c03[0-9a-f]{8} "leaf-r0-01"\n   GUID 0x[0-9a-f]{16} port 33: '
                      r"\[PortXmitWait == \d+ \([\d.]+[KMG]?\)\]", out, re.M)
     assert "SymbolErrorCounter ==" not in out
 
 
 def test_ibnetdiscover_topology_file_names_both_ends_and_the_speed():
-    s = on("node01", ("link-rate", {"node": "node03", "port": "mlx5_0"}))
+    s = on("node01")
+    apply_fault(s.cluster, "link-rate", {"node": "node03", "port": "mlx5_0"})
     out = run(s, "ibnetdiscover")
     assert out.startswith("#\n# Topology file: generated on Wed Mar 11 09:00:")
     assert re.search(r'^\[3\]\t"H-[0-9a-f]{16}"\[1\]\([0-9a-f]{16}\) \t\t# "node03 mlx5_0" lid 116 4xHDR$', out, re.M)
@@ -132,7 +126,8 @@ def test_sminfo_reports_the_master():
 
 
 def test_ibclearcounters_then_ibqueryerrors_shows_only_what_grew():
-    s = on("node01", ("symbol-errors", {"node": "node02", "port": "mlx5_0", "errors_per_s": 2}))
+    s = on("node01")
+    apply_fault(s.cluster, "symbol-errors", {"node": "node02", "port": "mlx5_0", "errors_per_s": 2})
     assert run(s, "ibclearcounters") == "## Summary: 11 nodes cleared 0 errors\n"
     assert "Errors for" not in run(s, "ibqueryerrors")
     run(s, "sleep 30")
@@ -143,8 +138,10 @@ def test_ibclearcounters_then_ibqueryerrors_shows_only_what_grew():
 
 
 def test_a_powered_off_node_drops_out_of_the_fabric_but_a_panicked_one_does_not():
-    off = on("node01", ("host-down", {"node": "node03", "cause": "psu-failure"}))
+    off = on("node01")
+    apply_fault(off.cluster, "host-down", {"node": "node03", "cause": "psu-failure"})
     assert '           2    3[  ] ==(                Down/ Polling)==>             [  ] "" ( )' in run(off, "iblinkinfo")
     assert "node03" not in run(off, "ibhosts")
-    panicked = on("node01", ("host-down", {"node": "node03", "cause": "kernel-panic"}))
+    panicked = on("node01")
+    apply_fault(panicked.cluster, "host-down", {"node": "node03", "cause": "kernel-panic"})
     assert '"node03 mlx5_0"' in run(panicked, "ibhosts")   # the HCA's firmware still answers

@@ -5,22 +5,8 @@ from __future__ import annotations
 import re
 
 from emulator.cluster.faults import apply_fault
-from emulator.session import Session
-
-
-def on(node: str, *faults: tuple[str, dict[str, object]], seed: int = 0) -> Session:
-    """A sandbox session logged in to ``node`` with ``faults`` applied."""
-    s = Session(seed=seed)
-    for name, params in faults:
-        apply_fault(s.cluster, name, params)
-    s.shell.push_host(s.cluster.nodes[node])
-    return s
-
-
-def run(s: Session, line: str) -> str:
-    out, status = s.execute(line)
-    assert status == 0, out
-    return out
+from emulator.commands.fabric.netif import Ip
+from tests.support import on, run
 
 
 def test_ip_brief_addresses():
@@ -36,7 +22,8 @@ def test_ip_unknown_device_and_object():
 
 
 def test_ethtool_ib_speed_follows_rate():
-    s = on("node03", ("link-rate", {"node": "node03", "port": "mlx5_5"}))
+    s = on("node03")
+    apply_fault(s.cluster, "link-rate", {"node": "node03", "port": "mlx5_5"})
     assert "\tSpeed: 200000Mb/s\n" in run(s, "ethtool ibp192s0")
     assert "\tSpeed: 400000Mb/s\n" in run(s, "ethtool ibp24s0")
 
@@ -48,3 +35,16 @@ def test_ip_s_link_counts_the_same_bytes_as_ethtool():
     rx_ip = int(ip_out[3].split()[0])
     rx_ethtool = int(re.search(r"rx_bytes: (\d+)", run(s, "ethtool -S enp41s0f0np0")).group(1))
     assert rx_ethtool >= rx_ip > 0
+
+
+def test_every_flag_ip_declares_is_accepted():
+    s = on("node01")
+    for spelling in Ip().option_strings():
+        out, status = s.execute(f"ip {spelling} link")
+        assert status == 0 and "unknown" not in out, (spelling, out)
+
+
+def test_every_option_ips_usage_offers_is_declared():
+    options = run(on("node01"), "ip -h").splitlines()[2]
+    offered = {s for name, rest in re.findall(r"(-\w+)(?:\[(\w+)\])?", options) for s in (name, name + rest)}
+    assert offered <= set(Ip().option_strings())

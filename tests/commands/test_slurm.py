@@ -9,11 +9,7 @@ import pytest
 from emulator.cluster.build import ClusterSpec, build_cluster
 from emulator.cluster.faults import apply_fault
 from emulator.session import Session
-from tests.support import golden
-
-
-def run(line: str, lab: str | None = None, seed: int = 0) -> tuple[str, int]:
-    return Session(lab, seed).execute(line)
+from tests.support import golden, on
 
 
 @pytest.mark.parametrize("name,lab,line", [
@@ -29,18 +25,18 @@ def run(line: str, lab: str | None = None, seed: int = 0) -> tuple[str, int]:
     ("slurm_sacct_node_fail.txt", "out-of-band", "sacct -j 48213 --format=JobID,JobName,State,ExitCode,NodeList,End"),
 ])
 def test_golden_output(name, lab, line):
-    out, status = run(line, lab)
+    out, status = on(None, lab).execute(line)
     assert status == 0
     golden(name, out)
 
 
 def test_sinfo_marks_the_default_partition_and_groups_by_state():
-    out, _ = run("sinfo -h -o '%P %t %D %N'")
+    out, _ = on(None).execute("sinfo -h -o '%P %t %D %N'")
     assert out.splitlines() == ["gpu* alloc 6 node[01-06]", "gpu* idle 2 node[07-08]", "debug alloc 2 node[01-02]"]
 
 
 def test_sinfo_summarize_counts_allocated_idle_other_total():
-    out, _ = run("sinfo -s")
+    out, _ = on(None).execute("sinfo -s")
     assert "6/2/0/8" in out.splitlines()[1]
 
 
@@ -54,31 +50,31 @@ def test_sinfo_drained_node_shows_reason_user_and_time():
 
 
 def test_sinfo_unknown_partition_prints_only_the_header_and_bad_flags_get_getopt_errors():
-    out, status = run("sinfo -p nope")
+    out, status = on(None).execute("sinfo -p nope")
     assert (out, status) == ("PARTITION AVAIL  TIMELIMIT  NODES  STATE NODELIST\n", 0)
-    out, status = run("sinfo --bogus")
+    out, status = on(None).execute("sinfo --bogus")
     assert status == 1 and out.startswith("sinfo: unrecognized option '--bogus'\n")
 
 
 def test_squeue_filters_by_user_state_partition_and_node():
-    assert run("squeue -h -u bob -o %i")[0] == "48216\n48214\n"
-    assert run("squeue -h --me -t R -o %i")[0] == "48213\n"
-    assert run("squeue -h -w node05 -o %j")[0] == "finetune-sft\n"
-    assert run("squeue -h -p debug")[0] == ""
+    assert on(None).execute("squeue -h -u bob -o %i")[0] == "48216\n48214\n"
+    assert on(None).execute("squeue -h --me -t R -o %i")[0] == "48213\n"
+    assert on(None).execute("squeue -h -w node05 -o %j")[0] == "finetune-sft\n"
+    assert on(None).execute("squeue -h -p debug")[0] == ""
 
 
 def test_squeue_and_sinfo_long_format_fields_by_name():
-    out, _ = run("squeue -h -j 48213 -O jobid:8,name:14,state:.9")
+    out, _ = on(None).execute("squeue -h -j 48213 -O jobid:8,name:14,state:.9")
     assert out == "48213   llm-pretrain    RUNNING\n"
-    out, _ = run("sinfo -h -N -n node08 -O nodelist:8,statelong:6")
+    out, _ = on(None).execute("sinfo -h -N -n node08 -O nodelist:8,statelong:6")
     assert out == "node08  idle  \n"
-    assert run("squeue -O bogus") == ("squeue: error: Invalid job format specification: bogus\n", 1)
+    assert on(None).execute("squeue -O bogus") == ("squeue: error: Invalid job format specification: bogus\n", 1)
 
 
 def test_squeue_errors_use_slurms_wording():
-    assert run("squeue -j 999") == ("slurm_load_jobs error: Invalid job id specified\n", 1)
-    assert run("squeue -u mallory") == ("squeue: error: Invalid user: mallory\n", 1)
-    out, status = run("squeue -t nope")
+    assert on(None).execute("squeue -j 999") == ("slurm_load_jobs error: Invalid job id specified\n", 1)
+    assert on(None).execute("squeue -u mallory") == ("squeue: error: Invalid user: mallory\n", 1)
+    out, status = on(None).execute("squeue -t nope")
     assert status == 1 and out.startswith("squeue: error: Invalid job state specified: nope\n")
 
 
@@ -91,18 +87,18 @@ def test_squeue_time_is_elapsed_on_the_simulated_clock():
 
 
 def test_scontrol_show_hostnames_and_errors():
-    assert run("scontrol show hostnames node[01-03]")[0] == "node01\nnode02\nnode03\n"
-    assert run("scontrol show job 1") == ("slurm_load_jobs error: Invalid job id specified\n", 1)
-    assert run("scontrol show node node99") == ("Node node99 not found\n", 1)
-    assert run("scontrol show widget") == ("invalid entity:widget for keyword:show\n", 1)
+    assert on(None).execute("scontrol show hostnames node[01-03]")[0] == "node01\nnode02\nnode03\n"
+    assert on(None).execute("scontrol show job 1") == ("slurm_load_jobs error: Invalid job id specified\n", 1)
+    assert on(None).execute("scontrol show node node99") == ("Node node99 not found\n", 1)
+    assert on(None).execute("scontrol show widget") == ("invalid entity:widget for keyword:show\n", 1)
 
 
 def test_scontrol_show_config_states_the_settings_the_model_follows():
-    out, _ = run("scontrol show config")
+    out, _ = on(None).execute("scontrol show config")
     assert "JobRequeue              = 0\n" in out
     assert "ReturnToService         = 1\n" in out
     assert "SlurmdTimeout           = 300 sec\n" in out
-    assert run("scontrol ping") == ("Slurmctld(primary) at login01 is UP\n", 0)
+    assert on(None).execute("scontrol ping") == ("Slurmctld(primary) at login01 is UP\n", 0)
 
 
 def test_scontrol_update_drains_and_resumes_a_node():
@@ -115,15 +111,15 @@ def test_scontrol_update_drains_and_resumes_a_node():
 
 
 def test_sacct_parsable_and_allocations_only():
-    out, _ = run("sacct -X -P -j 48213 --format=JobID,State,NNodes")
+    out, _ = on(None).execute("sacct -X -P -j 48213 --format=JobID,State,NNodes")
     assert out == "JobID|State|NNodes\n48213|RUNNING|4\n"
 
 
 def test_sacct_window_and_errors():
-    assert "nccl-check" not in run("sacct -X")[0]
-    assert "nccl-check" in run("sacct -X -S 2026-03-10")[0]
-    assert run("sacct --format=Bogus") == ('sacct: error: Invalid field requested: "Bogus"\n', 1)
-    assert run("sacct -S yesterdayish") == ("sacct: error: Invalid time specification (pos=0): yesterdayish\n", 1)
+    assert "nccl-check" not in on(None).execute("sacct -X")[0]
+    assert "nccl-check" in on(None).execute("sacct -X -S 2026-03-10")[0]
+    assert on(None).execute("sacct --format=Bogus") == ('sacct: error: Invalid field requested: "Bogus"\n', 1)
+    assert on(None).execute("sacct -S yesterdayish") == ("sacct: error: Invalid time specification (pos=0): yesterdayish\n", 1)
 
 
 def test_srun_runs_one_task_per_node_with_labels_and_records_the_job():
@@ -136,16 +132,16 @@ def test_srun_runs_one_task_per_node_with_labels_and_records_the_job():
 
 
 def test_srun_task_environment_comes_from_the_allocation():
-    out, _ = run("srun -N2 --ntasks-per-node=2 env")
+    out, _ = on(None).execute("srun -N2 --ntasks-per-node=2 env")
     ranks = [line for line in out.splitlines() if line.startswith(("SLURM_PROCID=", "SLURMD_NODENAME="))]
     assert ranks == ["SLURM_PROCID=0", "SLURMD_NODENAME=node07", "SLURM_PROCID=1", "SLURMD_NODENAME=node07",
                      "SLURM_PROCID=2", "SLURMD_NODENAME=node08", "SLURM_PROCID=3", "SLURMD_NODENAME=node08"]
 
 
 def test_srun_inside_an_existing_allocation():
-    out, status = run("srun --jobid 48213 -N1 hostname")
+    out, status = on(None).execute("srun --jobid 48213 -N1 hostname")
     assert (out, status) == ("node01\n", 0)
-    out, status = run("srun --jobid 999 hostname")
+    out, status = on(None).execute("srun --jobid 999 hostname")
     assert status == 1 and "Invalid job id specified" in out
 
 
@@ -172,13 +168,13 @@ def test_srun_in_an_allocation_adds_a_numbered_step_that_sacct_lists():
 
 
 def test_srun_queues_when_no_nodes_are_free_and_errors_are_slurms():
-    out, status = run("srun -N 8 hostname")
+    out, status = on(None).execute("srun -N 8 hostname")
     assert out.startswith("srun: job 48218 queued and waiting for resources\n") and status == 1
-    assert run("srun -p nope hostname") == (
+    assert on(None).execute("srun -p nope hostname") == (
         "srun: error: Unable to allocate resources: Invalid partition name specified\n", 1)
-    assert run("srun -N 9 hostname") == (
+    assert on(None).execute("srun -N 9 hostname") == (
         "srun: error: Unable to allocate resources: Requested node configuration is not available\n", 1)
-    assert run("sbatch -p debug -t 45 --wrap hostname") == (
+    assert on(None).execute("sbatch -p debug -t 45 --wrap hostname") == (
         "sbatch: error: Batch job submission failed: Requested time limit is invalid (missing or exceeds some "
         "limit)\n", 1)
 
@@ -195,7 +191,7 @@ def test_sbatch_reads_sbatch_lines_runs_the_script_and_the_job_shows_in_squeue()
 
 
 def test_sbatch_refuses_missing_files_and_scripts_without_a_shebang():
-    assert run("sbatch /home/alice/none.sh") == ("sbatch: error: Unable to open file /home/alice/none.sh\n", 1)
+    assert on(None).execute("sbatch /home/alice/none.sh") == ("sbatch: error: Unable to open file /home/alice/none.sh\n", 1)
     s = Session()
     s.execute("echo hostname > /home/alice/plain.sh")
     out, status = s.execute("sbatch /home/alice/plain.sh")

@@ -3,13 +3,7 @@
 from __future__ import annotations
 
 from emulator.session import Session
-
-
-def lines(session: Session, line: str) -> list[str]:
-    out, status = session.execute(line)
-    assert status == 0, out
-    return out.splitlines()
-
+from tests.support import run
 
 # -- salloc -------------------------------------------------------------------------
 
@@ -20,13 +14,13 @@ def test_salloc_grants_nodes_and_starts_a_shell_with_the_allocation():
     assert status == 0
     job = out.split()[4]
     assert out == f"salloc: Granted job allocation {job}\nsalloc: Nodes node[07-08] are ready for job\n"
-    assert lines(s, "echo $SLURM_JOB_ID $SLURM_JOB_NODELIST $SLURM_NNODES $SLURM_JOB_NAME $SHLVL") == \
+    assert run(s, "echo $SLURM_JOB_ID $SLURM_JOB_NODELIST $SLURM_NNODES $SLURM_JOB_NAME $SHLVL").splitlines() == \
         [f"{job} node[07-08] 2 probe 2"]
-    assert lines(s, "hostname") == ["login01"]
-    assert lines(s, "srun hostname") == ["node07", "node08"]
-    assert lines(s, f"squeue -h -j {job} -o '%i %j %T %D %N'") == [f"{job} probe RUNNING 2 node[07-08]"]
+    assert run(s, "hostname").splitlines() == ["login01"]
+    assert run(s, "srun hostname").splitlines() == ["node07", "node08"]
+    assert run(s, f"squeue -h -j {job} -o '%i %j %T %D %N'").splitlines() == [f"{job} probe RUNNING 2 node[07-08]"]
     assert "BatchFlag=0" in s.execute(f"scontrol show job {job}")[0]
-    assert lines(s, "sinfo -h -n node07 -o %t") == ["alloc"]
+    assert run(s, "sinfo -h -n node07 -o %t").splitlines() == ["alloc"]
 
 
 def test_exit_relinquishes_the_allocation_and_drops_its_variables():
@@ -35,16 +29,16 @@ def test_exit_relinquishes_the_allocation_and_drops_its_variables():
     s.execute("export MINE=1; cd /tmp")
     out, status = s.execute("exit")
     assert (out, status) == (f"exit\nsalloc: Relinquishing job allocation {job}\n", 0)
-    assert lines(s, "echo x${SLURM_JOB_ID}x${MINE}x $SHLVL; pwd") == ["xxx 1", "/home/alice"]
-    assert lines(s, f"sacct -X -n -j {job} -o JobName,State") == ["interacti+  COMPLETED "]
-    assert lines(s, "sinfo -h -n node07 -o %t") == ["idle"]
+    assert run(s, "echo x${SLURM_JOB_ID}x${MINE}x $SHLVL; pwd").splitlines() == ["xxx 1", "/home/alice"]
+    assert run(s, f"sacct -X -n -j {job} -o JobName,State").splitlines() == ["interacti+  COMPLETED "]
+    assert run(s, "sinfo -h -n node07 -o %t").splitlines() == ["idle"]
     assert s.execute("exit")[0] == "logout\n"  # back on the login shell
 
 
 def test_a_subshell_exit_inside_salloc_does_not_end_it():
     s = Session()
     s.execute("salloc -N1")
-    assert lines(s, "( exit 3 ); echo $? $SLURM_NNODES") == ["3 1"]
+    assert run(s, "( exit 3 ); echo $? $SLURM_NNODES").splitlines() == ["3 1"]
 
 
 def test_salloc_with_a_command_runs_it_then_relinquishes():
@@ -60,19 +54,19 @@ def test_salloc_with_a_command_runs_it_then_relinquishes():
 def test_srun_inside_salloc_uses_its_task_count():
     s = Session()
     s.execute("salloc -N2 -n 4")
-    assert lines(s, "srun -l hostname | sort") == ["0: node07", "1: node07", "2: node08", "3: node08"]
+    assert run(s, "srun -l hostname | sort").splitlines() == ["0: node07", "1: node07", "2: node08", "3: node08"]
 
 
 def test_srun_pty_bash_inside_salloc_is_a_step_on_the_first_node():
     s = Session()
     s.execute("salloc -N2")
     assert s.execute("srun --pty bash") == ("", 0)
-    assert lines(s, "hostname; echo $SLURM_JOB_ID $SLURM_PROCID $SLURMD_NODENAME") == ["node07", "48218 0 node07"]
-    assert lines(s, "sacct -n -j 48218 -o JobID,JobName,State")[-1] == "48218.0            bash    RUNNING "
+    assert run(s, "hostname; echo $SLURM_JOB_ID $SLURM_PROCID $SLURMD_NODENAME").splitlines() == ["node07", "48218 0 node07"]
+    assert run(s, "sacct -n -j 48218 -o JobID,JobName,State").splitlines()[-1] == "48218.0            bash    RUNNING "
     assert s.execute("exit") == ("exit\n", 0)
-    assert lines(s, "hostname; echo x${SLURMD_NODENAME}x $SLURM_NNODES") == ["login01", "xx 2"]
-    assert lines(s, "sacct -n -j 48218 -o JobID,State")[-1] == "48218.0       COMPLETED "
-    assert lines(s, "squeue -h -j 48218 -o %T") == ["RUNNING"]  # the allocation outlives the step
+    assert run(s, "hostname; echo x${SLURMD_NODENAME}x $SLURM_NNODES").splitlines() == ["login01", "xx 2"]
+    assert run(s, "sacct -n -j 48218 -o JobID,State").splitlines()[-1] == "48218.0       COMPLETED "
+    assert run(s, "squeue -h -j 48218 -o %T").splitlines() == ["RUNNING"]  # the allocation outlives the step
 
 
 def test_the_time_limit_revokes_the_allocation_on_the_simulated_clock():
@@ -81,8 +75,8 @@ def test_the_time_limit_revokes_the_allocation_on_the_simulated_clock():
     assert s.execute("sleep 30") == ("", 0)
     assert s.execute("sleep 40")[0] == ("salloc: Job 48218 has exceeded its time limit and its allocation has been "
                                         "revoked.\n")
-    assert lines(s, "sacct -X -n -j 48218 -o State,Elapsed") == ["   TIMEOUT   00:01:00 "]
-    assert lines(s, "sinfo -h -n node07 -o %t") == ["idle"]
+    assert run(s, "sacct -X -n -j 48218 -o State,Elapsed").splitlines() == ["   TIMEOUT   00:01:00 "]
+    assert run(s, "sinfo -h -n node07 -o %t").splitlines() == ["idle"]
     assert s.execute("srun hostname")[1] == 1
     assert s.execute("exit")[0] == "exit\n"
 
@@ -98,15 +92,15 @@ def test_unsatisfiable_requests_get_slurms_errors():
 
 def test_salloc_on_a_busy_node_queues_and_ctrl_c_revokes_the_request():
     s = Session()
-    run = s.run("salloc -w node06")
-    first = run.step()
+    pending = s.run("salloc -w node06")
+    first = pending.step()
     assert first is not None and first.text() == ("salloc: Pending job allocation 48218\n"
                                                   "salloc: job 48218 queued and waiting for resources\n")
-    assert lines(s, "squeue -h -j 48218 -o '%T %R'") == ["PENDING (Resources)"]
-    run.interrupt()
-    while run.step() is not None:
+    assert run(s, "squeue -h -j 48218 -o '%T %R'").splitlines() == ["PENDING (Resources)"]
+    pending.interrupt()
+    while pending.step() is not None:
         pass
-    assert lines(s, "sacct -X -n -j 48218 -o State%20") == ["   CANCELLED by 1001 "]
+    assert run(s, "sacct -X -n -j 48218 -o State%20").splitlines() == ["   CANCELLED by 1001 "]
 
 
 # -- scontrol reboot ------------------------------------------------------------------
@@ -116,44 +110,44 @@ def test_reboot_of_an_idle_node_goes_through_slurms_states_and_boots_it_afresh()
     s = Session()
     boot_before = s.execute("scontrol show node node07 | grep -o 'BootTime=[^ ]*'")[0]
     assert s.execute("scontrol reboot node07") == ("", 0)
-    assert lines(s, "sinfo -h -n node07 -o '%t|%T|%E'") == ["boot|reboot|reboot requested"]
+    assert run(s, "sinfo -h -n node07 -o '%t|%T|%E'").splitlines() == ["boot|reboot|reboot requested"]
     assert "State=IDLE+REBOOT_REQUESTED " in s.execute("scontrol show node node07")[0]
     s.execute("sleep 10")
-    assert lines(s, "sinfo -h -n node07 -o '%t|%E'") == ["boot^|reboot requested : reboot issued"]
+    assert run(s, "sinfo -h -n node07 -o '%t|%E'").splitlines() == ["boot^|reboot requested : reboot issued"]
     assert "State=DOWN+REBOOT_ISSUED " in s.execute("scontrol show node node07")[0]
     assert s.execute("ssh node07 true")[1] == 255
     s.execute("sleep 240")
-    assert lines(s, "sinfo -h -n node07 -o '%t|%E'") == ["idle|none"]
+    assert run(s, "sinfo -h -n node07 -o '%t|%E'").splitlines() == ["idle|none"]
     assert s.execute("scontrol show node node07 | grep -o 'BootTime=[^ ]*'")[0] != boot_before
     assert " up 1 min," in s.execute("ssh node07 uptime")[0]
-    assert "Linux version" in lines(s, "ssh node07 dmesg")[0]
-    assert lines(s, "ipmitool -H node07-bmc -U admin -P admin chassis restart_cause") == \
+    assert "Linux version" in run(s, "ssh node07 dmesg").splitlines()[0]
+    assert run(s, "ipmitool -H node07-bmc -U admin -P admin chassis restart_cause").splitlines() == \
         ["System restart cause: soft reset"]
 
 
 def test_reboot_asap_on_a_busy_node_drains_it_and_waits_for_its_job():
     s = Session()
     s.execute("scontrol reboot ASAP nextstate=down reason=bad_hca node05")
-    assert lines(s, "sinfo -h -n node05 -o '%t|%E'") == ["drng@|bad_hca"]
+    assert run(s, "sinfo -h -n node05 -o '%t|%E'").splitlines() == ["drng@|bad_hca"]
     assert "State=ALLOCATED+DRAIN+REBOOT_REQUESTED " in s.execute("scontrol show node node05")[0]
     s.execute("sleep 60")
-    assert lines(s, "sinfo -h -n node05 -o %t") == ["drng@"]  # bob's job still runs there
+    assert run(s, "sinfo -h -n node05 -o %t").splitlines() == ["drng@"]  # bob's job still runs there
     s.execute("export USER=bob; scancel 48214; export USER=alice")  # the job's owner ends it
     s.execute("sleep 35")
-    assert lines(s, "sinfo -h -n node05 -o %t") == ["boot^"]
+    assert run(s, "sinfo -h -n node05 -o %t").splitlines() == ["boot^"]
     assert "State=DOWN+DRAIN+REBOOT_ISSUED" in s.execute("scontrol show node node05")[0]
     s.execute("sleep 300")
-    assert lines(s, "sinfo -h -n node05 -o '%t|%E'") == ["down|bad_hca : reboot issued : reboot complete"]
+    assert run(s, "sinfo -h -n node05 -o '%t|%E'").splitlines() == ["down|bad_hca : reboot issued : reboot complete"]
 
 
 def test_cancel_reboot_undoes_an_asap_drain_before_the_reboot_is_issued():
     s = Session()
     s.execute("scontrol reboot ASAP node08")
-    assert lines(s, "sinfo -h -n node08 -o '%t|%E'") == ["boot|Reboot ASAP"]
+    assert run(s, "sinfo -h -n node08 -o '%t|%E'").splitlines() == ["boot|Reboot ASAP"]
     assert s.execute("scontrol cancel_reboot node08") == ("", 0)
-    assert lines(s, "sinfo -h -n node08 -o '%t|%E'") == ["idle|none"]
+    assert run(s, "sinfo -h -n node08 -o '%t|%E'").splitlines() == ["idle|none"]
     s.execute("sleep 60")
-    assert lines(s, "sinfo -h -n node08 -o %t") == ["idle"]
+    assert run(s, "sinfo -h -n node08 -o %t").splitlines() == ["idle"]
     s.execute("scontrol reboot node08; sleep 10")
     assert s.execute("scontrol cancel_reboot node08") == ("slurm_update error: Reboot already in progress\n", 1)
 
@@ -163,7 +157,7 @@ def test_update_state_cancel_reboot_cancels_like_cancel_reboot():
     s.execute("scontrol reboot node08")
     assert s.execute("scontrol update nodename=node08 state=cancel_reboot") == ("", 0)
     s.execute("sleep 30")
-    assert lines(s, "sinfo -h -n node08 -o '%t|%E'") == ["idle|none"]
+    assert run(s, "sinfo -h -n node08 -o '%t|%E'").splitlines() == ["idle|none"]
 
 
 def test_reboot_errors():
@@ -180,35 +174,35 @@ def test_reboot_errors():
 def test_requeue_returns_a_running_batch_job_to_pending_and_keeps_its_run_for_sacct():
     s = Session()
     assert s.execute("scontrol requeue 48213") == ("", 0)
-    assert lines(s, "squeue -h -j 48213 -o '%T %r %D'") == ["PENDING BeginTime 4"]
+    assert run(s, "squeue -h -j 48213 -o '%T %r %D'").splitlines() == ["PENDING BeginTime 4"]
     record = s.execute("scontrol show job 48213")[0]
     assert "JobState=PENDING Reason=BeginTime" in record and "Restarts=1 " in record
     assert "EligibleTime=2026-03-11T09:02:03" in record
-    assert lines(s, "sinfo -h -n node01 -p gpu -o %t") == ["idle"]
-    assert lines(s, "ssh node01 nvidia-smi --query-compute-apps=pid --format=csv,noheader") == []
-    assert lines(s, "sacct -n -j 48213 -o JobID,State,Restarts") == ["48213           PENDING        1 "]
-    assert lines(s, "sacct -n -D -X -j 48213 -o JobID,State,NodeList") == [
+    assert run(s, "sinfo -h -n node01 -p gpu -o %t").splitlines() == ["idle"]
+    assert run(s, "ssh node01 nvidia-smi --query-compute-apps=pid --format=csv,noheader").splitlines() == []
+    assert run(s, "sacct -n -j 48213 -o JobID,State,Restarts").splitlines() == ["48213           PENDING        1 "]
+    assert run(s, "sacct -n -D -X -j 48213 -o JobID,State,NodeList").splitlines() == [
         "48213          REQUEUED     node[01-04] ", "48213           PENDING   None assigned "]
     s.execute("sleep 125")
-    assert lines(s, "squeue -h -j 48213 -o '%T %N'") == ["RUNNING node[01-04]"]
+    assert run(s, "squeue -h -j 48213 -o '%T %N'").splitlines() == ["RUNNING node[01-04]"]
 
 
 def test_sacct_state_filter_finds_requeued_runs_only_with_duplicates():
     s = Session()
     s.execute("scontrol requeue 48213")
-    assert lines(s, "sacct -n -X -s RQ -o JobID,State") == []
-    assert lines(s, "sacct -n -X -D -s REQUEUED -o JobID,State") == ["48213          REQUEUED "]
+    assert run(s, "sacct -n -X -s RQ -o JobID,State").splitlines() == []
+    assert run(s, "sacct -n -X -D -s REQUEUED -o JobID,State").splitlines() == ["48213          REQUEUED "]
 
 
 def test_requeuehold_holds_the_job_until_released():
     s = Session()
     job = s.execute("sbatch --parsable --wrap hostname")[0].strip()
     s.execute(f"scontrol requeuehold {job}")
-    assert lines(s, f"squeue -h -j {job} -o '%T %r'") == ["PENDING JobHeldUser"]
+    assert run(s, f"squeue -h -j {job} -o '%T %r'").splitlines() == ["PENDING JobHeldUser"]
     s.execute("sleep 200")
-    assert lines(s, f"squeue -h -j {job} -o '%T %r'") == ["PENDING JobHeldUser"]
+    assert run(s, f"squeue -h -j {job} -o '%T %r'").splitlines() == ["PENDING JobHeldUser"]
     s.execute(f"scontrol release {job}; sleep 1")
-    assert lines(s, f"squeue -h -j {job} -o '%T'") == ["RUNNING"]
+    assert run(s, f"squeue -h -j {job} -o '%T'").splitlines() == ["RUNNING"]
 
 
 def test_requeue_errors_name_the_job():

@@ -7,7 +7,21 @@ family, the registry or the shell.
 
 from __future__ import annotations
 
-from emulator.commands.fabric import ibscan, ibtools, netif, perftest
+from emulator.commands.fabric import (
+    ibdiagnet,
+    iblinkinfo,
+    ibnetdiscover,
+    ibqueryerrors,
+    ibstat,
+    mlxlink,
+    netif,
+    ofed,
+    perfquery,
+    perftest,
+    rdma,
+    subnet,
+    verbs,
+)
 from emulator.commands.kit.command import Command
 
 __all__ = ["commands"]
@@ -15,4 +29,6 @@ __all__ = ["commands"]
 
 def commands() -> list[Command]:
     """Every command of the family, for the registry."""
-    return [*ibtools.commands(), *ibscan.commands(), *netif.commands(), *perftest.commands()]
+    return [*ibstat.commands(), *verbs.commands(), *perfquery.commands(), *mlxlink.commands(), *rdma.commands(),
+            *ofed.commands(), *ibdiagnet.commands(), *iblinkinfo.commands(), *ibnetdiscover.commands(),
+            *ibqueryerrors.commands(), *subnet.commands(), *netif.commands(), *perftest.commands()]

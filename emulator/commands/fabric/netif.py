@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING
 
 from emulator.cluster.hardware import NIC
 from emulator.cluster.ids import rng
-from emulator.commands.fabric.ibtools import eui64, is_up, link_local
+from emulator.commands.fabric.devices import eui64, is_up, link_local
+from emulator.commands.fabric.iproute2 import spellings
 from emulator.commands.kit.command import Command, Context, Outcome, ParsedCommand, RawCommand
-from emulator.commands.kit.spec import ArgumentParser
+from emulator.commands.kit.spec import ArgumentParser, Flag
 from emulator.commands.kit.usage import getopt_error
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -54,38 +55,51 @@ def interfaces(cluster: Cluster, node: Node) -> list[dict[str, object]]:
     return items
 
 
+# ip's options, grouped by what they set: the parser checks each word against a group's spellings.
+BRIEF_FLAGS = (Flag("-br", "-brief", "", "one line per interface: name, state and addresses (or MAC)"),)
+STATS_FLAGS = (Flag("-s", "-statistics", "", "with link: the RX and TX bytes and packets of each interface"),
+               Flag("", "-stats", "", "the same as -s"))
+FAMILY_FLAGS = (Flag("-4", "", "", "IPv4 only"), Flag("-6", "", "", "IPv6 only (the last of -4 and -6 wins)"))
+PLAIN_FLAGS = (Flag("-c", "-color", "", "accepted; the output is never coloured"),
+               Flag("-d", "-details", "", "accepted; the output shows no further details"))
+HELP_FLAGS = (Flag("-h", "-help", "", "print the usage and exit"), Flag("", "--help", "", "the same as -h"))
+#: iproute2's own usage text, shortened to what the emulator offers.
+USAGE = ("Usage: ip [ OPTIONS ] OBJECT { COMMAND | help }\n"
+         "where  OBJECT := { address | link | route | ... }\n"
+         "       OPTIONS := { -4 | -6 | -br[ief] | -s[tatistics] | ... }\n")
+
+
 class Ip(RawCommand):
     name = "ip"
     directory = "/usr/sbin"
     summary = "show network interfaces and addresses (iproute2)"
     section = "Fabric"
-    add_help_flag = False
-    description = ("ip [ OPTIONS ] OBJECT [ show [ dev ] IFNAME ]: OBJECT is link (l), address (a, addr) or\n"
-                   "route (r); OPTIONS are -br[ief], -4 and -6. Interface state follows the port in the model.")
-    notes = "Supported: ip [-br] [-s] [-4|-6] link|addr [show [dev] IFNAME], ip route."
+    description = ("OBJECT is link (l), address (a, addr) or route (r), each optionally followed by show [dev] IFNAME.\n"
+                   "Interface state follows the port in the model.")
+    flags = (*BRIEF_FLAGS, *STATS_FLAGS, *FAMILY_FLAGS, *PLAIN_FLAGS, *HELP_FLAGS)
+    words = ("address", "link", "route")
+    synopsis = "[-br] [-s] [-4|-6] {link | address | route} [show [dev] IFNAME]"
 
     def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]
         brief, family, stats = False, "", False
         while words and words[0].startswith("-"):
             flag = words.pop(0)
-            if flag in ("-br", "-brief"):
+            if flag in spellings(BRIEF_FLAGS):
                 brief = True
-            elif flag in ("-s", "-stats", "-statistics"):
+            elif flag in spellings(STATS_FLAGS):
                 stats = True
-            elif flag in ("-4", "-6"):
+            elif flag in spellings(FAMILY_FLAGS):
                 family = flag
-            elif flag in ("-h", "-help", "--help"):
-                ctx.out("Usage: ip [ OPTIONS ] OBJECT { COMMAND | help }\n"
-                        "where  OBJECT := { address | link | route | ... }\n"
-                        "       OPTIONS := { -4 | -6 | -br[ief] | -s[tatistics] | ... }\n")
+            elif flag in spellings(HELP_FLAGS):
+                ctx.out(USAGE)
                 return 0
-            elif flag in ("-c", "-color", "-d", "-details"):
+            elif flag in spellings(PLAIN_FLAGS):
                 continue
             else:
                 raise ctx.fail(f'Option "{flag}" is unknown, try "ip -help".', 255)
         if not words:
-            raise ctx.fail("Usage: ip [ OPTIONS ] OBJECT { COMMAND | help }", 255)
+            raise ctx.fail(USAGE.splitlines()[0], 255)
         obj, rest = words[0], words[1:]
         if rest and rest[0] in ("show", "list", "sh", "ls", "lst"):
             rest = rest[1:]

@@ -17,7 +17,7 @@ from collections.abc import Generator
 from emulator.cluster import links
 from emulator.cluster.hardware import NIC
 from emulator.cluster.ids import rng
-from emulator.commands.fabric.ibtools import device, devices, is_up
+from emulator.commands.fabric.devices import device, devices, is_up
 from emulator.commands.kit.command import Command, Context, Outcome, ParsedCommand
 from emulator.commands.kit.spec import ArgumentParser
 from emulator.commands.kit.usage import getopt_error

@@ -8,11 +8,12 @@ family, the registry or the shell.
 from __future__ import annotations
 
 from emulator.commands.kit.command import Command
-from emulator.commands.slurm import jobs, sacct, salloc, status
+from emulator.commands.slurm import sacct, salloc, sbatch, scancel, scontrol, sinfo, squeue, srun
 
 __all__ = ["commands"]
 
 
 def commands() -> list[Command]:
     """Every command of the family, for the registry."""
-    return [*status.commands(), *jobs.commands(), *salloc.commands(), *sacct.commands()]
+    return [*sinfo.commands(), *squeue.commands(), *scontrol.commands(), *srun.commands(), *sbatch.commands(),
+            *scancel.commands(), *salloc.commands(), *sacct.commands()]

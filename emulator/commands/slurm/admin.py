@@ -1,4 +1,7 @@
-"""``scontrol`` actions on nodes and jobs: reboot, cancel_reboot, requeue, requeuehold, hold, release.
+"""``scontrol`` actions on nodes and jobs: update (node state), reboot, cancel_reboot, requeue, requeuehold, hold, release.
+
+``update NodeName=LIST State=DRAIN|DOWN|RESUME|IDLE|UNDRAIN|CANCEL_REBOOT Reason=TEXT``
+sets the nodes' Slurm state and reason (who set it, and when, for ``sinfo -R``).
 
 A reboot goes through Slurm's states on the simulated clock: REBOOT_REQUESTED
 (``sinfo`` shows ``boot``, or ``mix@``/``alloc@``/``drng@`` while jobs still run),
@@ -22,7 +25,8 @@ from emulator.cluster.model import Cluster
 from emulator.cluster.scheduler import Job, Reboot, close_steps, expand_hostlist, job_steps, release_nodes
 from emulator.commands.kit.command import Context
 from emulator.commands.slurm import common as sc
-from emulator.commands.slurm.jobs import start
+from emulator.commands.slurm.allocation import start
+from emulator.commands.slurm.options import hostlist_names
 
 #: Seconds before slurmctld's background loop issues a requested reboot on an idle node.
 ISSUE_DELAY_S = 5.0
@@ -53,6 +57,52 @@ def _nodes(ctx: Context, expr: str, verb: str) -> list[str]:
 
 def _busy(cluster: Cluster, name: str) -> bool:
     return any(j.state == "RUNNING" and name in j.nodes for j in cluster.slurm.jobs)
+
+
+def update(ctx: Context, words: list[str]) -> int:
+    """``scontrol update NodeName=... State=... Reason=...``."""
+    cluster = ctx.cluster
+    slurm = cluster.slurm
+    fields: dict[str, str] = {}
+    for word in words:
+        if "=" not in word:
+            raise ctx.fail(f"Invalid input: {word}\nRequest aborted")
+        key, value = word.split("=", 1)
+        fields[key.lower()] = value
+    if "nodename" not in fields:
+        raise ctx.fail("No valid entity in update command\nInput line must include \"NodeName\", \"PartitionName\", "
+                       "\"Reservation=<name>\", or \"JobId\"")
+    names = hostlist_names(ctx, "scontrol", fields["nodename"])
+    for name in names:
+        if name not in slurm.node_state:
+            raise ctx.fail("slurm_update error: Invalid node name specified")
+    state = fields.get("state", "").lower()
+    if state == "cancel_reboot":
+        return cancel_reboot(ctx, [fields["nodename"]])
+    reason = fields.get("reason", "")
+    if state in ("drain", "down") and not reason:
+        raise ctx.fail("You must specify a reason when DOWNING or DRAINING a node. Request denied")
+    if state not in ("drain", "down", "resume", "idle", "undrain", ""):
+        raise ctx.fail("Invalid node state specified")
+    who = sc.user(ctx.env)
+    now = ctx.clock.elapsed
+    for name in names:
+        current = slurm.node_state[name]
+        busy = any(j.state == "RUNNING" and name in j.nodes for j in slurm.jobs)
+        if state == "drain":
+            slurm.node_state[name] = "drng" if busy else "drain"
+        elif state == "down":
+            slurm.node_state[name] = "down"
+        elif state in ("resume", "idle", "undrain"):
+            if current in ("drain", "drng", "down"):
+                slurm.node_state[name] = "alloc" if busy else "idle"
+            slurm.node_reason.pop(name, None)
+            slurm.reason_set.pop(name, None)
+            continue
+        if reason:
+            slurm.node_reason[name] = reason
+            slurm.reason_set[name] = (who, now)
+    return 0
 
 
 def reboot(ctx: Context, words: list[str]) -> int:

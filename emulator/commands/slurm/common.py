@@ -175,6 +175,12 @@ def cpu_load(node: Node, state: NodeState) -> float | None:
     return round((58.0 if busy(state) else 0.0) + (node.index % 7) * 0.13, 2)
 
 
+def cpu_load_text(node: Node, state: NodeState) -> str:
+    """CPULoad as sinfo (%O) and scontrol print it: two decimals, or N/A."""
+    load = cpu_load(node, state)
+    return "N/A" if load is None else f"{load:.2f}"
+
+
 def free_mem_mb(node: Node, state: NodeState) -> int | None:
     """FreeMem in MB; None when slurmd does not answer."""
     return node.memory_kib // 1024 - 48_213 if state.responding else None

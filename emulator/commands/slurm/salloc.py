@@ -19,7 +19,7 @@ from typing import Any
 from emulator.cluster.scheduler import Job, compress_hostlist
 from emulator.commands.kit.command import Context, Outcome
 from emulator.commands.slurm import common as sc
-from emulator.commands.slurm.jobs import Request, job_options, new_job, start, wait_for_nodes
+from emulator.commands.slurm.allocation import Request, job_options, new_job, start, wait_for_nodes
 
 
 class Salloc(sc.SlurmCommand):

@@ -1,0 +1,59 @@
+"""Fabric discovery from the current host's port, as the scanning tools see it.
+
+Discovery follows the rail of the local port: every compute node's port on
+that rail, its leaf switch and the spines. Ports that are down are not
+discovered, as on a real subnet. ``iblinkinfo``, ``ibqueryerrors``,
+``ibnetdiscover``, ``sminfo`` and ``ibclearcounters`` read it here, with the
+trained width and speed of each link and the hint when it trained low.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from emulator.cluster import links
+from emulator.cluster.hardware import NIC
+from emulator.commands.fabric.devices import devices, is_up
+from emulator.commands.fabric.diag import fake_pid
+from emulator.commands.kit.command import Context
+
+if TYPE_CHECKING:  # pragma: no cover
+    from emulator.cluster.model import Node
+
+
+#: Per-lane signalling rate as iblinkinfo prints it, by IBTA speed name.
+LANE_TEXT = {"SDR": "2.5 Gbps", "QDR": "10.0 Gbps", "FDR": "14.0625 Gbps", "EDR": "25.78125 Gbps",
+             "HDR": "53.125 Gbps", "NDR": "106.25 Gbps", "XDR": "212.5 Gbps"}
+#: Leaf-to-spine links train at the full NDR 4X rate.
+UPLINK = ("4X", "NDR")
+
+
+def trained_as(node: Node, nic: NIC) -> tuple[str, str] | None:
+    """(width, speed name) a port trained at, None when its link is down."""
+    return (nic.width.upper(), links.speed_name(nic)) if links.port_active(node, nic) else None
+
+
+def could_be(nic: NIC) -> str:
+    """iblinkinfo's hint when a link trained below what both ends support."""
+    if nic.width.upper() != "4X":
+        return "Could be 4X"
+    if nic.rate_gbps < nic.max_rate_gbps:
+        return f"Could be {LANE_TEXT['NDR']}"
+    return ""
+
+
+def fabric_cas(ctx: Context, ca: str | None = None) -> tuple[NIC, list[tuple[Node, NIC]]] | None:
+    """The local active IB port (``ca``'s, or the first) and every CA port its subnet (rail) reaches."""
+    local = next((n for n in devices(ctx) if n.link_layer == "InfiniBand" and is_up(n) and ca in (None, n.name)),
+                 None)
+    if local is None:
+        return None
+    found = [(node, nic) for node in ctx.cluster.compute_nodes for nic in node.nics
+             if nic.role == "compute" and nic.rail == local.rail and links.port_active(node, nic)]
+    return local, found
+
+
+def discover_failed(ctx: Context, tool: str) -> Exception:
+    """The error to raise when no local port is up to discover from, in the tool's words."""
+    return ctx.fail(f"ibwarn: [{fake_pid(ctx, tool)}] mad_rpc_open_port: can't open UMAD port ((null):0)\n"
+                    f"{tool}: iberror: failed: discover failed", 255)

@@ -1,0 +1,149 @@
+"""``mlxlink`` (NVIDIA Firmware Tools): a port's operational state, its module's optics and its BER counters."""
+
+from __future__ import annotations
+
+import argparse
+
+from emulator.cluster import counters, links
+from emulator.cluster.hardware import NIC
+from emulator.cluster.ids import rng
+from emulator.commands.fabric.devices import is_up
+from emulator.commands.kit.command import Command, Context, Outcome, ParsedCommand
+from emulator.commands.kit.spec import ArgumentParser
+from emulator.commands.kit.usage import getopt_error
+
+#: The NVIDIA Firmware Tools release mlxlink reports.
+MFT_VERSION = "mft 4.26.1-3"
+
+
+def _section(ctx: Context, title: str, rows: list[tuple[str, str]]) -> None:
+    ctx.outln()
+    ctx.outln(title)
+    ctx.outln("-" * len(title))
+    for key, value in rows:
+        ctx.outln(f"{key:<32}: {value}")
+
+
+class Mlxlink(ParsedCommand):
+    name = "mlxlink"
+    summary = "check and debug link status (NVIDIA Firmware Tools)"
+    section = "Fabric"
+    usage_status = 1
+
+    def configure(self, parser: ArgumentParser) -> None:
+        parser.add_argument("-d", "--device", metavar="DEVICE", help="Perform operation for a specified mst device")
+        parser.add_argument("-p", "--port", metavar="PORT", default="1", help="Port Number")
+        parser.add_argument("-c", "--show_counters", action="store_true", help="Show Physical Counters and BER Info")
+        parser.add_argument("--show_ber", action="store_true", help="Show Physical Counters and BER Info")
+        parser.add_argument("-m", "--show_module", action="store_true", help="Show Module Info")
+        parser.add_argument("-v", "--version", action="store_true", help="Display version info")
+
+    def usage_error(self, message: str) -> str:
+        return f"-E- {getopt_error(self.name, message).split(': ', 1)[1]}"
+
+    def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
+        if args.version:
+            ctx.outln(f"mlxlink, {MFT_VERSION}, built on Oct 31 2023, 15:47:42. Git SHA Hash: N/A")
+            return 0
+        if not args.device:
+            raise ctx.fail("-E- Please provide a device name using -d", 1)
+        nic = self._resolve(ctx, args.device)
+        if nic is None:
+            raise ctx.fail(f"-E- Failed to open device: \"{args.device}\", No such file or directory", 1)
+        if args.port != "1":
+            raise ctx.fail(f"-E- Invalid port number: {args.port}", 1)
+        up = is_up(nic)
+        ib = nic.link_layer == "InfiniBand"
+        speed = (f"IB-{links.speed_name(nic)}" if ib else f"{nic.rate_gbps}G") if up else "N/A"
+        fec = "N/A"
+        if up:
+            fec = ("Interleaved Standard RS-FEC - (544,514)" if links.speed_name(nic) == "NDR"
+                   else "Standard RS-FEC - RS(544,514)")
+        enabled = "0x000000f2 (NDR,HDR,EDR,FDR,SDR)" if ib else "0x000017f2 (200G,100G_2X,100G_4X,50G_1X,40G,25G,10G,1G)"
+        _section(ctx, "Operational Info", [
+            ("State", nic.state if up else ("Disable" if nic.phys_state == "Disabled" else "Polling")),
+            ("Physical state", "LinkUp" if up else nic.phys_state),
+            ("Speed", speed),
+            ("Width", f"{links.lanes(nic)}x" if up else "N/A"),
+            ("FEC", fec),
+            ("Loopback Mode", "No Loopback"),
+            ("Auto Negotiation", "ON"),
+        ])
+        _section(ctx, "Supported Info", [("Enabled Link Speed", enabled), ("Supported Cable Speed", enabled)])
+        if up:
+            opcode, group, advice = "0", "N/A", "No issue was observed"
+        elif nic.phys_state == "Disabled":
+            opcode, group, advice = "0", "N/A", "Port is disabled by command"
+        else:
+            opcode, group, advice = "1024", "PHY FW", "Cable is unplugged or the remote port is down"
+        _section(ctx, "Troubleshooting Info",
+                 [("Status Opcode", opcode), ("Group Opcode", group), ("Recommendation", advice)])
+        _section(ctx, "Tool Information", [("Firmware Version", nic.firmware), ("amBER Version", "2.22"),
+                                           ("MFT Version", MFT_VERSION)])
+        if args.show_module:
+            self._module(ctx, nic)
+        if args.show_counters or args.show_ber:
+            self._counters(ctx, nic)
+        ctx.outln()
+        return 0
+
+    def _resolve(self, ctx: Context, spec: str) -> NIC | None:
+        for nic in ctx.host.nics:
+            bus = nic.pci_bus_id.lower()
+            if spec.lower() in (nic.name, bus, bus[5:], bus[5:-2]):
+                return nic
+        return None
+
+    def _module(self, ctx: Context, nic: NIC) -> None:
+        """The transceiver's identity and live optics. A marginal link shows one weak
+        receive lane; a port polling for a peer receives no light at all."""
+        r = rng(ctx.cluster.seed, ctx.host.name, nic.name, "module")
+        rx = [round(r.uniform(0.9, 2.1), 3) for _ in range(4)]
+        tx = [round(r.uniform(0.8, 1.6), 3) for _ in range(4)]
+        if nic.counter_rates.get("SymbolErrorCounter", 0.0) > 0:
+            rx[r.randrange(4)] = round(r.uniform(-8.6, -7.2), 3)
+        if nic.phys_state == "Polling":
+            rx = [-40.0] * 4
+        if nic.phys_state == "Disabled":
+            tx = [-40.0] * 4
+        ib = nic.link_layer == "InfiniBand"
+        part, compliance = ("MMA4Z00-NS400", "400GBASE-SR4") if ib else ("MMA1L30-CM", "200GBASE-SR4")
+        serial = f"MT{2300 + r.randrange(40)}FT{r.randrange(10**5):05d}"
+        _section(ctx, "Module Info", [
+            ("Identifier", "OSFP" if ib else "QSFP112"), ("Compliance", compliance),
+            ("Cable Technology", "850 nm VCSEL"), ("Cable Type", "Optical Module (separated)"),
+            ("OUI", "Mellanox"), ("Vendor Name", "Mellanox"), ("Vendor Part Number", part),
+            ("Vendor Serial Number", serial), ("Rev", "A2"), ("Wavelength [nm]", "850"),
+            ("Transfer Distance [m]", "50"), ("FW Version", "47.120.0"),
+            ("Digital Diagnostic Monitoring", "Yes"), ("Power Class", "8.0 W max"),
+            ("CDR RX", "ON,ON,ON,ON"), ("CDR TX", "ON,ON,ON,ON"),
+            ("Temperature [C]", f"{r.randint(44, 58)} [-5..75]"),
+            ("Voltage [mV]", f"{r.uniform(3270, 3300):.1f} [3135..3465]"),
+            ("Bias Current [mA]", ",".join(f"{r.uniform(6.6, 7.2):.3f}" for _ in range(4)) + " [2..15]"),
+            ("Rx Power Current [dBm]", ",".join(f"{v:.3f}" for v in rx) + " [-10.4..5]"),
+            ("Tx Power Current [dBm]", ",".join(f"{v:.3f}" for v in tx) + " [-8.4..4]"),
+        ])
+
+    def _counters(self, ctx: Context, nic: NIC) -> None:
+        cl, node = ctx.cluster, ctx.host
+        values = counters.counters(cl, node, nic, rail_gbps=0.0)  # error counters only: traffic is not shown
+        bits = counters.bits_since_clear(cl, node, nic)
+        raw = counters.raw_ber(cl, node, nic) if is_up(nic) else 0.0
+        lane_errors = int(raw * bits / max(1, links.lanes(nic)))
+        per_lane = ",".join(str(lane_errors + k * (lane_errors // 7)) for k in range(links.lanes(nic)))
+        symbols = values["SymbolErrorCounter"]
+        _section(ctx, "Physical Counters and BER Info", [
+            ("Time Since Last Clear [Min]", f"{counters.seconds_since_clear(cl, node, nic) / 60:.1f}"),
+            ("Effective Physical Errors", str(symbols)),
+            ("Effective Physical BER", counters.ber_text(counters.symbol_ber(cl, node, nic))),
+            ("Raw Physical Errors Per Lane", per_lane),
+            ("Raw Physical BER", counters.ber_text(raw)),
+            ("Symbol Errors", str(symbols)),
+            ("Symbol BER", counters.ber_text(counters.symbol_ber(cl, node, nic))),
+            ("Link Down Counter", str(values["LinkDownedCounter"])),
+            ("Link Error Recovery Counter", str(values["LinkErrorRecoveryCounter"])),
+        ])
+
+
+def commands() -> list[Command]:
+    return [Mlxlink()]
