@@ -17,12 +17,6 @@
 
 import { Msg } from "./protocol.js";
 import { describe, post } from "./port.js";
-import { loadRuntime } from "./loader.js";
-import { attach, handlers, interrupt } from "./calls.js";
-import { inUse, whenQuiet } from "./background.js";
-// The imports of the modules above, named here so that they download beside those modules, not after them.
-import "./snapshot.js";
-import "./checksum.js"; // snapshot.js's own import
 
 const SNAPSHOTS_WANTED = new URL(import.meta.url).searchParams.get("snapshot") !== "off";
 /**
@@ -50,15 +44,26 @@ const EARLY = (() => {
   return { wasm, compiled, downloads };
 })();
 
+/**
+ * The other modules, imported only after the early downloads above have begun (static imports would be
+ * fetched and run before this file's first line). snapshot.js and checksum.js are loader.js's own
+ * imports, named here so that they download beside it, not after it.
+ */
+const MODULES = Promise.all([
+  import("./loader.js"), import("./calls.js"), import("./background.js"),
+  import("./snapshot.js"), import("./checksum.js"),
+]).then(([loader, calls, background]) => ({ loader, calls, background }));
+
 let loading = null;
 
 /** The runtime, loaded once: the promise of `emulator.web`, which calls.js is handed for its calls. */
 function runtime() {
   if (!loading) {
-    loading = loadRuntime({ snapshotsWanted: SNAPSHOTS_WANTED, early: EARLY }).then((module) => {
-      attach(module);
-      return module;
-    });
+    loading = MODULES.then(({ loader, calls }) =>
+      loader.loadRuntime({ snapshotsWanted: SNAPSHOTS_WANTED, early: EARLY }).then((module) => {
+        calls.attach(module);
+        return module;
+      }));
     loading.catch((error) => post({ type: Msg.FATAL, message: describe(error) }));
   }
   return loading;
@@ -66,12 +71,20 @@ function runtime() {
 
 self.addEventListener("message", async (event) => {
   const message = event.data;
-  inUse(); // the terminal is in use: the snapshot waits for the next quiet moment
-  if (message.type === Msg.INTERRUPT) {
-    interrupt(message.sid);
+  let modules;
+  try {
+    modules = await MODULES;
+  } catch (error) {
+    post({ type: Msg.FATAL, message: describe(error) });
     return;
   }
-  const handler = handlers[message.type];
+  const { calls, background } = modules;
+  background.inUse(); // the terminal is in use: the snapshot waits for the next quiet moment
+  if (message.type === Msg.INTERRUPT) {
+    calls.interrupt(message.sid);
+    return;
+  }
+  const handler = calls.handlers[message.type];
   if (!handler) {
     post({ type: Msg.ERROR, id: message.id, message: `unknown message type ${message.type}` });
     return;
@@ -86,7 +99,7 @@ self.addEventListener("message", async (event) => {
   } catch (error) {
     post({ type: Msg.ERROR, id: message.id, message: describe(error) });
   }
-  whenQuiet(message.type);
+  background.whenQuiet(message.type);
 });
 
 // The page starts this worker only when it wants the runtime: begin loading now, not at the first request.
