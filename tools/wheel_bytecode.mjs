@@ -1,5 +1,6 @@
-// Compiles a wheel's Python modules with the vendored Pyodide's own CPython,
-// so the browser imports bytecode instead of compiling every module at start.
+// Compiles a wheel's Python modules with the vendored Pyodide's own CPython, to
+// unchecked-hash .pyc files (PEP 552), so the browser imports bytecode instead
+// of compiling every module at start.
 //   node tools/wheel_bytecode.mjs WHEEL OUT_DIR
 // Writes each __pycache__/*.pyc under OUT_DIR, at its path inside the wheel.
 // Nothing is fetched: Pyodide comes from node_modules.
@@ -11,10 +12,38 @@ const [wheelPath, outDir] = process.argv.slice(2);
 try {
   const pyodide = await loadPyodide();
   pyodide.unpackArchive(new Uint8Array(readFileSync(wheelPath)), "wheel", { extractDir: "/wheel" });
+  // Each module is compiled without its own and its functions' docstrings: nothing reads them at run time,
+  // and they are a twelfth of the bytecode. Class docstrings stay (a command may show its class's __doc__).
   const compiled = pyodide.runPython(`
-import compileall, os, py_compile
-compileall.compile_dir("/wheel", quiet=2, invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
-[os.path.relpath(os.path.join(d, f), "/wheel") for d, _, fs in os.walk("/wheel") for f in fs if f.endswith(".pyc")]
+import ast, importlib.util, os
+from importlib._bootstrap_external import _code_to_hash_pyc
+
+def without_docstrings(tree):
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+                if len(node.body) > 1:
+                    del node.body[0]
+                else:
+                    node.body[0] = ast.copy_location(ast.Pass(), first)
+    return tree
+
+written = []
+for folder, _, files in os.walk("/wheel"):
+    for name in sorted(files):
+        if not name.endswith(".py"):
+            continue
+        path = os.path.join(folder, name)
+        with open(path, "rb") as f:
+            source = f.read()
+        code = compile(without_docstrings(ast.parse(source, path)), path, "exec", dont_inherit=True)
+        target = importlib.util.cache_from_source(path)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "wb") as f:
+            f.write(_code_to_hash_pyc(code, importlib.util.source_hash(source), checked=False))
+        written.append(os.path.relpath(target, "/wheel"))
+written
 `).toJs();
   for (const path of compiled) {
     const target = join(outDir, path);

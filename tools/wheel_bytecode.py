@@ -4,8 +4,9 @@ The browser runs the wheel in Pyodide, whose CPython would otherwise compile
 every module from source on each fresh start (over a second for this
 package). The build runs that same CPython once under Node
 (``wheel_bytecode.mjs``), compiles each module to an unchecked-hash ``.pyc``
-(PEP 552: imported without looking at the source's timestamp) and adds the
-files to the wheel, with their ``RECORD`` lines. CPython here ignores them:
+(PEP 552: imported without looking at the source's timestamp), leaving out
+module and function docstrings, and adds the files to the wheel, with their
+``RECORD`` lines, recompressing the whole wheel at deflate's highest level. CPython here ignores them:
 their magic number is another version's.
 """
 
@@ -46,17 +47,17 @@ def add_bytecode(wheel: Path, root: Path) -> int:
             raise BytecodeError(f"compiling the wheel under Pyodide failed: {proc.stderr.strip()}")
         added = sorted(p for p in out.rglob("*.pyc"))
         rebuilt = Path(tmp) / wheel.name
-        with zipfile.ZipFile(wheel) as source, zipfile.ZipFile(rebuilt, "w", zipfile.ZIP_DEFLATED) as target:
+        with zipfile.ZipFile(wheel) as source, zipfile.ZipFile(rebuilt, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as target:
             record_name = next(n for n in source.namelist() if n.endswith(".dist-info/RECORD"))
             record = source.read(record_name).decode().rstrip("\n").split("\n")
             for info in source.infolist():
                 if info.filename != record_name:
-                    target.writestr(info, source.read(info.filename))
+                    target.writestr(info, source.read(info.filename), compresslevel=9)
             for path in added:
                 name = path.relative_to(out).as_posix()
                 data = path.read_bytes()
-                target.writestr(zipfile.ZipInfo(name, ZIP_TIME), data, zipfile.ZIP_DEFLATED)
+                target.writestr(zipfile.ZipInfo(name, ZIP_TIME), data, zipfile.ZIP_DEFLATED, compresslevel=9)
                 record.insert(-1, _record_line(name, data))
-            target.writestr(source.getinfo(record_name), "\n".join(record) + "\n")
+            target.writestr(source.getinfo(record_name), "\n".join(record) + "\n", compresslevel=9)
         shutil.copyfile(rebuilt, wheel)
     return len(added)
