@@ -10,11 +10,8 @@ from emulator.commands.kit.command import Context, ParsedCommand
 
 SECTION = "Files and text"
 
-
-
 #: Terminal width used for column layouts.
 COLUMNS = 80
-
 
 
 def read_input(ctx: Context, path: str) -> str:
@@ -22,7 +19,6 @@ def read_input(ctx: Context, path: str) -> str:
     if path == "-":
         return ctx.stdin
     return ctx.fs.read(path)
-
 
 
 def split_lines(text: str) -> list[str]:
@@ -35,10 +31,8 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
-
 def join_lines(lines: list[str]) -> str:
     return "".join(line + "\n" for line in lines)
-
 
 
 def columns(names: list[str], width: int = COLUMNS) -> list[str]:
@@ -64,7 +58,6 @@ def columns(names: list[str], width: int = COLUMNS) -> list[str]:
     return lines
 
 
-
 class Intermixed(ParsedCommand):
     """A command whose options may follow its operands (``grep -n x file -i``), as GNU tools allow."""
 
@@ -85,7 +78,6 @@ class Intermixed(ParsedCommand):
         return out
 
 
-
 def coreutils_error(name: str, message: str) -> str:
     """argparse's complaint reworded as coreutils prints it."""
     if message.startswith("unrecognized arguments:"):
@@ -102,7 +94,6 @@ def coreutils_error(name: str, message: str) -> str:
     else:
         text = message
     return f"{name}: {text}\nTry '{name} --help' for more information."
-
 
 
 class CoreutilsErrors(ParsedCommand):
