@@ -26,7 +26,8 @@ from emulator.commands.awk.lexer import tokenize
 from emulator.commands.awk.parser import Parser
 from emulator.commands.awk.values import StrNum, num_str, to_num, to_str, unescape
 from emulator.commands.kit.command import Context, Outcome, RawCommand
-from emulator.commands.kit.coreio import SECTION
+from emulator.commands.kit.coreio import SECTION, flag_named
+from emulator.commands.kit.spec import Flag
 from emulator.vfs import FsError
 
 
@@ -35,40 +36,51 @@ class Awk(RawCommand):
     summary = "pattern scanning and processing (a documented subset of POSIX awk)"
     section = SECTION
     description = __doc__ or ""
+    synopsis = "[-F FS] [-v VAR=VALUE]... [--] 'PROGRAM' [FILE | VAR=VALUE]...\n  or:  awk [-F FS] [-v VAR=VALUE]... -f PROGFILE... [--] [FILE | VAR=VALUE]..."
+    flags = (
+        Flag("-F", "", "FS", "set the field separator FS (t or \\t: a tab)"),
+        Flag("-v", "", "VAR=VALUE", "assign VALUE to the variable VAR before the program starts"),
+        Flag("-f", "", "PROGFILE", "read the program from PROGFILE (several -f: their texts in turn)"),
+        Flag("-W", "", "OPTION", "help, usage or version (or a prefix of one): print this help; other -W options: a warning"),
+        Flag("", "--help", "", "print this help"),
+    )
 
     def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]
         fs: str | None = None
         assigns: dict[str, str] = {}
-        program_text: str | None = None
+        program_files: list[str] = []
         while words and words[0].startswith("-") and words[0] != "-":
-            flag = words.pop(0)
-            if flag == "--":
+            word = words.pop(0)
+            if word == "--":
                 break
-            if flag in ("--help", "-h", "-W"):
+            flag = flag_named(self.flags, word if word.startswith("--") else word[:2])
+            if flag is None:
+                raise ctx.fail(f"awk: not an option: {word}", 2)
+            if flag.long == "--help":
                 ctx.out(self.help_text())
                 return 0
-            if flag.startswith("-F"):
-                value = flag[2:] if len(flag) > 2 else (words.pop(0) if words else None)
-                if value is None:
-                    raise ctx.fail("awk: option requires an argument -- F", 2)
+            value = word[2:] or (words.pop(0) if words else None)
+            if value is None:
+                raise ctx.fail(f"awk: option {flag.short} lacks argument", 2)
+            if flag.short == "-F":
                 fs = "\t" if value in ("\\t", "t") else unescape(value)
-            elif flag.startswith("-v"):
-                value = flag[2:] if len(flag) > 2 else (words.pop(0) if words else None)
-                if value is None or "=" not in value:
-                    raise ctx.fail(f"awk: improper assignment: -v {value or ''}", 2)
+            elif flag.short == "-v":
+                if "=" not in value or value.startswith("="):
+                    raise ctx.fail(f"awk: improper assignment: -v {value}", 2)
                 name, _, val = value.partition("=")
                 assigns[name] = val
-            elif flag.startswith("-f"):
-                path = flag[2:] if len(flag) > 2 else (words.pop(0) if words else None)
-                if path is None:
-                    raise ctx.fail("awk: option requires an argument -- f", 2)
+            elif flag.short == "-f":
                 try:
-                    program_text = ctx.fs.read(path)
+                    program_files.append(ctx.fs.read(value))
                 except FsError as exc:
-                    raise ctx.fail(f"awk: cannot open {path} ({exc.strerror})", 2) from None
+                    raise ctx.fail(f"awk: cannot open {value} ({exc.strerror})", 2) from None
+            elif any(choice.startswith(value) for choice in ("help", "usage", "version")):
+                ctx.out(self.help_text())
+                return 0
             else:
-                raise ctx.fail(f"awk: not an option: {flag}", 2)
+                ctx.err(f"awk: vacuous option: -W {value}\n")
+        program_text = "\n".join(program_files) if program_files else None
         if program_text is None:
             if not words:
                 raise ctx.fail("usage: awk [-F value] [-v var=value] [--] 'program text' [file ...]\n"

@@ -1,7 +1,7 @@
-"""The coreutils that read and change files: ls, cat, cp, mv, rm, find, du, tee, touch, less and vim.
+"""The coreutils that read and change files: ls, cat, cp, mv, rm, find, du, tee, touch, less, more and vim.
 
-``ls``, ``du`` and ``find`` (listings, sizes and searches), ``show`` (cat and
-less), ``change`` (tee, touch, mkdir, rm, cp, mv) and ``editor`` (the
+``ls``, ``du`` and ``find`` (listings, sizes and searches), ``show`` (cat, less
+and more), ``change`` (tee, touch, mkdir, rm, cp, mv) and ``editor`` (the
 interactive editors, which cannot run here). Errors read like coreutils'
 (``ls: cannot access '/nope': No such file or directory``), with the errno
 text from :func:`os.strerror`.
