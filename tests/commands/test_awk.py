@@ -56,3 +56,24 @@ def test_division_by_zero_is_ieee_as_in_mawk(s):
 
 def test_missing_file(s):
     assert s.execute("awk '{print}' /nope") == ("awk: cannot open /nope (No such file or directory)\n", 2)
+
+
+def test_flags_are_read_as_mawk_reads_them(s):
+    assert s.execute("awk -z") == ("awk: not an option: -z\n", 2)
+    assert s.execute("awk -h") == ("awk: not an option: -h\n", 2)
+    assert s.execute("awk -F") == ("awk: option -F lacks argument\n", 2)
+    assert s.execute("awk -v x") == ("awk: improper assignment: -v x\n", 2)
+    assert s.execute("awk -vn=2 -F: '{print n, $1}' /etc/hostname") == ("2 login01\n", 0)
+    assert s.execute("awk -W xyz 'BEGIN {print 1}'") == ("awk: vacuous option: -W xyz\n1\n", 0)
+
+
+def test_several_program_files_are_read_in_turn(s):
+    s.execute("echo 'BEGIN {printf \"a\"}' > /tmp/p1; echo 'BEGIN {print \"b\"}' > /tmp/p2")
+    assert s.execute("awk -f /tmp/p1 -f /tmp/p2") == ("ab\n", 0)
+
+
+@pytest.mark.parametrize("line", ["awk --help", "awk -W help", "awk -Wusage", "awk -W v"])
+def test_help_is_the_page_rendered_from_the_flag_table(s, line):
+    out, status = s.execute(line)
+    assert status == 0 and out.startswith("Usage: awk [-F FS]")
+    assert all(option in out for option in ("-F FS", "-v VAR=VALUE", "-f PROGFILE", "-W OPTION", "--help"))

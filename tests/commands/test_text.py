@@ -1,7 +1,9 @@
-"""head, tail, wc, grep, sort, uniq, cut, tr, column, sed, seq, xargs."""
+"""head, tail, wc, grep, sort, uniq, cut, tr, column, sed, seq, xargs, paste, basename, dirname."""
 
 import pytest
 
+from emulator.commands import text
+from emulator.commands.kit.command import RawCommand
 from emulator.session import Session
 
 DATA = "printf 'b 2\\na 10\\nc 1\\nb 2\\n' > /tmp/t"
@@ -77,6 +79,54 @@ def test_sed(s):
 def test_seq_and_xargs(s):
     assert s.execute("seq 3 | xargs echo n") == ("n 1 2 3\n", 0)
     assert s.execute("printf 'node01\\nnode02\\n' | xargs -I{} ssh {} hostname") == ("node01\nnode02\n", 0)
+
+
+def test_seq_reads_its_flags_as_gnu_seq_does(s):
+    assert s.execute("seq -s, -w 8 10") == ("08,09,10\n", 0)
+    assert s.execute("seq -ws: 3 && seq --sep=+ 3 && seq --e 2") == ("1:2:3\n1+2+3\n1\n2\n", 0)
+    assert s.execute("seq -1 1 && seq -s -1 3") == ("-1\n0\n1\n1-12-13\n", 0)
+    assert s.execute("seq 3 -w") == ("seq: invalid floating point argument: ‘-w’\nTry 'seq --help' for more information.\n", 1)
+    assert s.execute("seq -x 3") == ("seq: invalid option -- 'x'\nTry 'seq --help' for more information.\n", 1)
+    assert s.execute("seq --sep") == (
+        "seq: option '--separator' requires an argument\nTry 'seq --help' for more information.\n", 1)
+    assert s.execute("seq --equal-width=2 3") == (
+        "seq: option '--equal-width' doesn't allow an argument\nTry 'seq --help' for more information.\n", 1)
+
+
+def test_seq_format_takes_one_floating_point_directive(s):
+    assert s.execute("seq -f node%02g 1 3") == ("node01\nnode02\nnode03\n", 0)
+    assert s.execute("seq -f '%.1f%%' 0 0.5 1") == ("0.0%\n0.5%\n1.0%\n", 0)
+    assert s.execute("seq -f %d 3") == ("seq: format ‘%d’ has unknown %d directive\n", 1)
+    assert s.execute("seq -f x 3") == ("seq: format ‘x’ has no % directive\n", 1)
+    assert s.execute("seq -f %g%g 3") == ("seq: format ‘%g%g’ has too many % directives\n", 1)
+    assert s.execute("seq -f %5 3") == ("seq: format ‘%5’ ends in %\n", 1)
+    assert s.execute("seq -w -f %g 3")[1] == 1
+
+
+def test_basename_and_dirname(s):
+    assert s.execute("basename /a/b/c.txt .txt; basename /; basename a/") == ("c\n/\na\n", 0)
+    assert s.execute("basename -a x/y z/ && basename -s .log a/b.log c.log") == ("y\nz\nb\nc\n", 0)
+    assert s.execute("basename -z a/b; dirname -z a/b c") == ("b\0a\0.\0", 0)
+    assert s.execute("basename a b c") == ("basename: extra operand ‘c’\nTry 'basename --help' for more information.\n", 1)
+    assert s.execute("basename") == ("basename: missing operand\nTry 'basename --help' for more information.\n", 1)
+    assert s.execute("dirname /a/b/ a //a; dirname a/b -z") == ("/a\n.\n/\na\0", 0)
+    assert s.execute("dirname -x") == ("dirname: invalid option -- 'x'\nTry 'dirname --help' for more information.\n", 1)
+
+
+RAW = [c for c in text.commands() if isinstance(c, RawCommand)]
+
+
+@pytest.mark.parametrize("command", RAW, ids=[c.name for c in RAW])
+def test_raw_commands_show_their_declared_flags_in_help(s, command):
+    """``--help`` prints the page rendered from the flag table, and the page names every flag completion offers."""
+    out, status = s.execute(f"{command.name} --help")
+    assert (out, status) == (command.help_text(), 0)
+    assert command.option_strings() and all(option in out for option in command.option_strings())
+
+
+def test_the_flag_tables_feed_completion(s):
+    assert s.complete("seq --s").matches == ["--separator"]
+    assert s.complete("basename -").matches == ["--help", "--multiple", "--suffix", "--zero", "-a", "-s", "-z"]
 
 
 def test_paste_and_attached_option_values(s):

@@ -1,20 +1,20 @@
-"""The coreutils' shared input and error handling: reading files or stdin, splitting lines, GNU's error wording."""
+"""The coreutils' shared input and error handling: reading files or stdin, splitting lines, GNU's error wording,
+and GNU getopt_long reading a raw command's declared flag table."""
 
 from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
-from emulator.commands.kit.command import Context, ParsedCommand
+from emulator.commands.kit.command import Context, ParsedCommand, RawCommand
+from emulator.commands.kit.spec import Flag
+from emulator.errors import UsageError
 
 SECTION = "Files and text"
 
-
-
 #: Terminal width used for column layouts.
 COLUMNS = 80
-
 
 
 def read_input(ctx: Context, path: str) -> str:
@@ -22,7 +22,6 @@ def read_input(ctx: Context, path: str) -> str:
     if path == "-":
         return ctx.stdin
     return ctx.fs.read(path)
-
 
 
 def split_lines(text: str) -> list[str]:
@@ -35,10 +34,8 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
-
 def join_lines(lines: list[str]) -> str:
     return "".join(line + "\n" for line in lines)
-
 
 
 def columns(names: list[str], width: int = COLUMNS) -> list[str]:
@@ -64,7 +61,6 @@ def columns(names: list[str], width: int = COLUMNS) -> list[str]:
     return lines
 
 
-
 class Intermixed(ParsedCommand):
     """A command whose options may follow its operands (``grep -n x file -i``), as GNU tools allow."""
 
@@ -85,7 +81,6 @@ class Intermixed(ParsedCommand):
         return out
 
 
-
 def coreutils_error(name: str, message: str) -> str:
     """argparse's complaint reworded as coreutils prints it."""
     if message.startswith("unrecognized arguments:"):
@@ -104,9 +99,89 @@ def coreutils_error(name: str, message: str) -> str:
     return f"{name}: {text}\nTry '{name} --help' for more information."
 
 
-
 class CoreutilsErrors(ParsedCommand):
     """Bad usage worded as GNU coreutils words it (``head: invalid option -- 'z'``)."""
 
     def usage_error(self, message: str) -> str:
         return coreutils_error(self.name, message)
+
+
+def flag_named(flags: Iterable[Flag], word: str) -> Flag | None:
+    """The declared flag spelled ``word`` (``-s``, ``--separator``, find's ``-name``), or None."""
+    return next((flag for flag in flags if word in flag.strings()), None)
+
+
+def getopt_long(command: RawCommand, words: list[str], *, permute: bool = True,
+                operand: Callable[[str], bool] | None = None) -> tuple[list[tuple[str, str]], list[str]]:
+    """Read ``words`` as GNU ``getopt_long`` reads them, against the command's declared :attr:`~RawCommand.flags`.
+
+    Returns the flags given, in order, each as (its long spelling, else its short one; its value or ``""``),
+    and the operands. Short flags cluster (``-wz``) and take their value attached or as the next word;
+    long ones take ``--name=value`` or the next word, and may be shortened to a unique prefix;
+    ``--`` ends the flags and ``-`` is an operand. With ``permute`` False the first operand ends the
+    flags too (getopt's ``+``); ``operand`` says whether a word starting with ``-`` is an operand all
+    the same (seq's negative numbers). A bad flag raises :class:`UsageError` in getopt's words,
+    through :meth:`~emulator.commands.kit.command.Command.usage_error`.
+    """
+    def bad(message: str) -> UsageError:
+        return UsageError(command.usage_error(message), command.usage_status)
+
+    given: list[tuple[str, str]] = []
+    operands: list[str] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        i += 1
+        if word == "--":
+            return given, operands + words[i:]
+        if word == "-" or not word.startswith("-") or (operand is not None and operand(word)):
+            if not permute:
+                return given, operands + words[i - 1:]
+            operands.append(word)
+            continue
+        if word.startswith("--"):
+            name, eq, value = word.partition("=")
+            flag = _long_flag(command.flags, name, word, bad)
+            if flag.value and not eq:
+                if i >= len(words):
+                    raise bad(f"option '{flag.long}' requires an argument")
+                value = words[i]
+                i += 1
+            elif not flag.value and eq:
+                raise bad(f"option '{flag.long}' doesn't allow an argument")
+            given.append((flag.long, value))
+            continue
+        for j in range(1, len(word)):
+            letter = word[j]
+            short = flag_named(command.flags, "-" + letter)
+            if short is None:
+                raise bad(f"invalid option -- '{letter}'")
+            if not short.value:
+                given.append((short.long or short.short, ""))
+                continue
+            value = word[j + 1:]
+            if not value:
+                if i >= len(words):
+                    raise bad(f"option requires an argument -- '{letter}'")
+                value = words[i]
+                i += 1
+            given.append((short.long or short.short, value))
+            break
+    return given, operands
+
+
+def long_matches(flags: Iterable[Flag], name: str) -> list[Flag]:
+    """The flags a long option ``--name`` names: the one spelled so, else every one it is a prefix of."""
+    longs = [flag for flag in flags if flag.long]
+    return [flag for flag in longs if flag.long == name] or [flag for flag in longs if flag.long.startswith(name)]
+
+
+def _long_flag(flags: Iterable[Flag], name: str, word: str, bad: Callable[[str], UsageError]) -> Flag:
+    """The flag a long option names, exactly or by a unique prefix, as getopt_long finds it."""
+    matches = long_matches(flags, name)
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise bad(f"unrecognized option '{word}'")
+    possibilities = " ".join(f"'{flag.long}'" for flag in matches)
+    raise bad(f"option '{name}' is ambiguous; possibilities: {possibilities}")

@@ -30,17 +30,13 @@ def substitute_all(pattern: re.Pattern[str], replace: Callable[[re.Match[str]], 
     return "".join(out)
 
 
-
-# -- regular expressions -------------------------------------------------------------------
 _CLASSES = {"digit": "0-9", "alpha": "a-zA-Z", "alnum": "a-zA-Z0-9", "upper": "A-Z", "lower": "a-z",
             "space": " \\t\\n\\r\\f\\v", "blank": " \\t", "xdigit": "0-9A-Fa-f",
             "punct": re.escape("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"), "word": "\\w"}
 
 
-
 class RegexError(ValueError):
     """A pattern the tool cannot compile; the message is GNU's wording."""
-
 
 
 def posix_regex(pattern: str, extended: bool) -> str:
@@ -103,9 +99,24 @@ def posix_regex(pattern: str, extended: bool) -> str:
     return result
 
 
+def compile_regex(pattern: str, extended: bool, ignore_case: bool = False) -> re.Pattern[str]:
+    """A POSIX pattern compiled, or :class:`RegexError` in the words GNU's regex library uses."""
+    try:
+        return re.compile(posix_regex(pattern, extended), re.IGNORECASE if ignore_case else 0)
+    except re.error as exc:
+        text = str(exc)
+        if "missing )" in text or "unbalanced parenthesis" in text:
+            raise RegexError("Unmatched ( or \\(") from None
+        if "unterminated character set" in text:
+            raise RegexError("Unmatched [, [^, [:, [., or [=") from None
+        if "invalid group reference" in text:
+            raise RegexError("Invalid back reference") from None
+        if "nothing to repeat" in text or "multiple repeat" in text:
+            raise RegexError("Invalid preceding regular expression") from None
+        raise RegexError("Invalid regular expression") from None
+
 
 _UNBOUNDED = re.compile(r"[*+]|\{\d*,\}")
-
 
 
 def _nested_repetition(regex: str) -> bool:
