@@ -100,16 +100,18 @@ def build_wheel() -> Path:
 
 
 def check_wheel(wheel: Path, files: list[Path]) -> None:
-    """Every module and lab file of the sources is in the wheel."""
+    """Every module, data file and lab file of the sources is in the wheel."""
     with zipfile.ZipFile(wheel) as archive:
         inside = set(archive.namelist())
-    wanted = {p.relative_to(ROOT).as_posix() for p in files if p.suffix == ".py" and p.parent != ROOT / "labs"}
+    wanted = {p.relative_to(ROOT).as_posix() for p in files
+              if p.suffix in (".py", ".json") and p.parent != ROOT / "labs"}
     wanted = {name for name in wanted if name.startswith("emulator/")}
     wanted |= {"emulator/labs_data/" + p.name for p in files if p.parent == ROOT / "labs" and p.suffix == ".toml"}
     missing = sorted(wanted - inside)
     if missing:
         raise PluginError("the emulator wheel lacks " + ", ".join(missing)
-                          + ": list their packages under [tool.setuptools] packages in pyproject.toml")
+                          + ": list their packages under [tool.setuptools] packages (and data files under"
+                          " package-data) in pyproject.toml")
 
 
 def pyodide_dir() -> tuple[Path, str]:
