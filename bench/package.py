@@ -17,7 +17,7 @@ Row = tuple[str, float, str, float | None, str]
 
 #: The wheel's size and the median import time before the layers were reshaped.
 WHEEL_KB_BEFORE = 1358.0
-IMPORT_MS_BEFORE = 585.0
+IMPORT_MS_BEFORE = 433.0
 
 #: Imports the session facade and builds the command table, as the first command does, in a fresh process.
 _IMPORT = """
