@@ -125,8 +125,11 @@ class Session:
         #: Lines run since the session opened, for snapshots: (line, steps before an interrupt or None).
         self.journal: list[Entry] = []
         self.current: Run | None = None
-        #: The lab commands' progress in the current lab (hints used, findings, solved).
-        self.lab_progress: Any = None
+        #: The lab commands' progress in the current lab (hints, attempts, solved); rebuilt by a restore's replay.
+        self.lab_progress: labs.Progress | None = None
+        #: Labs whose reference procedure ``solutions --show`` printed in this session (a lab started later
+        #: starts with that recorded in its progress).
+        self.revealed: set[str] = set()
 
     # -- running lines ------------------------------------------------------------
     def banner(self) -> str:
