@@ -1,7 +1,9 @@
 """A learner's progress in one lab run: hints, attempts, whether the reference procedure was shown, how it was solved.
 
-The session holds one :class:`Progress` (``session.lab_progress``); the lab
-commands update it. Nothing here reads a clock: a session's snapshot is the
+The session holds one :class:`Progress` per lab and seed (``session.lab_runs``;
+``session.lab_progress`` is the current one), kept through ``lab reset``, so a
+reset gives neither a fresh count nor a fresh first attempt; the lab commands
+update it. Nothing here reads a clock: a session's snapshot is the
 journal of its lines, and a restore replays them, so the progress is rebuilt
 by the same commands in the same order, counted once. The counts are what an
 instructor's completion record would read: ``attempts`` and ``hints`` when the

@@ -172,11 +172,19 @@ def test_a_correct_finding_reports_the_evidence_the_learner_looked_at():
             f"procedure also runs ibstat on {truth['node']} here") in text
 
 
-def test_lab_reset_starts_the_lab_again_with_fresh_progress():
+def test_lab_reset_starts_the_cluster_again_but_not_the_count():
     session = started()
     session.execute("hint")
+    session.execute("submit node=node01 port=mlx5_0 cause=flapping")
+    before = session.cluster
     out, status = session.execute("lab reset")
-    assert status == 0 and "Progress: 0 of 4 hints used" in out
+    assert session.cluster is not before
+    assert status == 0 and "Progress: 1 of 4 hints used, 1 attempt, not solved yet." in out
+    out, _ = session.execute("submit node=node01 port=mlx5_0 cause=flapping")
+    assert out.startswith("Not yet (attempt 2)") and "not what the cluster shows" not in out
+    session.execute("lab start input-wait")
+    session.execute("lab start fabric-triage --seed 1")
+    assert "2 attempts" in session.execute("lab")[0]
 
 
 def test_progress_survives_snapshot_and_restore():

@@ -68,6 +68,13 @@ def test_a_chain_of_submits_on_one_line_is_enumeration_past_three():
     assert other.lab_progress is not None and other.lab_progress.enumerated
 
 
+def test_a_loop_that_resets_the_lab_before_each_finding_is_still_counted_and_enumeration():
+    session = Session(LAB, SEED)
+    out, _ = session.execute("for n in node01 node03 node04 node02; do lab reset > /dev/null; "
+                             "submit node=$n cause=nvlink; done")
+    assert "Solved in 4 attempts, 0 hints. Recorded as solved by enumeration" in " ".join(out.split())
+
+
 def test_the_same_findings_typed_line_by_line_are_not_enumeration():
     session = Session(LAB, SEED)
     for node in ("node01", "node03", "node04", "node05"):

@@ -12,17 +12,19 @@ WIDTH = 78
 
 
 def progress(ctx: Context) -> labs.Progress:
-    """This session's progress in its current lab, created on first use.
+    """This session's progress in its current lab and seed, created on first use.
 
-    A lab whose reference procedure this session already printed (``solutions ID --show``
-    before ``lab start ID``) starts with that recorded.
+    One per lab and seed: ``lab reset`` restarts the cluster, not the count. A lab whose
+    reference procedure this session printed (``solutions ID --show`` before ``lab start ID``)
+    has that recorded unless it was solved before.
     """
     session = ctx.session
-    lab_id = session.lab or labs.SANDBOX
-    current = session.lab_progress
-    if current is None or (current.lab, current.seed) != (lab_id, session.seed):
-        current = labs.Progress(lab_id, session.seed, solutions=lab_id in session.revealed)
-        session.lab_progress = current
+    key = (session.lab or labs.SANDBOX, session.seed)
+    current = session.lab_runs.get(key)
+    if current is None:
+        current = session.lab_runs[key] = labs.Progress(*key)
+    if key[0] in session.revealed and not current.solved:
+        current.solutions = True
     return current
 
 
