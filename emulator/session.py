@@ -125,8 +125,17 @@ class Session:
         #: Lines run since the session opened, for snapshots: (line, steps before an interrupt or None).
         self.journal: list[Entry] = []
         self.current: Run | None = None
-        #: The lab commands' progress in the current lab (hints used, findings, solved).
-        self.lab_progress: Any = None
+        #: The lab commands' progress in each lab and seed run in this session (hints, attempts, solved), kept
+        #: through ``lab reset`` and a switch to another lab and back; rebuilt by a restore's replay.
+        self.lab_runs: dict[tuple[str, int], labs.Progress] = {}
+        #: Labs whose reference procedure ``solutions --show`` printed in this session (a lab started later
+        #: starts with that recorded in its progress).
+        self.revealed: set[str] = set()
+
+    @property
+    def lab_progress(self) -> labs.Progress | None:
+        """The progress in the current lab and seed, once a lab command has started it."""
+        return self.lab_runs.get((self.lab or labs.SANDBOX, self.seed))
 
     # -- running lines ------------------------------------------------------------
     def banner(self) -> str:
@@ -195,14 +204,14 @@ class Session:
 
     # -- state --------------------------------------------------------------------
     def start_lab(self, lab: str | None, seed: int) -> None:
-        """Switch to another lab (``lab start``): its cluster and a fresh shell; the history stays.
+        """Switch to another lab (``lab start``): its cluster and a fresh shell; the history and the labs'
+        progress stay.
 
         The running line's output so far stays with the shell that :meth:`Run.step` holds.
         """
         self.lab, self.seed = lab, seed
         self.cluster = labs.cluster_for(lab, seed)
         self.shell = Shell(self, self.cluster)
-        self.lab_progress = None
 
     def reset(self) -> None:
         """Fresh state for the lab and seed the session was opened with."""

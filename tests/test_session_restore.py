@@ -3,7 +3,9 @@
 The proof is behavioural: every lab's reference procedure, and a mixed session
 (files, variables, aliases, ssh, failures read through ``$?``, an interrupted
 stream), restored from its snapshot answers a set of probe commands exactly as
-the original session does: same clock, same outputs, same ``$?``.
+the original session does: same clock, same outputs, same ``$?``. A lab's
+progress (attempts, hints, the procedure printed, enumeration) is rebuilt by
+the replay, counted once.
 """
 
 from __future__ import annotations
@@ -145,3 +147,44 @@ def test_restore_runs_the_lines_that_change_or_can_observe_state() -> None:
     assert reads_status("echo $?") and reads_status("exit") and reads_status("bash run.sh") and reads_status("# x")
     assert reads_status("ll", {"ll": "ls -alF"})
     assert not reads_status("touch f") and not reads_status("cd /tmp")
+
+
+def lab_run(session: Session) -> None:
+    """Hints, a refused and two wrong findings, the procedure printed, an enumerating loop that solves."""
+    truth = session.cluster.truth()
+    session.execute("hint")
+    session.execute("hint")
+    session.execute(f"submit node={truth['node']} cause=gremlins")
+    session.execute("submit node=node01 cause=nvlink")
+    session.execute(f'submit node={truth["node"]} cause="nccl settings"')
+    session.execute("solutions")
+    session.execute("solutions --show")
+    session.execute("for c in nccl fabricmanager nvlink; do for n in node01 node02; do "
+                    "submit node=$n cause=$c; done; done")
+    session.execute("hint")
+
+
+def test_lab_counts_survive_a_restore_once_and_are_not_counted_again() -> None:
+    session = Session("nvlink", 1)
+    lab_run(session)
+    progress = session.lab_progress
+    assert progress is not None
+    assert (progress.attempts, progress.hints, progress.solutions, progress.enumerated) == (8, 2, True, True)
+    restored = assert_same_after_restore(session)
+    assert restored.lab_progress == progress
+    again = Session.restore(restored.snapshot())
+    assert again.lab_progress == progress
+    assert again.revealed == {"nvlink"}
+
+
+def test_lab_counts_survive_a_restore_onto_a_prepared_session_and_a_lab_started_later() -> None:
+    session = Session()
+    session.execute("solutions nvlink --show")
+    session.execute("lab start nvlink --seed 1")
+    lab_run(session)
+    spare = Session(None, 0)
+    restored = Session.restore(session.snapshot(), spare)
+    assert restored is spare
+    assert restored.lab_runs == session.lab_runs and restored.lab_progress is not None
+    assert restored.lab_progress.solutions
+    assert restored.execute("lab")[0] == session.execute("lab")[0]

@@ -4,36 +4,46 @@ A lab is one TOML file in ``labs/`` (shipped in the wheel as
 ``emulator.labs_data``): ``parse`` validates its schema into the records of
 ``schema``, ``loader`` finds and caches the files, ``clusters`` builds a lab's
 cluster and picks its fault parameters per seed, ``findings`` judges a finding
-against the model's truth, ``evidence`` sets what the learner ran against the
-reference procedure, and ``placeholders`` fills ``<field>`` names from the
-truth. This package imports only the model (``emulator.cluster``) and
-``emulator.errors``; the names below are its public face, imported by the
-shell, the session, the lab tools and the MkDocs hooks.
+against the model's truth (``phrases`` reads a free-text cause against the
+lab's phrases), ``progress`` counts a learner's hints and attempts,
+``evidence`` sets what the learner ran against the reference procedure, and
+``placeholders`` fills ``<field>`` names from the truth. This package imports
+only the model (``emulator.cluster``) and ``emulator.errors``; the names below
+are its public face, imported by the shell, the session, the lab tools and the
+MkDocs hooks.
 """
 
 from __future__ import annotations
 
 from emulator.labs.clusters import build, cluster_for, fault_params, spec_for
 from emulator.labs.evidence import evidence_report, tool_runs
-from emulator.labs.findings import ALTERNATES, Verdict, canonical_cause, judge, normalise
+from emulator.labs.findings import ALTERNATES, Part, Verdict, ambiguous, canonical_cause, judge, normalise
 from emulator.labs.loader import SANDBOX, all_labs, get, known_labs, load_text
 from emulator.labs.parse import DIFFICULTIES, parse_lab
+from emulator.labs.phrases import Vocabulary, words
 from emulator.labs.placeholders import PLACEHOLDER, substitute, substitute_pattern
-from emulator.labs.schema import Check, Evidence, FaultSpec, Feedback, Lab, Step
+from emulator.labs.progress import ENUMERATION_LIMIT, Progress
+from emulator.labs.schema import Advice, Check, Evidence, FaultSpec, Feedback, Lab, Step
 
 __all__ = [
     "ALTERNATES",
     "DIFFICULTIES",
+    "ENUMERATION_LIMIT",
     "PLACEHOLDER",
     "SANDBOX",
+    "Advice",
     "Check",
     "Evidence",
     "FaultSpec",
     "Feedback",
     "Lab",
+    "Part",
+    "Progress",
     "Step",
     "Verdict",
+    "Vocabulary",
     "all_labs",
+    "ambiguous",
     "build",
     "canonical_cause",
     "cluster_for",
@@ -49,4 +59,5 @@ __all__ = [
     "substitute",
     "substitute_pattern",
     "tool_runs",
+    "words",
 ]

@@ -2,7 +2,9 @@
 
 :func:`tool_runs` follows typed lines through ``ssh``/``exit``, ``srun -w``
 and wrappers (``sudo``, ``watch``...) to the (host, tool) pairs they ran;
-:func:`evidence_report` marks each reference step as run, partly run or not.
+:func:`evidence_report` says of each reference step whether the learner used
+it, and of a step left out what the procedure runs there and what it records,
+as teaching rather than as a mark: any route to the right finding counts.
 """
 
 from __future__ import annotations
@@ -109,13 +111,44 @@ def _simple_commands(line: str) -> list[list[str]]:
 
 
 def evidence_report(lab: Lab, truth: dict[str, str], typed: list[str], home: str = "login01") -> list[str]:
-    """One line per reference step: which of its tools the learner ran where the procedure runs them."""
+    """One sentence per reference step: used, or what the procedure runs there and what it learns from it.
+
+    A step counts as used when the learner ran each of its tools where the procedure runs them.
+    """
     ran = tool_runs(typed, home)
     lines = []
     for n, step in enumerate(lab.solution, start=1):
         wanted = tool_runs([substitute(cmd, truth) for cmd in step.run], home)
-        seen = [w for w in wanted if any(t == w[1] and (h is None or w[0] is None or h == w[0]) for h, t in ran)]
-        names = ", ".join(sorted({f"{t} on {h}" if h and h != home else t for h, t in wanted}))
-        mark = "yes" if len(seen) == len(wanted) else ("partly" if seen else "no")
-        lines.append(f"  {n}. {step.title}: {names} ... {mark}")
+        missing = [w for w in wanted if not any(t == w[1] and (h is None or w[0] is None or h == w[0]) for h, t in ran)]
+        if not missing:
+            text = "used."
+        else:
+            how, also = ("not used", "") if len(missing) == len(wanted) else ("partly used", " also")
+            text = (f"{how}. The reference procedure{also} runs {_tools(missing, home)} here, "
+                    f"to record {_lower_first(step.record)}")
+        lines.append(f"{n}. {step.title}: {text}")
     return lines
+
+
+def _tools(runs: list[tuple[str | None, str]], home: str) -> str:
+    """``ibstat and perfquery on node03``: tools that run on the same hosts together, each with those hosts."""
+    hosts: dict[str, list[str]] = {}
+    for host, tool in runs:
+        names = hosts.setdefault(tool, [])
+        if host and host != home and host not in names:
+            names.append(host)
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for tool, names in hosts.items():
+        groups.setdefault(tuple(names), []).append(tool)
+    return _join([f"{_join(tools)} on {_join(list(names))}" if names else _join(tools)
+                  for names, tools in groups.items()])
+
+
+def _join(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _lower_first(text: str) -> str:
+    """``The service state`` → ``the service state``; ``GPU and link`` and ``LnkSta`` stay as they are."""
+    first = text.split(" ", 1)[0]
+    return text[0].lower() + text[1:] if first[1:] == first[1:].lower() else text

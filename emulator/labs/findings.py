@@ -2,9 +2,12 @@
 
 Values are compared in one spelling (``node07``, ``node7`` and
 ``node07.cluster.internal`` are one node); a GPU may also be named by bus
-id, UUID or serial, a port by netdev, GUID or LID; causes and other fields
-accept the synonyms the lab lists. A wrong field gets the lab's hint, and a
-plausible wrong answer its feedback.
+id, UUID or serial, a port by netdev, GUID or LID; the cause and other
+vocabulary fields are free text, read against the phrases the lab lists
+(:mod:`emulator.labs.phrases`). A wrong field gets the lab's advice (the
+part of it that holds given the other fields' verdicts), and a plausible
+wrong answer its feedback; :meth:`Verdict.lines` shows them, or only how
+the text was read when the caller withholds which parts are wrong.
 """
 
 from __future__ import annotations
@@ -32,49 +35,104 @@ def normalise(name: str, value: str) -> str:
     return v
 
 
+@dataclass(frozen=True)
+class Part:
+    """One field of a finding: what the learner typed, how it was read, and whether it matches."""
+
+    name: str
+    value: str
+    #: The vocabulary value the text was read as ("" for a field without a vocabulary, or unread text).
+    reading: str
+    correct: bool
+
+    def shown(self) -> str:
+        """``port=mlx5_3``, ``cause="fabric manager down"`` (quoted when it has spaces)."""
+        value = f'"{self.value}"' if any(c.isspace() for c in self.value) else self.value
+        return f"{self.name}={value}"
+
+    @property
+    def reread(self) -> bool:
+        """Whether the text was read as a vocabulary value spelled otherwise."""
+        return bool(self.reading) and self.reading != self.value.strip().lower()
+
+
 @dataclass
 class Verdict:
-    """Whether the finding is right, the lines that say so field by field, and the fields it got wrong."""
+    """A finding judged: each part, and what to say about the wrong ones."""
 
-    correct: bool
-    lines: list[str]
-    wrong_fields: list[str]
+    parts: list[Part]
+    #: Per wrong field: the lab's advice for it (the part of it that holds given the other fields).
+    advice: dict[str, str]
+    #: The lab's feedback for plausible wrong answers this finding gave.
+    feedback: list[str]
+
+    @property
+    def correct(self) -> bool:
+        return all(p.correct for p in self.parts)
+
+    @property
+    def wrong_fields(self) -> list[str]:
+        return [p.name for p in self.parts if not p.correct]
+
+    def lines(self, detailed: bool) -> list[str]:
+        """What to show: field by field with advice and feedback (``detailed``), or only how the text was read.
+
+        An indented line is one part of the finding; any other line is a paragraph to wrap.
+        """
+        if self.correct or detailed:
+            lines = []
+            for part in self.parts:
+                read = f" (read as {part.reading})" if part.reread else ""
+                verdict = "correct" if part.correct else "not what the cluster shows"
+                advice = self.advice.get(part.name, "")
+                lines.append(f"  {part.shown()}{read}: {verdict}" + (f". {advice}" if advice else ""))
+            return lines + ([] if self.correct else self.feedback)
+        return [f"  {part.shown()} was read as {part.reading}." for part in self.parts if part.reread]
 
 
-def canonical_cause(check: Check, word: str) -> str | None:
-    w = word.strip().lower()
-    for cause, synonyms in check.causes.items():
-        if w == cause or w in (s.lower() for s in synonyms):
-            return cause
-    return None
+def canonical_cause(check: Check, text: str) -> str | None:
+    """The cause ``text`` names in this lab's words, or None (no cause, or more than one equally)."""
+    return _read(check, "cause", text)
+
+
+def ambiguous(check: Check, name: str, text: str) -> bool:
+    """Whether ``text`` names two or more of the field's values equally well."""
+    vocabulary = check.vocabularies.get(name)
+    return vocabulary is not None and len(vocabulary.resolve(text)) > 1
+
+
+def _read(check: Check, name: str, text: str) -> str | None:
+    vocabulary = check.vocabularies.get(name)
+    if vocabulary is None:
+        return None
+    found = vocabulary.resolve(text)
+    return found[0] if len(found) == 1 else None
 
 
 def judge(lab: Lab, truth: dict[str, str], finding: dict[str, str]) -> Verdict:
     """Compare a finding with the model's truth, field by field."""
     assert lab.check is not None
     check = lab.check
-    wrong: list[str] = []
-    lines: list[str] = []
-    given = dict(finding)
+    parts = []
     for name in check.fields:
-        value = given.get(name, "")
-        if name == "cause":
-            cause = canonical_cause(check, value)
-            ok = cause is not None and cause == truth.get("cause", "").lower()
-        else:
-            ok = _canonical(check, name, value) == _canonical(check, name, str(truth.get(name, ""))) \
-                or _names_same_thing(name, value, truth)
-        if ok:
-            lines.append(f"  {name}={value}: correct")
-            continue
-        wrong.append(name)
-        hint = check.wrong.get(name, "")
-        lines.append(f"  {name}={value}: not what the cluster shows" + (f". {hint}" if hint else ""))
-    for fb in check.feedback:
-        matched = all(_matches(check, k, given.get(k, ""), v) for k, v in fb.when.items())
-        if matched and any(k in wrong for k in fb.when):
-            lines.append(fb.say)
-    return Verdict(not wrong, lines, wrong)
+        value = finding.get(name, "")
+        reading = _read(check, name, value) or ""
+        true = str(truth.get(name, ""))
+        ok = (reading or normalise(name, value)) == (_read(check, name, true) or normalise(name, true)) \
+            or (name != "cause" and _names_same_thing(name, value, truth))
+        parts.append(Part(name, value, reading, ok))
+    wrong = {p.name for p in parts if not p.correct}
+    advice = {}
+    for name in wrong:
+        if name in check.wrong:
+            tip = check.wrong[name]
+            text = tip.otherwise if any(n in wrong for n in tip.needs) else tip.say
+            if text:
+                advice[name] = text
+    feedback = [fb.say for fb in check.feedback
+                if any(k in wrong for k in fb.when)
+                and all(_matches(check, k, finding.get(k, ""), v) for k, v in fb.when.items())]
+    return Verdict(parts, advice, feedback)
 
 
 #: Other names of the same component a finding may use: a GPU by bus id, UUID or serial,
@@ -99,15 +157,7 @@ def _names_same_thing(name: str, value: str, truth: dict[str, str]) -> bool:
     return False
 
 
-def _canonical(check: Check, name: str, value: str) -> str:
-    v = normalise(name, value)
-    for word, spellings in check.synonyms.get(name, {}).items():
-        if v == word.lower() or v in (s.lower() for s in spellings):
-            return word.lower()
-    return v
-
-
 def _matches(check: Check, name: str, value: str, expected: str) -> bool:
-    if name == "cause":
-        return (canonical_cause(check, value) or value.lower()) == expected.lower()
-    return _canonical(check, name, value) == _canonical(check, name, expected)
+    if name in check.vocabularies:
+        return (_read(check, name, value) or value.strip().lower()) == expected.lower()
+    return normalise(name, value) == normalise(name, expected)

@@ -33,9 +33,14 @@ but the healthy sandbox:
     (:meth:`Cluster.truth`; a GPU may also be named by bus id, UUID or
     serial, a port by netdev, GUID or LID); ``uses``: other truth fields the
     procedure's placeholders name; ``causes``: canonical cause word →
-    accepted synonyms (wrong causes a learner may plausibly pick belong here
-    too); ``[check.synonyms.FIELD]``: the same for another field;
-    ``[check.wrong]``: field → what to say when that field is wrong;
+    phrases that name it, against which the learner's free text is read
+    (:mod:`emulator.labs.phrases`; wrong causes a learner may plausibly
+    give belong here too, and are judged wrong rather than refused). Each
+    phrase must name its own cause and no other. ``[check.synonyms.FIELD]``:
+    the same for another field; ``[check.wrong]``: field → what to say
+    when that field is wrong, as a string, or as a table ``{say = ...,
+    needs = [fields], otherwise = ...}`` when the advice takes other fields
+    as right (``The node is right; ...`` must list ``node`` in ``needs``);
     ``[[check.feedback]]``: ``when`` (a partial finding) → ``say``, for
     plausible wrong answers.
 
@@ -53,9 +58,10 @@ from typing import Any
 
 from emulator.cluster.faults import catalog
 from emulator.cluster.training import TrainingRun
+from emulator.labs.phrases import Vocabulary, words
 from emulator.labs.placeholders import PLACEHOLDER
 from emulator.labs.reader import TableReader
-from emulator.labs.schema import Check, Evidence, FaultSpec, Feedback, Lab, Step
+from emulator.labs.schema import Advice, Check, Evidence, FaultSpec, Feedback, Lab, Step
 
 DIFFICULTIES = ("introductory", "intermediate", "advanced")
 _ID = re.compile(r"^[a-z][a-z0-9-]*$")
@@ -194,20 +200,19 @@ def _check(r: TableReader) -> Check:
         table = r.table("causes")
         if not table.data:
             raise r.fail("causes", "must list the cause words when fields has cause")
-        for word in table.data:
-            causes[word] = table.strings(word, [], nonempty=False)
+        causes = _vocabulary(table)
     synonyms: dict[str, dict[str, list[str]]] = {}
     table = r.table("synonyms", {})
     for key in table.data:
         if key not in fields or key == "cause":
             raise table.fail(key, "not one of check.fields other than cause")
-        words = table.table(key)
-        synonyms[key] = {word: words.strings(word, [], nonempty=False) for word in words.data}
+        synonyms[key] = _vocabulary(table.table(key))
     wrong = r.table("wrong", {})
+    advice = {}
     for key in wrong.data:
         if key not in fields:
             raise wrong.fail(key, "not one of check.fields")
-        wrong.text(key)
+        advice[key] = _advice(wrong, key, fields)
     feedback = []
     for fb in r.tables("feedback"):
         fb.unknown({"when", "say"})
@@ -219,4 +224,44 @@ def _check(r: TableReader) -> Check:
                 raise when.fail(key, "not one of check.fields")
             when.text(key)
         feedback.append(Feedback(dict(when.data), fb.text("say")))
-    return Check(fields, causes, dict(wrong.data), feedback, synonyms)
+    return Check(fields, causes, advice, feedback, synonyms)
+
+
+def _vocabulary(table: TableReader) -> dict[str, list[str]]:
+    """A value → phrases table, where every phrase names its own value and no other (:mod:`emulator.labs.phrases`)."""
+    vocabulary = {value: table.strings(value, [], nonempty=False) for value in table.data}
+    read = Vocabulary.of(vocabulary)
+    for value, phrases in vocabulary.items():
+        sub = TableReader(table.source, {}, table.where(value))
+        for i, phrase in enumerate(phrases):
+            if not words(phrase):
+                raise sub.fail(i, f"{phrase!r} has no meaningful word")
+            found = read.resolve(phrase)
+            if found != [value]:
+                others = " and ".join(v for v in found if v != value)
+                raise sub.fail(i, f"{phrase!r} also names {others}")
+    return vocabulary
+
+
+#: "The node is right; ..." in advice: text that takes another field's verdict for granted.
+_TAKES_RIGHT = re.compile(r"\bthe ([a-z_]+) is (?:right|correct)\b", re.I)
+
+
+def _advice(wrong: TableReader, key: str, fields: list[str]) -> Advice:
+    """``field = "text"``, or ``field = {say = ..., needs = [fields it takes as right], otherwise = ...}``."""
+    if isinstance(wrong.data[key], str):
+        tip = Advice(wrong.text(key))
+        where = wrong
+    else:
+        where = wrong.table(key)
+        where.unknown({"say", "needs", "otherwise"})
+        needs = where.strings("needs", [], nonempty=False)
+        for i, name in enumerate(needs):
+            if name not in fields or name == key:
+                raise TableReader(where.source, {}, where.where("needs")).fail(i, "not another of check.fields")
+        tip = Advice(where.text("say"), needs, where.text("otherwise", ""))
+    for name in _TAKES_RIGHT.findall(tip.say):
+        if name.lower() in fields and name.lower() not in tip.needs:
+            raise where.fail("say" if where is not wrong else key,
+                             f"says the {name} is right: list it in needs (and say what holds otherwise)")
+    return tip

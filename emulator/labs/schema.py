@@ -7,8 +7,10 @@ which documents each field as the lab files spell it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
+from emulator.labs.phrases import Vocabulary
 from emulator.labs.placeholders import substitute_pattern
 
 
@@ -49,13 +51,32 @@ class Feedback:
 
 
 @dataclass(frozen=True)
+class Advice:
+    """What to say when a field is wrong. ``say`` takes the fields in ``needs`` as right; when one of
+    them is wrong too, ``otherwise`` is said instead (or nothing)."""
+
+    say: str
+    needs: list[str] = field(default_factory=list)
+    otherwise: str = ""
+
+
+@dataclass(frozen=True)
 class Check:
     fields: list[str]
+    #: Cause word → phrases that name it (read by :mod:`emulator.labs.phrases`).
     causes: dict[str, list[str]]
-    wrong: dict[str, str]
+    wrong: dict[str, Advice]
     feedback: list[Feedback]
     #: Other fields' vocabularies: field → canonical value → accepted spellings.
     synonyms: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+
+    @cached_property
+    def vocabularies(self) -> dict[str, Vocabulary]:
+        """Each vocabulary field (the cause, and every field of ``synonyms``) read as a :class:`Vocabulary`."""
+        tables = dict(self.synonyms)
+        if self.causes:
+            tables["cause"] = self.causes
+        return {name: Vocabulary.of(table) for name, table in tables.items()}
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,9 @@
 For every lab and several seeds the procedure's commands are typed into a
 Session as a learner would (``<node>``-style placeholders filled from the
 state's truth). The evidence each step names must be visible in its output;
-``submit`` with the truth passes; plausible wrong findings fail and name the
-wrong part. The same commands on the lab's cluster without its faults (the
+``submit`` with the truth passes, and every step of the procedure counts as
+used; plausible wrong findings fail, and the first of them names the wrong
+part. The same commands on the lab's cluster without its faults (the
 healthy twin) must show none of that evidence.
 """
 
@@ -74,14 +75,19 @@ def test_the_reference_procedure_shows_the_evidence_and_solves_the_lab(lab_id, s
         for pattern in step.expected(truth):
             assert re.search(pattern, text, re.M), f"step {n} ({step.title}): no /{pattern}/ in:\n{text}"
     finding = right_finding(lab, truth)
-    for name in lab.check.fields:
+    for attempt, name in enumerate(lab.check.fields, start=1):
         wrong = dict(finding, **{name: wrong_value(lab, name, truth)})
         out, status = session.execute("submit " + " ".join(f"{k}={v}" for k, v in wrong.items()))
-        assert status == 1 and out.startswith("Not yet"), out
-        assert f"{name}={wrong[name]}: not what the cluster shows" in out
+        assert status == 1 and out.startswith(f"Not yet (attempt {attempt}): 1 of "), out
+        named = f"{name}={wrong[name]}: not what the cluster shows" in out
+        # Only a first attempt (or a one-field finding) says which part is wrong.
+        assert named == (attempt == 1 or len(lab.check.fields) == 1), out
     out, status = session.execute("submit " + " ".join(f"{k}={v}" for k, v in finding.items()))
     assert status == 0 and out.startswith("Correct"), out
-    assert "... yes" in out
+    attempts = len(lab.check.fields) + 1
+    assert f"Solved in {attempts} attempts, 0 hints." in out
+    audit = " ".join(out.split("(any route to the right finding counts):\n", 1)[1].split())
+    assert audit.count(": used.") == len(lab.solution), audit
 
 
 @pytest.mark.parametrize("seed", SEEDS[:3])

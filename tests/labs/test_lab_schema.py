@@ -193,3 +193,41 @@ def test_an_unknown_lab_id_is_a_lab_error():
 def test_the_sandbox_is_the_healthy_cluster_with_no_lab():
     cluster = labs.cluster_for(None, 3)
     assert cluster.faults == [] and cluster.seed == 3
+
+
+@pytest.mark.parametrize(("causes", "message"), [
+    ({"link-rate": ["rate"], "link-flap": ["rate"]},
+     "labs/demo.toml: check.causes.link-rate[0]: 'rate' also names link-flap"),
+    ({"link-rate": ["link speed"], "symbol-errors": ["speed of the link"]},
+     "labs/demo.toml: check.causes.link-rate[0]: 'link speed' also names symbol-errors"),
+    ({"link-rate": ["link rate"], "link-flap": ["linkrate"]},
+     "labs/demo.toml: check.causes.link-rate[0]: 'link rate' also names link-flap"),
+    ({"link-rate": ["the"]}, "labs/demo.toml: check.causes.link-rate[0]: 'the' has no meaningful word"),
+])
+def test_a_phrase_that_names_two_causes_is_a_schema_error(causes, message):
+    with pytest.raises(LabError) as error:
+        parse(check__causes=causes)
+    assert str(error.value) == message
+
+
+@pytest.mark.parametrize(("wrong", "message"), [
+    ({"port": "The node is right; read its eight ports."},
+     "labs/demo.toml: check.wrong.port: says the node is right: list it in needs (and say what holds otherwise)"),
+    ({"port": {"say": "The node is right; read its ports.", "needs": ["port"]}},
+     "labs/demo.toml: check.wrong.port.needs[0]: not another of check.fields"),
+    ({"port": {"say": "Read the ports.", "colour": "red"}}, "labs/demo.toml: check.wrong.port.colour: unknown field"),
+])
+def test_advice_that_takes_another_part_as_right_must_say_so(wrong, message):
+    with pytest.raises(LabError) as error:
+        parse(check__wrong=wrong)
+    assert str(error.value) == message
+
+
+def test_advice_with_needs_gives_its_otherwise_when_a_needed_part_is_wrong():
+    lab = parse(check__wrong={"port": {"say": "The node is right; read its ports.", "needs": ["node"],
+                                       "otherwise": "Find the node first."}})
+    truth = {"node": "node03", "port": "mlx5_3", "cause": "link-rate"}
+    right_node = labs.judge(lab, truth, {"node": "node03", "port": "mlx5_4", "cause": "rate"})
+    wrong_node = labs.judge(lab, truth, {"node": "node04", "port": "mlx5_4", "cause": "rate"})
+    assert right_node.advice == {"port": "The node is right; read its ports."}
+    assert wrong_node.advice == {"port": "Find the node first."}

@@ -1,4 +1,4 @@
-"""The lab commands: lab, hint, submit and solutions.
+"""The lab commands: lab, hint, solutions and submit.
 
 A tool family: it imports the model (``emulator.cluster``, ``emulator.hostfs``,
 ``emulator.vfs``) and the shared kit (``emulator.commands.kit``), never another
@@ -8,11 +8,11 @@ family, the registry or the shell.
 from __future__ import annotations
 
 from emulator.commands.kit.command import Command
-from emulator.commands.lab import tools
+from emulator.commands.lab import submit, tools
 
 __all__ = ["commands"]
 
 
 def commands() -> list[Command]:
     """Every command of the family, for the registry."""
-    return [*tools.commands()]
+    return [*tools.commands(), *submit.commands()]

@@ -1,73 +1,21 @@
-"""The lab commands: ``lab``, ``hint``, ``solutions`` and ``submit``.
+"""The lab commands ``lab``, ``hint`` and ``solutions`` (``submit`` is :mod:`emulator.commands.lab.submit`).
 
-A learner reads the lab's goal with ``lab``, asks for ``hint``s, and states a
-finding with ``submit node=node07 port=mlx5_3 cause=link-rate``. The verdict
-compares the finding with the model's truth (the faults applied to this
-session's cluster), never with text typed or printed before. Progress lives
-on the session, so replaying the session's journal restores it.
+A learner reads the lab's goal with ``lab`` and asks for ``hint``s; neither
+lists the causes, which the learner states in their own words. ``solutions``
+asks once before it prints a reference procedure (``solutions --show``), and
+the learner's progress in that lab records it. Progress lives on the session,
+so replaying the session's journal restores it.
 """
 
 from __future__ import annotations
 
 import argparse
-import textwrap
-from dataclasses import dataclass
 
 from emulator import labs
 from emulator.commands.kit.command import Command, Context, ParsedCommand
 from emulator.commands.kit.spec import ArgumentParser
+from emulator.commands.lab.shared import SECTION, lab_list, no_lab, progress, wrap
 from emulator.errors import LabError
-
-SECTION = "Labs"
-WIDTH = 78
-
-
-@dataclass
-class Progress:
-    """One lab run in one session."""
-
-    lab: str
-    seed: int
-    #: Number of the history line where this run began (evidence counts from here).
-    since: int = 0
-    hints: int = 0
-    submissions: int = 0
-    solved: bool = False
-
-
-def progress(ctx: Context) -> Progress:
-    """This session's progress in its current lab, created on first use."""
-    session = ctx.session
-    lab_id = session.lab or labs.SANDBOX
-    current = session.lab_progress
-    if current is None or (current.lab, current.seed) != (lab_id, session.seed):
-        current = Progress(lab_id, session.seed)
-        session.lab_progress = current
-    return current
-
-
-def _wrap(text: str, indent: str = "") -> list[str]:
-    paragraphs = [" ".join(p.split()) for p in text.strip().split("\n\n")]
-    lines: list[str] = []
-    for i, para in enumerate(paragraphs):
-        if i:
-            lines.append("")
-        lines += textwrap.wrap(para, WIDTH, initial_indent=indent, subsequent_indent=indent) or [""]
-    return lines
-
-
-def _lab_list() -> list[str]:
-    rows = [lab for lab in labs.all_labs().values() if not lab.is_sandbox]
-    width = max(len(lab.id) for lab in rows) if rows else 10
-    lines = [f"{'LAB':{width}}  {'DIFFICULTY':12}  TITLE"]
-    lines += [f"{lab.id:{width}}  {lab.difficulty:12}  {lab.title}" for lab in rows]
-    return lines
-
-
-def _no_lab(ctx: Context, name: str) -> int:
-    ctx.err(f"{name}: no lab is running on this terminal (healthy sandbox).\n"
-            "Run 'lab list' to see the labs and 'lab start ID' to start one.\n")
-    return 1
 
 
 class LabCommand(ParsedCommand):
@@ -86,7 +34,7 @@ class LabCommand(ParsedCommand):
 
     def execute(self, ctx: Context, args: argparse.Namespace) -> int:
         if args.action == "list":
-            for line in _lab_list():
+            for line in lab_list():
                 ctx.outln(line)
             ctx.outln()
             ctx.outln("Start one with: lab start ID [--seed N]")
@@ -121,27 +69,26 @@ class LabCommand(ParsedCommand):
         lab = labs.get(state.lab)
         if lab.is_sandbox:
             ctx.outln(f"No lab is running: this is the {lab.title.lower()} (seed {state.seed}).")
-            for line in _wrap(lab.scenario):
+            for line in wrap(lab.scenario):
                 ctx.outln(line)
             ctx.outln()
             ctx.outln("Run 'lab list' to see the labs and 'lab start ID' to start one.")
             return
         ctx.outln(f"Lab: {lab.title} ({lab.id}, seed {state.seed}, {lab.difficulty})")
         ctx.outln()
-        for line in _wrap(lab.scenario):
+        for line in wrap(lab.scenario):
             ctx.outln(line)
         ctx.outln()
-        for line in _wrap("Goal: " + lab.goal):
+        for line in wrap("Goal: " + lab.goal):
             ctx.outln(line)
         ctx.outln()
         assert lab.check is not None
         ctx.outln(f"Answer with: {lab.submit_form()}")
-        if lab.check.causes:
-            ctx.outln(f"Causes: {', '.join(lab.check.causes)}")
+        if "cause" in lab.check.fields:
+            ctx.outln('State the cause in your own words; quote several: cause="what you saw".')
         ctx.outln()
-        status = "solved" if state.solved else "not solved yet"
-        ctx.outln(f"Progress: {state.hints} of {len(lab.hints)} hints used, "
-                  f"{state.submissions} finding{'s' if state.submissions != 1 else ''} submitted, {status}.")
+        for line in wrap(state.status(len(lab.hints))):
+            ctx.outln(line)
 
 
 class HintCommand(ParsedCommand):
@@ -158,20 +105,21 @@ class HintCommand(ParsedCommand):
         state = progress(ctx)
         lab = labs.get(state.lab)
         if lab.is_sandbox:
-            return _no_lab(ctx, "hint")
+            return no_lab(ctx, "hint")
         total = len(lab.hints)
         if args.number is None:
             if state.hints >= total:
-                ctx.outln(f"No more hints ({total} of {total} used). 'solutions' prints the reference procedure.")
+                ctx.outln(f"No more hints ({total} of {total} used). 'solutions' offers the reference procedure.")
                 return 0
             number = state.hints + 1
         else:
             number = args.number
             if not 1 <= number <= total:
                 raise ctx.fail(f"hint: this lab has hints 1 to {total}", 2)
-        state.hints = max(state.hints, number)
+        if not state.solved:
+            state.hints = max(state.hints, number)
         ctx.outln(f"Hint {number} of {total}:")
-        for line in _wrap(lab.hints[number - 1], "  "):
+        for line in wrap(lab.hints[number - 1], "  "):
             ctx.outln(line)
         return 0
 
@@ -179,16 +127,19 @@ class HintCommand(ParsedCommand):
 class SolutionsCommand(ParsedCommand):
     name = "solutions"
     directory = "/usr/local/bin"
-    summary = "print a lab's reference procedure"
+    summary = "print a lab's reference procedure (asks first)"
     section = SECTION
     notes = ("With no argument: the current lab's procedure (on the sandbox: the list of labs).\n"
+             "It asks once; 'solutions --show' prints it, and your progress in that lab records it.\n"
              "<node>, <port>... stand for what an earlier step found.")
 
     def configure(self, parser: ArgumentParser) -> None:
         parser.add_argument("lab_id", nargs="?", metavar="ID", help="another lab's procedure")
+        parser.add_argument("--show", action="store_true", help="print it (recorded in your progress in that lab)")
 
     def execute(self, ctx: Context, args: argparse.Namespace) -> int:
-        lab_id = args.lab_id or progress(ctx).lab
+        state = progress(ctx)
+        lab_id = args.lab_id or state.lab
         try:
             lab = labs.get(lab_id)
         except LabError:
@@ -196,79 +147,47 @@ class SolutionsCommand(ParsedCommand):
         if lab.is_sandbox:
             ctx.outln("Reference procedures exist for these labs:")
             ctx.outln()
-            for line in _lab_list():
+            for line in lab_list():
                 ctx.outln(line)
             ctx.outln()
             ctx.outln("Print one with: solutions ID")
             return 0
+        revealed = ctx.session.revealed
+        if not args.show and lab.id not in revealed:
+            self._ask(ctx, lab, current=lab.id == state.lab)
+            return 0
+        revealed.add(lab.id)
+        if lab.id == state.lab and not state.solved:
+            state.solutions = True
+        self._print(ctx, lab)
+        return 0
+
+    @staticmethod
+    def _ask(ctx: Context, lab: labs.Lab, current: bool) -> None:
+        where = "this lab" if current else "that lab"
+        again = "solutions --show" if current else f"solutions {lab.id} --show"
+        steps = len(lab.solution)
+        for line in wrap(f"The reference procedure of {lab.id} has {steps} step{'s' if steps != 1 else ''}: "
+                         "every command to run, what to look for and what to record. Printing it is recorded "
+                         f"in your progress in {where}, and shown when you solve it."):
+            ctx.outln(line)
+        ctx.outln(f"Type '{again}' to print it.")
+
+    @staticmethod
+    def _print(ctx: Context, lab: labs.Lab) -> None:
         ctx.outln(f"Reference procedure: {lab.title} ({lab.id})")
         for n, step in enumerate(lab.solution, start=1):
             ctx.outln()
             ctx.outln(f"{n}. {step.title}")
             for cmd in step.run:
                 ctx.outln(f"   $ {cmd}")
-            for line in _wrap("Look for: " + step.look_for, "   "):
+            for line in wrap("Look for: " + step.look_for, "   "):
                 ctx.outln(line)
-            for line in _wrap("Record: " + step.record, "   "):
+            for line in wrap("Record: " + step.record, "   "):
                 ctx.outln(line)
         ctx.outln()
         ctx.outln(f"Finding: {lab.submit_form()}")
-        return 0
-
-
-class SubmitCommand(ParsedCommand):
-    name = "submit"
-    directory = "/usr/local/bin"
-    summary = "state your finding for the current lab (submit node=node07 cause=...)"
-    section = SECTION
-    notes = "Each FIELD=VALUE is compared with the state of the cluster. 'lab' shows the fields a lab asks for."
-
-    def configure(self, parser: ArgumentParser) -> None:
-        parser.add_argument("finding", nargs="*", metavar="FIELD=VALUE", help="one part of the finding")
-
-    def execute(self, ctx: Context, args: argparse.Namespace) -> int:
-        state = progress(ctx)
-        lab = labs.get(state.lab)
-        if lab.is_sandbox or lab.check is None:
-            return _no_lab(ctx, "submit")
-        check = lab.check
-        finding: dict[str, str] = {}
-        for item in args.finding:
-            key, sep, value = item.partition("=")
-            key = key.strip().lower()
-            if not sep or not key or not value.strip():
-                raise ctx.fail(f"submit: expected FIELD=VALUE, got '{item}'\nUsage: {lab.submit_form()}", 2)
-            if key not in check.fields:
-                raise ctx.fail(f"submit: this lab does not ask for '{key}'\nUsage: {lab.submit_form()}", 2)
-            finding[key] = value.strip()
-        missing = [f for f in check.fields if f not in finding]
-        if missing:
-            raise ctx.fail(f"submit: missing {', '.join(missing)}\nUsage: {lab.submit_form()}", 2)
-        if "cause" in finding and labs.canonical_cause(check, finding["cause"]) is None:
-            raise ctx.fail(f"submit: '{finding['cause']}' is not a cause this lab knows\n"
-                           f"Causes: {', '.join(check.causes)}", 2)
-        truth = ctx.cluster.truth()
-        verdict = labs.judge(lab, truth, finding)
-        state.submissions += 1
-        if not verdict.correct:
-            ctx.outln(f"Not yet: {len(verdict.wrong_fields)} of {len(check.fields)} parts do not match the cluster.")
-            for line in verdict.lines:
-                for wrapped in [line] if line.startswith("  ") else _wrap(line):
-                    ctx.outln(wrapped)
-            return 1
-        state.solved = True
-        ctx.outln(f"Correct: {lab.title} solved after {state.submissions} "
-                  f"finding{'s' if state.submissions != 1 else ''} and {state.hints} hint{'s' if state.hints != 1 else ''}.")
-        for line in verdict.lines:
-            ctx.outln(line)
-        ctx.outln()
-        ctx.outln("Evidence the reference procedure uses, and whether you looked at it:")
-        session = ctx.session
-        typed = list(session.history)[max(0, state.since - session.history_base):]
-        for line in labs.evidence_report(lab, truth, typed, ctx.cluster.login):
-            ctx.outln(line)
-        return 0
 
 
 def commands() -> list[Command]:
-    return [LabCommand(), HintCommand(), SolutionsCommand(), SubmitCommand()]
+    return [LabCommand(), HintCommand(), SolutionsCommand()]

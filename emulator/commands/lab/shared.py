@@ -1,0 +1,61 @@
+"""What the lab commands share: this session's progress in its lab, paragraph wrapping, the list of labs."""
+
+from __future__ import annotations
+
+import textwrap
+
+from emulator import labs
+from emulator.commands.kit.command import Context
+
+SECTION = "Labs"
+WIDTH = 78
+
+
+def progress(ctx: Context) -> labs.Progress:
+    """This session's progress in its current lab and seed, created on first use.
+
+    One per lab and seed: ``lab reset`` restarts the cluster, not the count. A lab whose
+    reference procedure this session printed (``solutions ID --show`` before ``lab start ID``)
+    has that recorded unless it was solved before.
+    """
+    session = ctx.session
+    key = (session.lab or labs.SANDBOX, session.seed)
+    current = session.lab_runs.get(key)
+    if current is None:
+        current = session.lab_runs[key] = labs.Progress(*key)
+    if key[0] in session.revealed and not current.solved:
+        current.solutions = True
+    return current
+
+
+def history_line(ctx: Context) -> int:
+    """The number of the history line running now (it is the latest one)."""
+    session = ctx.session
+    return int(session.history_base + len(session.history))
+
+
+def wrap(text: str, indent: str = "") -> list[str]:
+    """Paragraphs (separated by a blank line) wrapped to the terminal's width."""
+    paragraphs = [" ".join(p.split()) for p in text.strip().split("\n\n")]
+    lines: list[str] = []
+    for i, para in enumerate(paragraphs):
+        if i:
+            lines.append("")
+        lines += textwrap.wrap(para, WIDTH, initial_indent=indent, subsequent_indent=indent) or [""]
+    return lines
+
+
+def lab_list() -> list[str]:
+    """``lab list``: every lab but the sandbox, with its difficulty and title."""
+    rows = [lab for lab in labs.all_labs().values() if not lab.is_sandbox]
+    width = max(len(lab.id) for lab in rows) if rows else 10
+    lines = [f"{'LAB':{width}}  {'DIFFICULTY':12}  TITLE"]
+    lines += [f"{lab.id:{width}}  {lab.difficulty:12}  {lab.title}" for lab in rows]
+    return lines
+
+
+def no_lab(ctx: Context, name: str) -> int:
+    """The error of a lab command on the sandbox."""
+    ctx.err(f"{name}: no lab is running on this terminal (healthy sandbox).\n"
+            "Run 'lab list' to see the labs and 'lab start ID' to start one.\n")
+    return 1

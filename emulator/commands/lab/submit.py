@@ -1,0 +1,140 @@
+"""``submit``: the learner's finding, judged against the model's truth.
+
+``submit node=node07 cause="fabric manager not running"``: each FIELD=VALUE
+is compared with the state of the cluster (the faults applied to this
+session), never with text typed or printed before. The cause is free text,
+read against the phrases the lab lists for each cause; words that name no
+cause the cluster can show are refused without counting an attempt. A value
+may also run on unquoted (``cause=fabric manager down``) until the next
+FIELD=VALUE.
+
+The first wrong attempt says which parts are wrong, with the lab's advice;
+later ones say how many, so that a finding cannot be solved field by field
+(a lab that asks for one field keeps its advice). The lab's progress counts
+attempts and hints, and a line that submits more than a few findings and
+solves the lab (a loop, or a chain of ``submit``) is recorded as solved by
+enumeration.
+"""
+
+from __future__ import annotations
+
+import argparse
+import textwrap
+
+from emulator import labs
+from emulator.commands.kit.command import Command, Context, ParsedCommand
+from emulator.commands.kit.spec import ArgumentParser
+from emulator.commands.lab.shared import SECTION, WIDTH, history_line, no_lab, progress, wrap
+
+
+def _finding(ctx: Context, lab: labs.Lab, items: list[str]) -> dict[str, str]:
+    """FIELD=VALUE items as a finding; words after a free-text field's value continue it."""
+    assert lab.check is not None
+    check = lab.check
+    usage = f"Usage: {lab.submit_form()}"
+    finding: dict[str, str] = {}
+    last = ""
+    for item in items:
+        key, sep, value = item.partition("=")
+        key = key.strip().lower()
+        if sep and key in check.fields:
+            if key in finding:
+                raise ctx.fail(f"submit: {key} given twice\n{usage}", 2)
+            if not value.strip():
+                raise ctx.fail(f"submit: expected FIELD=VALUE, got '{item}'\n{usage}", 2)
+            finding[key], last = value.strip(), key
+        elif last in check.vocabularies:
+            finding[last] += " " + item.strip()
+        elif sep and key:
+            raise ctx.fail(f"submit: this lab does not ask for '{key}'\n{usage}", 2)
+        else:
+            raise ctx.fail(f"submit: expected FIELD=VALUE, got '{item}'\n{usage}", 2)
+    missing = [f for f in check.fields if f not in finding]
+    if missing:
+        raise ctx.fail(f"submit: missing {', '.join(missing)}\n{usage}", 2)
+    return finding
+
+
+def _refusal(check: labs.Check, finding: dict[str, str]) -> str:
+    """Why a finding cannot be judged: a cause no phrase of the lab names, or words that name two values."""
+    for name in check.vocabularies:
+        value = finding[name]
+        shown = f'"{value}"' if " " in value else value
+        if labs.ambiguous(check, name, value):
+            return f"submit: {name}={shown}: names more than one {name}; say which one you saw"
+        if name == "cause" and labs.canonical_cause(check, value) is None:
+            return f"submit: cause={shown}: not a cause this cluster can show; say what you saw"
+    return ""
+
+
+def _wrapped(lines: list[str]) -> list[str]:
+    """A verdict's lines to the terminal's width: a part of the finding (indented) with its advice under it."""
+    out = []
+    for line in lines:
+        if line.startswith("  "):
+            out += textwrap.wrap(line.strip(), WIDTH, initial_indent="  ", subsequent_indent="    ")
+        else:
+            out += wrap(line)
+    return out
+
+
+class SubmitCommand(ParsedCommand):
+    name = "submit"
+    directory = "/usr/local/bin"
+    summary = "state your finding for the current lab (submit node=node07 cause=\"...\")"
+    section = SECTION
+    notes = ("Each FIELD=VALUE is compared with the state of the cluster. 'lab' shows the fields a lab asks for.\n"
+             "State the cause in your own words; quote several: cause=\"fabric manager not running\".\n"
+             "A first wrong attempt says which parts are wrong; later ones say how many.")
+
+    def configure(self, parser: ArgumentParser) -> None:
+        parser.add_argument("finding", nargs="*", metavar="FIELD=VALUE", help="one part of the finding")
+
+    def execute(self, ctx: Context, args: argparse.Namespace) -> int:
+        state = progress(ctx)
+        lab = labs.get(state.lab)
+        if lab.is_sandbox or lab.check is None:
+            return no_lab(ctx, "submit")
+        finding = _finding(ctx, lab, args.finding)
+        state.submitted(history_line(ctx))
+        refusal = _refusal(lab.check, finding)
+        if refusal:
+            raise ctx.fail(refusal, 2)
+        truth = ctx.cluster.truth()
+        verdict = labs.judge(lab, truth, finding)
+        was_solved = state.solved
+        state.judged(verdict.correct)
+        if not verdict.correct:
+            self._not_yet(ctx, lab, state, verdict, detailed=was_solved or state.attempts == 1)
+            return 1
+        ctx.outln(f"Correct: {lab.title}." + (" (Already solved: not counted again.)" if was_solved else ""))
+        for line in _wrapped(verdict.lines(detailed=True)):
+            ctx.outln(line)
+        for line in wrap(state.summary()):
+            ctx.outln(line)
+        ctx.outln()
+        ctx.outln("What you used of the reference procedure (any route to the right finding counts):")
+        session = ctx.session
+        typed = list(session.history)[max(0, state.since - session.history_base):]
+        for line in labs.evidence_report(lab, truth, typed, ctx.cluster.login):
+            ctx.outln(textwrap.fill(line, WIDTH, initial_indent="  ", subsequent_indent="     "))
+        return 0
+
+    @staticmethod
+    def _not_yet(ctx: Context, lab: labs.Lab, state: labs.Progress, verdict: labs.Verdict, detailed: bool) -> None:
+        assert lab.check is not None
+        fields = lab.check.fields
+        wrong = len(verdict.wrong_fields)
+        detailed = detailed or len(fields) == 1
+        attempt = "" if state.solved else f" (attempt {state.attempts})"
+        ctx.outln(f"Not yet{attempt}: {wrong} of {len(fields)} parts do not match the cluster.")
+        for line in _wrapped(verdict.lines(detailed)):
+            ctx.outln(line)
+        if not detailed:
+            for line in wrap("Which parts are wrong is said on a first attempt only: check each part against "
+                             "what you saw, or type 'hint' for the next hint."):
+                ctx.outln(line)
+
+
+def commands() -> list[Command]:
+    return [SubmitCommand()]
