@@ -156,7 +156,7 @@ def test_journalctl_list_boots_after_a_power_cycle_keeps_the_earlier_boot():
 
 def test_a_reboot_of_a_node_nobody_looked_at_keeps_its_earlier_boot_in_the_journal():
     s = Session("late-rank", 0)
-    s.execute("scontrol reboot node07")
+    s.execute("sudo scontrol reboot node07")
     s.execute("sleep 600")
     earlier = s.execute("ssh node07 journalctl -k -b -1 -o short-iso")[0].splitlines()
     assert earlier and "Linux version" in earlier[0] and all(line < "2026-03-11T09" for line in earlier)
