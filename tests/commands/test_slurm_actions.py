@@ -228,6 +228,8 @@ def test_users_act_on_their_own_jobs_and_operators_on_anyones():
     assert s.execute("scontrol requeue 48215") == ("Access/permission denied for job 48215\n", 1)
     assert s.execute("scancel 48215") == (
         "scancel: error: Kill job error on job id 48215: Access/permission denied\n", 1)
+    assert s.execute("scontrol hold 48216") == ("Invalid user id for job 48216\n", 1)
+    assert run(s, "sudo scontrol hold 48216; squeue -h -j 48216 -o %r") == "JobHeldAdmin\n"
     assert run(s, "sudo scontrol update jobid=48215 requeue=1") == ""
     assert run(s, "sudo scontrol requeue 48215") == ""
     assert run(s, "squeue -h -j 48215 -o '%u %T %r'").splitlines() == ["carol PENDING BeginTime"]
