@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+#: The learner: every session logs in as this user (``sudo -u`` runs one command as another).
+LEARNER = "alice"
+
 #: Accounts of the cluster's users: name → uid (the group has the same id).
 UIDS = {"root": 0, "slurm": 64030, "alice": 1001, "bob": 1002, "carol": 1003, "dave": 1004, "erin": 1005}
 

@@ -152,8 +152,8 @@ class Reboot:
     asap: bool = False
     #: The node carries the DRAIN flag until the reboot completes (``ASAP``, or drained before).
     drain: bool = False
-    #: The state the node takes when slurmd registers after the boot: ``resume`` or ``down``.
-    next_state: str = "resume"
+    #: The state the node takes when slurmd registers after the boot: ``resume``, ``down``, or ``""`` (none given).
+    next_state: str = ""
     issued: bool = False
     #: When it was requested (offset s).
     requested_s: float = 0.0

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from emulator.cluster.boots import load_average
 from emulator.cluster.ids import rng
 from emulator.cluster.model import Cluster, Node
+from emulator.cluster.processes import memory
 from emulator.hostfs import procfs
 from emulator.hostfs.tree import live_file, tree
 from emulator.vfs import Dir
@@ -75,18 +76,17 @@ def _cpuinfo(node: Node) -> str:
 
 
 def _meminfo(cluster: Cluster, node: Node) -> str:
-    total = node.memory_kib
-    busy = any(j.state == "RUNNING" and node.name in j.nodes for j in cluster.slurm.jobs)
+    """The kernel's memory counters: the same :func:`memory` reading ``free`` and slurmd's FreeMem show."""
+    m = memory(cluster, node)
+    total = m.total
+    anon = int(m.used * 0.85)   # most of what processes hold; the rest is kernel (slab, page tables)
     r = rng(cluster.seed, node.name, "meminfo", int(cluster.clock.elapsed // 10))
-    used_fraction = (0.38 if busy else 0.03) + r.uniform(0.0, 0.01)
-    cached = int(total * (0.42 if busy else 0.08))
-    free = int(total * (1 - used_fraction) - cached)
-    rows = [("MemTotal", total), ("MemFree", free), ("MemAvailable", free + int(cached * 0.9)),
-            ("Buffers", int(total * 0.002)), ("Cached", cached), ("SwapCached", 0),
-            ("Active", int(total * used_fraction * 0.9)), ("Inactive", int(cached * 0.6)),
+    rows = [("MemTotal", total), ("MemFree", m.free), ("MemAvailable", m.available),
+            ("Buffers", m.buffers), ("Cached", m.cached), ("SwapCached", 0),
+            ("Active", int(anon * 0.9) + m.cached // 2), ("Inactive", int(m.cached * 0.6)),
             ("SwapTotal", 0), ("SwapFree", 0), ("Dirty", r.randint(100, 4000)), ("Writeback", 0),
-            ("AnonPages", int(total * used_fraction * 0.85)), ("Mapped", int(total * 0.01)),
-            ("Shmem", int(total * (0.02 if busy else 0.001))), ("Slab", int(total * 0.006)),
+            ("AnonPages", anon), ("Mapped", int(total * 0.01)),
+            ("Shmem", m.shared), ("Slab", int(total * 0.006)),
             ("PageTables", int(total * 0.001)), ("HugePages_Total", 0), ("HugePages_Free", 0),
             ("Hugepagesize", 2048)]
     out = []

@@ -82,10 +82,30 @@ def test_ibv_devinfo_unknown_device():
 def test_perfquery_extended_layout_and_header():
     out = run(on("node01"), "perfquery -x")
     lines = out.splitlines()
-    assert lines[0] == "# Port extended counters: Lid 100 port 1 (CapMask: 0x5A00)"
+    assert lines[0] == "# Port extended counters: Lid 100 port 1 (CapMask: 0x5A00 CapMask2: 0x0000002)"
     assert lines[1] == "PortSelect:......................1"
     assert lines[3].startswith("PortXmitData:....................")
     assert all(len(line.split(":", 1)[0]) + len(re.match(r"[^:]*:(\.*)", line).group(1)) == 32 for line in lines[1:])
+
+
+def test_perfquery_x_shows_64_bit_error_counters_only_where_capmask2_advertises_them():
+    """perfquery.c: the error counters follow the data counters only on a port whose ClassPortInfo
+    CapMask2 has IsAdditionalPortCountersExtendedSupported; ConnectX-7 (MT4129) has it."""
+    s = on("node02")
+    apply_fault(s.cluster, "symbol-errors", {"node": "node02", "port": "mlx5_3", "errors_per_s": 100})
+    out = run(s, "perfquery -x -C mlx5_3 -P 1")
+    assert out.splitlines()[0] == "# Port extended counters: Lid 111 port 1 (CapMask: 0x5A00 CapMask2: 0x0000002)"
+    assert len(out.splitlines()) == 26 and int(re.search(r"SymbolErrorCounter:\.+(\d+)", out).group(1)) > 65535
+    s.cluster.nodes["node02"].nics[3].ca_type = "MT4099"   # a CA type without the additional counters
+    out = run(s, "perfquery -x -C mlx5_3 -P 1")
+    assert out.splitlines()[0] == "# Port extended counters: Lid 111 port 1 (CapMask: 0x5A00 CapMask2: 0x0000000)"
+    assert [line.split(":")[0] for line in out.splitlines()[1:]] == [
+        "PortSelect", "CounterSelect", "PortXmitData", "PortRcvData", "PortXmitPkts", "PortRcvPkts",
+        "PortUnicastXmitPkts", "PortUnicastRcvPkts", "PortMulticastXmitPkts", "PortMulticastRcvPkts"]
+    # The error counters are read from PortCounters then, at their own widths: 16 bits saturate at 65535.
+    assert "SymbolErrorCounter:..............65535\n" in run(s, "perfquery -C mlx5_3 -P 1")
+    report = run(s, "ibqueryerrors -C mlx5_3 --ca")
+    assert "[SymbolErrorCounter == 65535]" in report and "(" not in report.split("port 1:")[1].splitlines()[0]
 
 
 def test_perfquery_basic_data_counters_saturate_at_32_bits():
@@ -117,7 +137,7 @@ def test_perfquery_sm_lid_reads_the_subnet_managers_port_and_resets_it():
     sm_lid = re.search(r"SM lid: (\d+)", run(s, "ssh node01 ibstat mlx5_0"))
     assert sm_lid and sm_lid.group(1) == "1"
     out = run(s, "ssh node01 perfquery -x 1")
-    assert out.startswith("# Port extended counters: Lid 1 port 1 (CapMask: 0x5A00)\n")
+    assert out.startswith("# Port extended counters: Lid 1 port 1 (CapMask: 0x5A00 CapMask2: 0x0000002)\n")
     assert int(re.search(r"PortXmitPkts:\.+(\d+)", out).group(1)) > 0
     assert "SymbolErrorCounter:..............0\n" in out
     assert run(s, "ssh node01 perfquery -R 1") == ""
@@ -137,8 +157,19 @@ def test_mlxlink_shows_degraded_speed_against_supported():
     apply_fault(s.cluster, "link-rate", {"node": "node03", "port": "mlx5_5"})
     out = run(s, "mlxlink -d mlx5_5")
     assert "Speed                           : IB-HDR\n" in out
-    assert "Supported Cable Speed           : 0x000000f2 (NDR,HDR,EDR,FDR,SDR)\n" in out
+    assert "Supported Cable Speed           : 0x000000f2 (NDR,HDR,EDR,FDR,DDR)\n" in out
     assert "Recommendation                  : No issue was observed\n" in out
+
+
+def test_mlxlink_decodes_the_speed_masks_as_mstflint_does():
+    """IB_LINK_SPEED bits 0x80 NDR .. 0x02 DDR (0x01 is SDR); an Ethernet port lists its extended protocols."""
+    s = on("node01")
+    ib = run(s, "mlxlink -d mlx5_0")
+    assert "Enabled Link Speed              : 0x000000f2 (NDR,HDR,EDR,FDR,DDR)\n" in ib
+    eth = run(s, "mlxlink -d mlx5_8")
+    assert ("Enabled Link Speed (Ext.)       : 0x000017f2 (200G_4X,100G_2X,100G_4X,50G_1X,50G_2X,40G,25G,10G,1G)\n"
+            in eth)
+    assert "Supported Cable Speed (Ext.)    : 0x000017f2 (" in eth
 
 
 def test_mlxlink_counters_show_symbol_errors():
@@ -267,7 +298,8 @@ def test_perfquery_reads_a_leaf_uplink_waiting_under_congestion():
     s = on("node01")
     apply_fault(s.cluster, "congestion", {"nodes": 2})
     first = run(s, "perfquery -x 2 33")
-    assert first.startswith("# Port extended counters: Lid 2 port 33 (CapMask: 0x5A00)\nPortSelect:......................33\n")
+    assert first.startswith("# Port extended counters: Lid 2 port 33 (CapMask: 0x5A00 CapMask2: 0x0000002)\n"
+                            "PortSelect:......................33\n")
     wait = int(re.search(r"PortXmitWait:\.+(\d+)", first).group(1))
     later = int(re.search(r"PortXmitWait:\.+(\d+)", run(s, "perfquery -x 2 33")).group(1))
     assert later > wait > 0

@@ -49,6 +49,35 @@ def test_sinfo_drained_node_shows_reason_user_and_time():
     assert out == "node08\n"
 
 
+def test_sinfo_R_cuts_a_reason_to_20_characters_and_a_wider_field_shows_it_whole():
+    """sinfo's --list-reasons format is "%20E %9u %19H %N"; a field is cut at its width (print.c _print_str)."""
+    s = Session()
+    s.execute("sudo scontrol update nodename=node07 state=drain reason='HW-5521: GPU3 Xid 79, reset pending'")
+    assert s.execute("sinfo -R") == ("REASON               USER      TIMESTAMP           NODELIST\n"
+                                     "HW-5521: GPU3 Xid 79 root      2026-03-11T09:00:02 node07\n", 0)
+    out, status = s.execute('sinfo -R -o "%100E %9u %19H %N"')
+    assert status == 0
+    assert out.splitlines() == [f"{'REASON':<100} USER      TIMESTAMP           NODELIST",
+                                f"{'HW-5521: GPU3 Xid 79, reset pending':<100} root      2026-03-11T09:00:02 node07"]
+
+
+def test_node_memory_agrees_across_sinfo_scontrol_free_and_meminfo():
+    """RealMemory and FreeMem are MB (MemTotal and MemFree in kB over 1024), as free -m shows them."""
+    s = on("node01")
+    meminfo = dict(line.split(":") for line in s.execute("cat /proc/meminfo")[0].splitlines())
+    total_kb, free_kb = int(meminfo["MemTotal"].split()[0]), int(meminfo["MemFree"].split()[0])
+    mem = s.execute("free -m")[0].splitlines()[1].split()
+    assert (int(mem[1]), int(mem[3])) == (total_kb // 1024, free_kb // 1024) == (2063874, 1253880)
+    assert s.execute("free")[0].splitlines()[1].split()[1:4:2] == [str(total_kb), str(free_kb)]
+    s.execute("exit")
+    assert "   RealMemory=2063874 AllocMem=2063874 FreeMem=1253880 " in s.execute("scontrol show node node01")[0]
+    assert s.execute("sinfo -h -N -n node01 -p gpu -o '%m %e'")[0] == "2063874 1253880\n"
+    assert s.execute("sinfo -h -N -n node01 -p gpu -O memory,freemem")[0].split() == ["2063874", "1253880"]
+    # sinfo -N -l prints MEMORY with "%.6m": a seven-digit RealMemory is cut to its first six.
+    row = s.execute("sinfo -N -l -n node01 -p gpu")[0].splitlines()[2]
+    assert row.split()[6] == "206387"
+
+
 def test_sinfo_unknown_partition_prints_only_the_header_and_bad_flags_get_getopt_errors():
     out, status = on(None).execute("sinfo -p nope")
     assert (out, status) == ("PARTITION AVAIL  TIMELIMIT  NODES  STATE NODELIST\n", 0)
@@ -103,10 +132,10 @@ def test_scontrol_show_config_states_the_settings_the_model_follows():
 
 def test_scontrol_update_drains_and_resumes_a_node():
     s = Session()
-    assert s.execute("scontrol update NodeName=node08 State=DRAIN")[1] == 1
-    assert s.execute("scontrol update NodeName=node08 State=DRAIN Reason=testing")[1] == 0
+    assert s.execute("sudo scontrol update NodeName=node08 State=DRAIN")[1] == 1
+    assert s.execute("sudo scontrol update NodeName=node08 State=DRAIN Reason=testing")[1] == 0
     assert s.execute("sinfo -h -n node08 -p gpu -o %t")[0] == "drain\n"
-    s.execute("scontrol update NodeName=node08 State=RESUME")
+    s.execute("sudo scontrol update NodeName=node08 State=RESUME")
     assert s.execute("sinfo -h -n node08 -p gpu -o %t")[0] == "idle\n"
 
 

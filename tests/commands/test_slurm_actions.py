@@ -109,7 +109,7 @@ def test_salloc_on_a_busy_node_queues_and_ctrl_c_revokes_the_request():
 def test_reboot_of_an_idle_node_goes_through_slurms_states_and_boots_it_afresh():
     s = Session()
     boot_before = s.execute("scontrol show node node07 | grep -o 'BootTime=[^ ]*'")[0]
-    assert s.execute("scontrol reboot node07") == ("", 0)
+    assert s.execute("sudo scontrol reboot node07") == ("", 0)
     assert run(s, "sinfo -h -n node07 -o '%t|%T|%E'").splitlines() == ["boot|reboot|reboot requested"]
     assert "State=IDLE+REBOOT_REQUESTED " in s.execute("scontrol show node node07")[0]
     s.execute("sleep 10")
@@ -127,12 +127,12 @@ def test_reboot_of_an_idle_node_goes_through_slurms_states_and_boots_it_afresh()
 
 def test_reboot_asap_on_a_busy_node_drains_it_and_waits_for_its_job():
     s = Session()
-    s.execute("scontrol reboot ASAP nextstate=down reason=bad_hca node05")
+    s.execute("sudo scontrol reboot ASAP nextstate=down reason=bad_hca node05")
     assert run(s, "sinfo -h -n node05 -o '%t|%E'").splitlines() == ["drng@|bad_hca"]
     assert "State=ALLOCATED+DRAIN+REBOOT_REQUESTED " in s.execute("scontrol show node node05")[0]
     s.execute("sleep 60")
     assert run(s, "sinfo -h -n node05 -o %t").splitlines() == ["drng@"]  # bob's job still runs there
-    s.execute("export USER=bob; scancel 48214; export USER=alice")  # the job's owner ends it
+    s.execute("sudo -u bob scancel 48214")  # the job's owner ends it
     s.execute("sleep 35")
     assert run(s, "sinfo -h -n node05 -o %t").splitlines() == ["boot^"]
     assert "State=DOWN+DRAIN+REBOOT_ISSUED" in s.execute("scontrol show node node05")[0]
@@ -142,38 +142,132 @@ def test_reboot_asap_on_a_busy_node_drains_it_and_waits_for_its_job():
 
 def test_cancel_reboot_undoes_an_asap_drain_before_the_reboot_is_issued():
     s = Session()
-    s.execute("scontrol reboot ASAP node08")
+    s.execute("sudo scontrol reboot ASAP node08")
     assert run(s, "sinfo -h -n node08 -o '%t|%E'").splitlines() == ["boot|Reboot ASAP"]
-    assert s.execute("scontrol cancel_reboot node08") == ("", 0)
+    assert s.execute("sudo scontrol cancel_reboot node08") == ("", 0)
     assert run(s, "sinfo -h -n node08 -o '%t|%E'").splitlines() == ["idle|none"]
     s.execute("sleep 60")
     assert run(s, "sinfo -h -n node08 -o %t").splitlines() == ["idle"]
-    s.execute("scontrol reboot node08; sleep 10")
-    assert s.execute("scontrol cancel_reboot node08") == ("slurm_update error: Reboot already in progress\n", 1)
+    s.execute("sudo scontrol reboot node08; sleep 10")
+    assert s.execute("sudo scontrol cancel_reboot node08") == ("slurm_update error: Reboot already in progress\n", 1)
 
 
 def test_update_state_cancel_reboot_cancels_like_cancel_reboot():
     s = Session()
-    s.execute("scontrol reboot node08")
-    assert s.execute("scontrol update nodename=node08 state=cancel_reboot") == ("", 0)
+    s.execute("sudo scontrol reboot node08")
+    assert s.execute("sudo scontrol update nodename=node08 state=cancel_reboot") == ("", 0)
     s.execute("sleep 30")
     assert run(s, "sinfo -h -n node08 -o '%t|%E'").splitlines() == ["idle|none"]
 
 
 def test_reboot_errors():
-    for line, message in [("scontrol reboot", "Missing node list. Specify ALL|<NodeList>"),
-                          ("scontrol reboot node99", "scontrol_reboot_nodes error: Invalid node name specified"),
-                          ("scontrol reboot nextstate=up node01",
-                           "Invalid nextstate option. Valid options are RESUME and DOWN.")]:
+    for line, message in [("sudo scontrol reboot", "Missing node list. Specify ALL|<NodeList>"),
+                          ("sudo scontrol reboot node99", "scontrol_reboot_nodes error: Invalid node name specified"),
+                          ("sudo scontrol reboot nextstate=up node01", "Invalid state: up\nValid states: DOWN, RESUME"),
+                          ("sudo scontrol reboot nextstate= node01", "missing state"),
+                          ("sudo scontrol cancel_reboot", "missing argument for keyword:cancel_reboot")]:
         assert Session().execute(line) == (message + "\n", 1), line
+
+
+def test_reboot_nextstate_resume_returns_the_node_with_its_drain_and_reason_cleared():
+    s = Session()
+    run(s, "sudo scontrol update nodename=node08 state=drain reason='HW-7: fan'")
+    assert run(s, "sudo scontrol reboot nextstate=res node08") == ""   # any prefix of RESUME
+    s.execute("sleep 300")
+    assert run(s, "sinfo -h -n node08 -o '%t|%E'").splitlines() == ["idle|none"]
+    assert "Reason=" not in run(s, "scontrol show node node08")
+
+
+def test_reboot_nextstate_down_keeps_the_node_down_with_reboot_complete_appended():
+    s = Session()
+    run(s, "sudo scontrol reboot ASAP nextstate=DOWN reason='HW-7: Xid 79' node08")
+    assert run(s, "sinfo -h -n node08 -o '%t|%E'").splitlines() == ["boot|HW-7: Xid 79"]
+    s.execute("sleep 300")
+    assert run(s, "sinfo -h -n node08 -o '%t|%E'").splitlines() == ["down|HW-7: Xid 79 : reboot issued : reboot complete"]
+    assert "   State=DOWN ThreadsPerCore" in run(s, "scontrol show node node08")
+    assert run(s, "sinfo -R -h -n node08 -o '%100E %u'").split() == \
+        ["HW-7:", "Xid", "79", ":", "reboot", "issued", ":", "reboot", "complete", "root"]
+
+
+def test_a_plain_reboot_of_a_drained_node_leaves_it_drained():
+    s = Session()
+    run(s, "sudo scontrol update nodename=node08 state=drain reason='HW-7: fan'")
+    run(s, "sudo scontrol reboot node08")
+    s.execute("sleep 300")
+    assert run(s, "sinfo -h -n node08 -o '%t|%E'").splitlines() == ["drain|HW-7: fan : reboot issued"]
+
+
+# -- who may act --------------------------------------------------------------------------
+
+
+def test_node_updates_and_reboots_need_slurms_operator():
+    s = Session()
+    for line, message in [("scontrol update nodename=node08 state=drain reason=x", "slurm_update error: Invalid user id"),
+                          ("scontrol reboot node08", "scontrol_reboot_nodes error: Permission denied"),
+                          ("scontrol reboot ASAP nextstate=DOWN reason=x node08",
+                           "scontrol_reboot_nodes error: Permission denied"),
+                          ("scontrol cancel_reboot node08", "slurm_update error: Invalid user id")]:
+        assert s.execute(line) == (message + "\n", 1), line
+    assert run(s, "sinfo -h -n node08 -o '%t|%E'").splitlines() == ["idle|none"]
+    # scontrol's own checks come before slurmctld's: the learner still sees them.
+    assert s.execute("scontrol update nodename=node08 state=drain") == \
+        ("You must specify a reason when DOWNING or DRAINING a node. Request denied\n", 1)
+    assert run(s, "sudo -u slurm scontrol update nodename=node08 state=drain reason=x") == ""
+    assert run(s, "sinfo -h -R -n node08 -o '%E %u'").splitlines() == ["x slurm"]
+    assert s.execute("sudo -u bob scontrol update nodename=node08 state=resume") == \
+        ("slurm_update error: Invalid user id\n", 1)
+    assert s.execute("sudo -u nobody scontrol ping") == \
+        ("sudo: unknown user nobody\nsudo: error initializing audit plugin sudoers_audit\n", 1)
+    assert run(s, "whoami; sudo whoami; sudo -u slurm id") == \
+        "alice\nroot\nuid=64030(slurm) gid=64030(slurm) groups=64030(slurm)\n"
+
+
+def test_users_act_on_their_own_jobs_and_operators_on_anyones():
+    s = Session()
+    assert s.execute("scontrol update jobid=48215 requeue=1") == ("Invalid user id for job 48215\n", 1)
+    assert s.execute("scontrol requeue 48215") == ("Access/permission denied for job 48215\n", 1)
+    assert s.execute("scancel 48215") == (
+        "scancel: error: Kill job error on job id 48215: Access/permission denied\n", 1)
+    assert s.execute("scontrol hold 48216") == ("Invalid user id for job 48216\n", 1)
+    assert run(s, "sudo scontrol hold 48216; squeue -h -j 48216 -o %r") == "JobHeldAdmin\n"
+    assert run(s, "sudo scontrol update jobid=48215 requeue=1") == ""
+    assert run(s, "sudo scontrol requeue 48215") == ""
+    assert run(s, "squeue -h -j 48215 -o '%u %T %r'").splitlines() == ["carol PENDING BeginTime"]
 
 
 # -- scontrol requeue -----------------------------------------------------------------
 
 
+def test_requeue_is_refused_while_the_job_says_requeue_0_as_slurm_does():
+    s = Session()
+    assert "Requeue=0 " in run(s, "scontrol show job 48213")
+    assert s.execute("scontrol requeue 48213") == ("Requested operation is presently disabled for job 48213\n", 1)
+    assert run(s, "squeue -h -j 48213 -o %T").splitlines() == ["RUNNING"]
+    for line in ("scontrol update JobId=48213 Requeue=1", "scontrol update jobid=48213 requeue=1",
+                 "scontrol update job=48213 Requeue=1"):
+        assert run(s, line) == "", line
+    assert "Requeue=1 Restarts=0 " in run(s, "scontrol show job 48213")
+    assert run(s, "scontrol requeue 48213") == ""
+    assert "Requeue=1 Restarts=1 " in run(s, "scontrol show job 48213")
+    run(s, "scontrol update JobId=48213 Requeue=0")
+    assert "Requeue=0 Restarts=1 " in run(s, "scontrol show job 48213")
+
+
+def test_scontrol_update_job_errors():
+    s = Session()
+    for line, message in [("scontrol update jobid=48213", "No changes specified"),
+                          ("scontrol update jobid=48213 requeue=yes", "scontrol: error: Invalid Requeue value: yes"),
+                          ("scontrol update jobid=99 requeue=1", "Invalid job id specified for job 99"),
+                          ("scontrol update jobid=48213 Bogus=1",
+                           "Update of this parameter is not supported: Bogus=1\nRequest aborted"),
+                          ("scontrol update requeue=1", "No valid entity in update command\nInput line must include "
+                           "\"NodeName\", \"PartitionName\", \"Reservation=<name>\", or \"JobId\"")]:
+        assert s.execute(line) == (message + "\n", 1), line
+
+
 def test_requeue_returns_a_running_batch_job_to_pending_and_keeps_its_run_for_sacct():
     s = Session()
-    assert s.execute("scontrol requeue 48213") == ("", 0)
+    assert s.execute("scontrol update jobid=48213 requeue=1; scontrol requeue 48213") == ("", 0)
     assert run(s, "squeue -h -j 48213 -o '%T %r %D'").splitlines() == ["PENDING BeginTime 4"]
     record = s.execute("scontrol show job 48213")[0]
     assert "JobState=PENDING Reason=BeginTime" in record and "Restarts=1 " in record
@@ -189,14 +283,16 @@ def test_requeue_returns_a_running_batch_job_to_pending_and_keeps_its_run_for_sa
 
 def test_sacct_state_filter_finds_requeued_runs_only_with_duplicates():
     s = Session()
-    s.execute("scontrol requeue 48213")
+    s.execute("scontrol update jobid=48213 requeue=1; scontrol requeue 48213")
     assert run(s, "sacct -n -X -s RQ -o JobID,State").splitlines() == []
     assert run(s, "sacct -n -X -D -s REQUEUED -o JobID,State").splitlines() == ["48213          REQUEUED "]
 
 
 def test_requeuehold_holds_the_job_until_released():
     s = Session()
-    job = s.execute("sbatch --parsable --wrap hostname")[0].strip()
+    assert s.execute("sbatch --parsable --wrap hostname")[0].strip() == "48218"
+    assert s.execute("scontrol requeuehold 48218") == ("Requested operation is presently disabled for job 48218\n", 1)
+    job = s.execute("sbatch --parsable --requeue --wrap hostname")[0].strip()
     s.execute(f"scontrol requeuehold {job}")
     assert run(s, f"squeue -h -j {job} -o '%T %r'").splitlines() == ["PENDING JobHeldUser"]
     s.execute("sleep 200")
@@ -205,15 +301,17 @@ def test_requeuehold_holds_the_job_until_released():
     assert run(s, f"squeue -h -j {job} -o '%T'").splitlines() == ["RUNNING"]
 
 
-def test_requeue_errors_name_the_job():
+def test_requeue_errors_name_the_job_in_slurmctlds_order():
     s = Session()
-    for line, message in [("scontrol requeue 48217", "Job is pending execution for job 48217"),
+    for line, message in [("scontrol requeue 48217", "Requested operation is presently disabled for job 48217"),
                           ("scontrol requeue 48215", "Access/permission denied for job 48215"),
                           ("scontrol requeue 99", "Invalid job id specified for job 99"),
                           ("scontrol requeue", "too few arguments for keyword:requeue")]:
         assert s.execute(line) == (message + "\n", 1), line
-    s.execute("srun -N1 hostname")
-    assert s.execute("scontrol requeue 48218") == ("Only batch jobs are accepted or processed for job 48218\n", 1)
+    run(s, "scontrol update jobid=48217 requeue=1")   # BatchFlag=0: not a batch job
+    assert s.execute("scontrol requeue 48217") == ("Only batch jobs are accepted or processed for job 48217\n", 1)
+    assert run(s, "sbatch --parsable --hold --requeue --wrap hostname") == "48218\n"
+    assert s.execute("scontrol requeue 48218") == ("Job is pending execution for job 48218\n", 1)
 
 
 # -- flags every client shares --------------------------------------------------------

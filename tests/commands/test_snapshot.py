@@ -55,6 +55,23 @@ def test_manifest_states_scope_interval_and_what_was_not_collected(incident):
     assert "collector" not in incident.shell.fs.read("/home/alice/b.txt")  # the BMC password stays out
 
 
+def test_logs_and_sacct_are_read_in_utc_and_the_manifest_says_so(incident):
+    """journalctl reads --since/--until as local time unless they end in " UTC" (systemd.time(7)), and
+    sacct reads -S/-E in TZ: the bundle names the zone in both, and runs them exactly as recorded."""
+    incident.execute(CMD)
+    parts = bundle(incident)
+    manifest = parts["MANIFEST"]
+    kernel = ("journalctl -k -o short-iso --no-pager --since '2026-03-11 08:00:00 UTC' "
+              "--until '2026-03-11 09:00:00 UTC' --utc")
+    sacct = ("TZ=UTC sacct -a -N 'node[02-03]' -S 2026-03-11T08:00:00 -E 2026-03-11T09:00:00 --format "
+             "JobID,JobName,User,State,ExitCode,Start,End,Elapsed,NodeList%30")
+    assert f"$ {kernel}\n" in manifest and f"$ {sacct}\n" in manifest
+    assert "--since '2026-03-11 08:00:00 UTC' --until '2026-03-11 09:00:00 UTC' --utc\n" in \
+        manifest.split("node03/fabricmanager.log")[1].splitlines()[0] + "\n"
+    assert parts["node03/kernel.log"] == incident.execute(f"ssh node03 \"{kernel}\"")[0]
+    assert parts["slurm/sacct.txt"] == incident.execute(sacct)[0]
+
+
 def test_list_and_extract_read_a_bundle_back(incident):
     incident.execute(CMD)
     listing, _ = incident.execute("diag-snapshot --list /home/alice/b.txt")

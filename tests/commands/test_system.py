@@ -51,6 +51,34 @@ def test_dmesg_time_formats_agree_on_the_instant():
     assert iso.splitlines()[0].startswith("2026-02-26T20:46:24,")
 
 
+def test_journalctl_times_may_end_in_utc_as_systemd_time_says():
+    s = on("node01")
+    for since in ("'2026-02-26 20:46:30'", "'2026-02-26 20:46:30 UTC'", "'Thu 2026-02-26 20:46:30 UTC'",
+                  "'2026-02-26 20:46:30.000 UTC'"):
+        out, status = s.execute(f"journalctl -k --utc -o short-iso --since {since} --until '2026-02-26 20:46:31 UTC'")
+        assert status == 0, since
+        assert out.splitlines()[0] == ("2026-02-26T20:46:30+0000 node01 kernel: mlx5_core 0000:18:00.0: "
+                                       "firmware version: 28.39.1002"), since
+        assert all(line.startswith("2026-02-26T20:46:30") for line in out.splitlines()), since
+    for bad in ("'2026-02-26 20:46:30 CET'", "'Wed 2026-02-26 20:46:30'", "'2026-02-26T20:46:30'"):
+        assert s.execute(f"journalctl --since {bad}") == \
+            (f"Failed to parse timestamp: {bad.strip(chr(39))}\n", 1), bad
+
+
+def test_journalctl_kernel_log_and_dmesg_agree_on_every_events_time():
+    """journalctl -k -o short-iso --utc and dmesg --time-format iso stamp each message at the same instant."""
+    s = Session(lab="gpu-data-path", seed=0)
+    s.execute("sudo scontrol reboot node07; sleep 300")
+    for node in ("node01", "node02", "node07"):
+        journal = s.execute(f"ssh {node} journalctl -k -o short-iso --utc")[0].splitlines()
+        ring = s.execute(f"ssh {node} dmesg --time-format iso")[0].splitlines()
+        assert len(journal) == len(ring) > 20, node
+        for j, d in zip(journal, ring, strict=True):
+            stamp, _, rest = j.partition(f" {node} kernel: ")
+            assert (stamp[:19], rest) == (d[:19], d.split(" ", 1)[1]), (node, j, d)
+            assert stamp.endswith("+0000") and d[19:27].startswith(",") and d[26:33] == "+00:00 ", (j, d)
+
+
 def test_journalctl_without_entries_says_so():
     assert on("node01").execute("journalctl -u nvidia-fabricmanager --since today") == ("-- No entries --\n", 0)
 
@@ -156,7 +184,7 @@ def test_journalctl_list_boots_after_a_power_cycle_keeps_the_earlier_boot():
 
 def test_a_reboot_of_a_node_nobody_looked_at_keeps_its_earlier_boot_in_the_journal():
     s = Session("late-rank", 0)
-    s.execute("scontrol reboot node07")
+    s.execute("sudo scontrol reboot node07")
     s.execute("sleep 600")
     earlier = s.execute("ssh node07 journalctl -k -b -1 -o short-iso")[0].splitlines()
     assert earlier and "Linux version" in earlier[0] and all(line < "2026-03-11T09" for line in earlier)

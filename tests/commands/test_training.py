@@ -70,10 +70,29 @@ def test_slow_input_shows_the_main_thread_in_the_loader_and_workers_busy() -> No
     advance_until(s, 0, "data")
     r = rank(s, 0)
     out, _ = s.execute(f"ssh {r.node} py-spy dump --pid {r.pid}")
-    assert "get (queue.py:180)" in out
+    assert "    get (queue.py:180)\n    _try_get_data (torch/utils/data/dataloader.py:1133)" in out
+    assert '"Thread-2 (_pin_memory_loop)"' in out   # pin_memory: true, as the job's config says
     worker = steps.worker_pids(s.cluster.training, r)[0]  # type: ignore[arg-type]
     out, _ = s.execute(f"ssh {r.node} py-spy dump --pid {worker}")
     assert f"Thread {worker} (active)" in out and "pack_sequences (data.py:88)" in out
+
+
+def test_without_pin_memory_the_loader_waits_on_the_workers_queue_and_no_pin_thread_runs() -> None:
+    s = session("slow-input")
+    assert s.cluster.training is not None
+    s.cluster.training.pin_memory = False
+    advance_until(s, 0, "data")
+    r = rank(s, 0)
+    assert "  pin_memory: false" in s.execute("cat /home/alice/jobs/configs/llama-8b.yaml")[0]
+    advance_until(s, 0, "data")
+    out, _ = s.execute(f"ssh {r.node} py-spy dump --pid {r.pid}")
+    lines = out.splitlines()
+    assert lines[3] == f'Thread {r.pid} (idle): "MainThread"'
+    assert lines[4:10] == ["    select (selectors.py:416)", "    wait (multiprocessing/connection.py:931)",
+                           "    _poll (multiprocessing/connection.py:424)", "    poll (multiprocessing/connection.py:257)",
+                           "    get (multiprocessing/queues.py:113)",
+                           "    _try_get_data (torch/utils/data/dataloader.py:1133)"]
+    assert "queue.py:180" not in out and "_pin_memory_loop" not in out   # pinned: test_slow_input_shows_...
 
 
 def test_a_synchronous_save_shows_torch_serialization() -> None:

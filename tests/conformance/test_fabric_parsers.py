@@ -64,7 +64,9 @@ def test_ibstat_and_ibstatus_agree_port_by_port() -> None:
 def test_perfquery_extended_counters_parse_as_dotted_fields() -> None:
     out, status = on("node01").execute("perfquery -x")
     assert status == 0
-    assert re.match(r"# Port extended counters: Lid \d+ port \d+ \(CapMask: 0x[0-9A-F]{4}\)\n", out)
+    # perfquery.c: "(CapMask: 0x%02X CapMask2: 0x%07X)"
+    assert re.match(r"# Port extended counters: Lid \d+ port \d+ \(CapMask: 0x[0-9A-F]{2,4} CapMask2: 0x[0-9A-F]{7}\)\n",
+                    out)
     counters = parsers.perfquery(out)
     for name in ("PortXmitData", "PortRcvData", "PortXmitPkts", "PortRcvPkts", "PortUnicastXmitPkts",
                  "PortUnicastRcvPkts", "PortMulticastXmitPkts", "PortMulticastRcvPkts"):

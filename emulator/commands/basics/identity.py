@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from emulator.cluster.accounts import LEARNER, UIDS
 from emulator.cluster.boots import boot_offset, load_average
 from emulator.commands.kit.command import Context, Outcome, ParsedCommand
 from emulator.commands.kit.spec import ArgumentParser
@@ -41,7 +42,7 @@ class Whoami(ParsedCommand):
     section = SECTION
 
     def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
-        ctx.outln("alice")
+        ctx.outln(ctx.user)
         return 0
 
 
@@ -71,10 +72,13 @@ class Id(ParsedCommand):
         parser.add_argument("-n", "--name", action="store_true", help="a name instead of a number")
 
     def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
+        uid = UIDS[ctx.user]
         if args.user:
-            ctx.outln("alice" if args.name else "1001")
+            ctx.outln(ctx.user if args.name else str(uid))
+        elif ctx.user == LEARNER:
+            ctx.outln(f"uid={uid}({LEARNER}) gid={uid}({LEARNER}) groups={uid}({LEARNER}),44(video),1500(hpc-users)")
         else:
-            ctx.outln("uid=1001(alice) gid=1001(alice) groups=1001(alice),44(video),1500(hpc-users)")
+            ctx.outln(f"uid={uid}({ctx.user}) gid={uid}({ctx.user}) groups={uid}({ctx.user})")
         return 0
 
 

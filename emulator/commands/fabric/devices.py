@@ -18,6 +18,19 @@ VENDOR_PART_ID = 4129
 IB_CAPMASK = 0xA751E848
 ETH_CAPMASK = 0x00010000
 
+#: What a port's performance-management agent answers in ClassPortInfo, as perfquery prints it:
+#: (CapMask, CapMask2). CapMask 0x5A00 sets bit 9, 64-bit data and packet counters in
+#: PortCountersExtended, and bit 12, PortXmitWait; CapMask2 bit 1, IsAdditionalPortCountersExtendedSupported
+#: (libibmad's IB_PM_IS_ADDL_PORT_CTRS_EXT_SUP), says that attribute carries 64-bit error counters too.
+#: The model's HCAs are ConnectX-7 (MT4129), which set it; a CA type outside the table is taken to have
+#: the extended data counters only.
+PMA_CAPS = {"MT4129": (0x5A00, 0x0000002)}
+OTHER_CA_PMA_CAPS = (0x5A00, 0x0000000)
+#: The Quantum-2 switch ports and the subnet manager's port answer as the ConnectX-7 does.
+SWITCH_PMA_CAPS = (0x5A00, 0x0000002)
+#: CapMask2's IsAdditionalPortCountersExtendedSupported bit, after perfquery's ``>> 5``.
+ADDL_PORT_CTRS_EXT = 0x2
+
 #: Port and physical states as numbered by the IB spec (ibstatus, ibv_devinfo).
 PORT_STATE_NUM = {"Down": 1, "Initializing": 2, "Armed": 3, "Active": 4}
 PHYS_STATE_NUM = {"Sleep": 1, "Polling": 2, "Disabled": 3, "PortConfigurationTraining": 4, "LinkUp": 5,
@@ -71,3 +84,8 @@ def default_gid(nic: NIC) -> str:
     """The port's GID 0 (link-local prefix plus port GUID), as ibstatus prints it."""
     h = port_guid(nic)[2:].rjust(16, "0")
     return "fe80:0000:0000:0000:" + ":".join(h[i:i + 4] for i in range(0, 16, 4))
+
+
+def pma_caps(nic: NIC) -> tuple[int, int]:
+    """(CapMask, CapMask2) of the port's PMA, by its CA type."""
+    return PMA_CAPS.get(nic.ca_type, OTHER_CA_PMA_CAPS)

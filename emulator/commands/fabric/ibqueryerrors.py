@@ -11,8 +11,10 @@ import argparse
 import struct
 
 from emulator.cluster import counters, links
+from emulator.commands.fabric.devices import ADDL_PORT_CTRS_EXT, SWITCH_PMA_CAPS, pma_caps
 from emulator.commands.fabric.diag import DiagCommand, fake_pid
 from emulator.commands.fabric.discovery import LANE_TEXT, UPLINK, could_be, fabric_cas, trained_as
+from emulator.commands.fabric.perfquery import BASIC_FIELDS
 from emulator.commands.kit.command import Command, Context, Outcome
 from emulator.commands.kit.spec import ArgumentParser
 
@@ -75,9 +77,17 @@ class Ibqueryerrors(DiagCommand):
         rail_gbps = counters.job_rail_gbps(cl)
         bad_nodes = bad_ports = 0
 
-        def report(values: dict[str, int]) -> str:
-            # CX-7 and Quantum-2 PMAs have the extended error counters: 64-bit values with a human-readable form.
-            found = "".join(f" [{name} == {values[name]} ({human(values[name])})]"
+        def report(values: dict[str, int], capmask2: int = SWITCH_PMA_CAPS[1]) -> str:
+            # ibqueryerrors.c check_threshold: a port advertising IsAdditionalPortCountersExtendedSupported
+            # is read in 64 bits and printed with a human-readable form; any other from PortCounters, each
+            # counter at its own width, as a plain number.
+            if capmask2 & ADDL_PORT_CTRS_EXT:
+                shown = {name: f"{values[name]} ({human(values[name])})" for name in ERROR_THRESHOLDS}
+            else:
+                values = {**values, **{name: counters.clamp(values[name], bits) for name, bits in BASIC_FIELDS
+                                       if name in ERROR_THRESHOLDS}}
+                shown = {name: str(values[name]) for name in ERROR_THRESHOLDS}
+            found = "".join(f" [{name} == {shown[name]}]"
                             + (_rcv_error_details(values) if name == "PortRcvErrors" and args.details else "")
                             for name, limit in ERROR_THRESHOLDS.items()
                             if name not in suppressed and values[name] > limit)
@@ -93,7 +103,7 @@ class Ibqueryerrors(DiagCommand):
         by_port = {(nic.peer_switch, nic.peer_port): (node, nic) for node, nic in cas}
         if "ca" in kinds:
             for node, nic in cas:
-                found = report(counters.counters(cl, node, nic, rail_gbps))
+                found = report(counters.counters(cl, node, nic, rail_gbps), pma_caps(nic)[1])
                 if found:
                     bad_nodes, bad_ports = bad_nodes + 1, bad_ports + 1
                     ctx.outln(f"Errors for \"{node.name} {nic.name}\"")

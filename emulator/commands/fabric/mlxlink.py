@@ -15,6 +15,24 @@ from emulator.commands.kit.usage import getopt_error
 #: The NVIDIA Firmware Tools release mlxlink reports.
 MFT_VERSION = "mft 4.26.1-3"
 
+#: IB_LINK_SPEED bits (mstflint mlxlink/modules/mlxlink_enums.h), in the order
+#: IBSupportedSpeeds2Str (mlxlink_utils.cpp) lists them.
+IB_SPEEDS = (("NDR", 0x80), ("HDR", 0x40), ("EDR", 0x20), ("FDR", 0x10), ("FDR10", 0x08), ("QDR", 0x04),
+             ("DDR", 0x02), ("SDR", 0x01))
+#: ETH_LINK_SPEED_EXT bits (the PTYS extended Ethernet protocols), in the order EthExtSupportedSpeeds2Str
+#: lists them.
+ETH_EXT_SPEEDS = (("400G_8X", 0x8000), ("200G_4X", 0x1000), ("100G_2X", 0x400), ("100G_4X", 0x200),
+                  ("50G_1X", 0x100), ("50G_2X", 0x80), ("40G", 0x20), ("25G", 0x40), ("10G", 0x10),
+                  ("5G", 0x08), ("2.5G", 0x04), ("1G", 0x02), ("100M", 0x01))
+#: The speeds the ports enable: an NDR ConnectX-7 (NDR, HDR, EDR, FDR, DDR) and a 200GbE one.
+IB_MASK = 0x000000F2
+ETH_EXT_MASK = 0x000017F2
+
+
+def speeds(mask: int, table: tuple[tuple[str, int], ...]) -> str:
+    """``0x000000f2 (NDR,HDR,EDR,FDR,DDR)``: the mask and the speeds its bits name, as mlxlink prints them."""
+    return f"0x{mask:08x} ({','.join(name for name, bit in table if mask & bit)})"
+
 
 def _section(ctx: Context, title: str, rows: list[tuple[str, str]]) -> None:
     ctx.outln()
@@ -59,7 +77,8 @@ class Mlxlink(ParsedCommand):
         if up:
             fec = ("Interleaved Standard RS-FEC - (544,514)" if links.speed_name(nic) == "NDR"
                    else "Standard RS-FEC - RS(544,514)")
-        enabled = "0x000000f2 (NDR,HDR,EDR,FDR,SDR)" if ib else "0x000017f2 (200G,100G_2X,100G_4X,50G_1X,40G,25G,10G,1G)"
+        enabled = speeds(IB_MASK, IB_SPEEDS) if ib else speeds(ETH_EXT_MASK, ETH_EXT_SPEEDS)
+        ext = "" if ib else " (Ext.)"   # mlxlink_commander.cpp: an Ethernet port's extended protocols
         _section(ctx, "Operational Info", [
             ("State", nic.state if up else ("Disable" if nic.phys_state == "Disabled" else "Polling")),
             ("Physical state", "LinkUp" if up else nic.phys_state),
@@ -69,7 +88,8 @@ class Mlxlink(ParsedCommand):
             ("Loopback Mode", "No Loopback"),
             ("Auto Negotiation", "ON"),
         ])
-        _section(ctx, "Supported Info", [("Enabled Link Speed", enabled), ("Supported Cable Speed", enabled)])
+        _section(ctx, "Supported Info", [(f"Enabled Link Speed{ext}", enabled),
+                                         (f"Supported Cable Speed{ext}", enabled)])
         if up:
             opcode, group, advice = "0", "N/A", "No issue was observed"
         elif nic.phys_state == "Disabled":

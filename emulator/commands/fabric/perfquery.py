@@ -12,17 +12,13 @@ from typing import TYPE_CHECKING
 
 from emulator.cluster import counters, links
 from emulator.cluster.hardware import NIC
-from emulator.commands.fabric.devices import device, devices, is_up
+from emulator.commands.fabric.devices import ADDL_PORT_CTRS_EXT, SWITCH_PMA_CAPS, device, devices, is_up, pma_caps
 from emulator.commands.fabric.diag import DiagCommand, fake_pid
 from emulator.commands.kit.command import Command, Context, Outcome
 from emulator.commands.kit.spec import ArgumentParser
 
 if TYPE_CHECKING:  # pragma: no cover
     from emulator.cluster.model import Cluster, Node
-
-
-#: The capability mask of the ConnectX-7 and Quantum-2 PMAs, as perfquery prints it.
-PMA_CAPMASK = "0x5A00"
 
 
 def nic_by_lid(cluster: Cluster, lid: int) -> tuple[Node, NIC] | None:
@@ -57,9 +53,12 @@ BASIC_FIELDS = (
 )
 
 
-#: PortCountersExtended in print order (64-bit data and error counters).
-EXTENDED_FIELDS = (
-    *links.DATA_COUNTERS, "CounterSelect2", "SymbolErrorCounter", "LinkErrorRecoveryCounter", "LinkDownedCounter",
+#: PortCountersExtended in print order: the 64-bit data and packet counters every port here has
+#: (IB_PC_EXT_FIRST_F to IB_PC_EXT_LAST_F), then the 64-bit error counters a port advertising
+#: IsAdditionalPortCountersExtendedSupported adds (IB_PC_EXT_COUNTER_SELECT2_F to IB_PC_EXT_ERR_LAST_F).
+EXTENDED_DATA_FIELDS = links.DATA_COUNTERS
+EXTENDED_ERROR_FIELDS = (
+    "CounterSelect2", "SymbolErrorCounter", "LinkErrorRecoveryCounter", "LinkDownedCounter",
     "PortRcvErrors", "PortRcvRemotePhysicalErrors", "PortRcvSwitchRelayErrors", "PortXmitDiscards",
     "PortXmitConstraintErrors", "PortRcvConstraintErrors", "LocalLinkIntegrityErrors",
     "ExcessiveBufferOverrunErrors", "VL15Dropped", "PortXmitWait", "QP1Dropped",
@@ -137,6 +136,7 @@ class Perfquery(DiagCommand):
             raise ctx.fail(f"ibwarn: [{pid}] _do_madrpc: recv failed: Connection timed out\n"
                            f"ibwarn: [{pid}] mad_rpc: _do_madrpc failed; dport (Lid {shown})\n"
                            "perfquery: iberror: failed: classportinfo query", 255)
+        caps = SWITCH_PMA_CAPS
         if sm_rail is not None:
             # The subnet manager's own HCA port on this rail's subnet.
             values = counters.sm_counters(cl, sm_rail)
@@ -148,9 +148,9 @@ class Perfquery(DiagCommand):
             assert found is not None
             node, nic = found
             values = counters.counters(cl, node, nic)
-            lid, number = nic.lid, 1
+            lid, number, caps = nic.lid, 1, pma_caps(nic)
         if not args.Reset_only:
-            self._print(ctx, values, lid, number, args.extended)
+            self._print(ctx, values, lid, number, args.extended, caps)
         if args.reset_after_read or args.Reset_only:
             if sm_rail is not None:
                 counters.reset_sm_counters(cl, sm_rail)
@@ -161,15 +161,22 @@ class Perfquery(DiagCommand):
         return 0
 
     @staticmethod
-    def _print(ctx: Context, values: dict[str, int], lid: int, port: int, extended: bool) -> None:
+    def _print(ctx: Context, values: dict[str, int], lid: int, port: int, extended: bool,
+               caps: tuple[int, int]) -> None:
+        capmask, capmask2 = caps
         if extended:
-            ctx.outln(f"# Port extended counters: Lid {lid} port {port} (CapMask: {PMA_CAPMASK})")
+            # perfquery.c dump_perfcounters: "(CapMask: 0x%02X CapMask2: 0x%07X)", then the error
+            # counters only where CapMask2 advertises them (dump_perfcounters_ext).
+            ctx.outln(f"# Port extended counters: Lid {lid} port {port} (CapMask: 0x{capmask:02X} "
+                      f"CapMask2: 0x{capmask2:07X})")
             ctx.outln(dotted("PortSelect", port))
             ctx.outln(dotted("CounterSelect", "0x0000"))
-            for name in EXTENDED_FIELDS:
+            for name in EXTENDED_DATA_FIELDS:
+                ctx.outln(dotted(name, values.get(name, 0)))
+            for name in EXTENDED_ERROR_FIELDS if capmask2 & ADDL_PORT_CTRS_EXT else ():
                 ctx.outln(dotted(name, "0x00000000" if name == "CounterSelect2" else values.get(name, 0)))
             return
-        ctx.outln(f"# Port counters: Lid {lid} port {port} (CapMask: {PMA_CAPMASK})")
+        ctx.outln(f"# Port counters: Lid {lid} port {port} (CapMask: 0x{capmask:02X})")
         ctx.outln(dotted("PortSelect", port))
         ctx.outln(dotted("CounterSelect", "0x0000"))
         for name, bits in BASIC_FIELDS:

@@ -20,6 +20,7 @@ from collections.abc import Generator, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from emulator.cluster.accounts import LEARNER
 from emulator.commands.kit.spec import ArgumentParser, Flag, HelpRequested, render_help, render_raw_help
 from emulator.errors import CommandError, OutputLimitExceeded
 
@@ -61,6 +62,9 @@ class Context:
     _size: int = 0
     #: Whether stdout is the terminal (not a pipe or a file), as ``isatty(1)`` tells real tools.
     isatty: bool = False
+    #: The user the command runs as (its real uid): the learner, or whom ``sudo -u`` named.
+    #: Tools that check identity (Slurm's operator commands) read this, never ``$USER``.
+    user: str = LEARNER
 
     # -- output ---------------------------------------------------------------
     def out(self, text: str) -> None:
@@ -121,8 +125,8 @@ class Context:
 
     def run(self, argv: list[str], host: Node | None = None, stdin: str = "",
             env: dict[str, str] | None = None) -> Result:
-        """Run another command, optionally on another host (``srun``, ``ssh host cmd``)."""
-        return self.shell.run_argv(argv, host=host, stdin=stdin, env=env)
+        """Run another command, optionally on another host (``srun``, ``ssh host cmd``), as the same user."""
+        return self.shell.run_argv(argv, host=host, stdin=stdin, env=env, user=self.user)
 
     def fail(self, message: str, status: int = 1) -> CommandError:
         """Build the error to ``raise`` for a failure; the shell prints it to stderr."""

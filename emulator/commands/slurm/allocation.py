@@ -144,7 +144,7 @@ def free(cluster: Cluster, name: str) -> bool:
 def new_job(ctx: Context, req: Request, name: str, state: str, command: str) -> Job:
     slurm = ctx.cluster.slurm
     now = ctx.clock.elapsed
-    job = Job(job_id=slurm.next_job_id, name=name, user=sc.user(ctx.env), partition=req.partition, nodes=[],
+    job = Job(job_id=slurm.next_job_id, name=name, user=ctx.user, partition=req.partition, nodes=[],
               state=state, submit_s=now, num_nodes=req.num_nodes, gpus_per_node=req.gpus,
               ntasks_per_node=max(1, req.ntasks // req.num_nodes), cpus_per_task=1, account=req.account,
               command=command, workdir=ctx.cwd, reason="Resources" if state == "PENDING" else "None",

@@ -18,6 +18,7 @@ from typing import Any
 from emulator.cluster.accounts import UIDS
 from emulator.cluster.catalog import VERSIONS
 from emulator.cluster.model import Cluster, Node
+from emulator.cluster.processes import memory
 from emulator.cluster.scheduler import Job, job_ended
 from emulator.commands.kit.command import ParsedCommand
 from emulator.commands.kit.spec import ArgumentParser, HelpRequested
@@ -47,8 +48,17 @@ _NODE_STATES = {
 _NO_RESPOND = 0x800
 
 
-def user(env: dict[str, str]) -> str:
-    return env.get("USER") or "alice"
+#: slurm.conf SlurmUser: the account slurmctld runs as. It and root are Slurm's administrators.
+SLURM_USER = "slurm"
+
+
+def operator(user: str) -> bool:
+    """Whether ``user`` may run Slurm's operator commands (node updates, reboots, other users' jobs).
+
+    slurmctld's validate_super_user() and validate_operator() admit root and SlurmUser (and accounts
+    given an AdminLevel with sacctmgr, which this cluster does not configure).
+    """
+    return user in ("root", SLURM_USER)
 
 
 def uid_label(name: str) -> str:
@@ -181,9 +191,13 @@ def cpu_load_text(node: Node, state: NodeState) -> str:
     return "N/A" if load is None else f"{load:.2f}"
 
 
-def free_mem_mb(node: Node, state: NodeState) -> int | None:
-    """FreeMem in MB; None when slurmd does not answer."""
-    return node.memory_kib // 1024 - 48_213 if state.responding else None
+def free_mem_mb(cluster: Cluster, node: Node, state: NodeState) -> int | None:
+    """FreeMem in MB (what ``free -m`` calls free, MemFree in /proc/meminfo); None when slurmd does not answer.
+
+    slurmd's get_free_mem() (get_mach_stat.c) reports sysinfo()'s freeram, in MB; an operator sees
+    the same figure as free -m's "free" column (OleHolmNielsen/Slurm_tools#25 compares the two).
+    """
+    return memory(cluster, node).free // 1024 if state.responding else None
 
 
 def state_matches(state: NodeState, wanted: set[str]) -> bool:

@@ -269,7 +269,7 @@ def sinfo_record(cluster: Cluster, part: Partition, nodes: list[Node], states: l
     alloc = sum(b and not o for b, o in zip(busy, other, strict=True))
     out = sum(other)
     loads = [int(round((sc.cpu_load(n, st) or 0.0) * 100)) for n, st in zip(nodes, states, strict=True)]
-    free = [sc.free_mem_mb(n, st) for n, st in zip(nodes, states, strict=True)]
+    free = [sc.free_mem_mb(cluster, n, st) for n, st in zip(nodes, states, strict=True)]
     known = [f for f in free if f is not None]
     first = nodes[0]
     reason = slurm.node_reason.get(first.name, "")

@@ -49,6 +49,7 @@ def config_record(ctx: Context) -> list[str]:
         "SlurmctldTimeout": "120 sec",
         "SlurmdPort": "6818",
         "SlurmdTimeout": f"{int(slurm.slurmd_timeout_s)} sec",
+        "SlurmUser": sc.uid_label(sc.SLURM_USER),
         "SLURM_CONF": "/etc/slurm/slurm.conf",
         "SLURM_VERSION": cluster.versions.slurm,
         "TaskPlugin": "task/affinity,task/cgroup",
@@ -132,7 +133,7 @@ def node_record(cluster: Cluster, node: Node) -> list[str]:
         f"   NodeAddr={node.name} NodeHostName={node.name} Version={v.slurm}",
         f"   OS=Linux {v.kernel} {v.kernel_build} ",
         f"   RealMemory={mem} AllocMem={mem if busy else 0} "
-        f"FreeMem={sc.free_mem_mb(node, state) if state.responding else 'N/A'} Sockets={node.cpu.sockets} Boards=1",
+        f"FreeMem={sc.free_mem_mb(cluster, node, state) if state.responding else 'N/A'} Sockets={node.cpu.sockets} Boards=1",
         f"   State={state.scontrol} ThreadsPerCore={node.cpu.threads_per_core} TmpDisk=0 Weight=1 Owner=N/A "
         "MCS_label=N/A",
         f"   Partitions={parts} ",

@@ -188,7 +188,7 @@ class Sacct(sc.SlurmCommand):
         jobs = _select(ctx, args)
         if args.json:
             ordered = sorted(jobs, key=lambda j: (j.submit_s, j.job_id))
-            ctx.outln(slurm_json.sacct(cluster, ordered, ["sacct", "--json"], sc.user(ctx.env)))
+            ctx.outln(slurm_json.sacct(cluster, ordered, ["sacct", "--json"], ctx.user))
             return 0
         rows: list[Row] = []
         for job in sorted(jobs, key=lambda j: (j.submit_s, j.job_id)):
@@ -269,8 +269,8 @@ def _select(ctx: Context, args: argparse.Namespace) -> list[Job]:
     if ids:
         jobs = [j for j in jobs if j.job_id in ids]
     users = {u for a in args.user or [] for u in a.split(",") if u}
-    if not users and not args.allusers and not ids and sc.user(ctx.env) != "root":
-        users = {sc.user(ctx.env)}
+    if not users and not args.allusers and not ids and ctx.user != "root":
+        users = {ctx.user}
     if users:
         jobs = [j for j in jobs if j.user in users]
     if start is not None:

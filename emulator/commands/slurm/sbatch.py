@@ -40,6 +40,10 @@ class Sbatch(sc.SlurmCommand):
         parser.add_argument("--parsable", action="store_true", help="print only the job id")
         parser.add_argument("-H", "--hold", action="store_true", help="submit in held state")
         parser.add_argument("-d", "--dependency", metavar="LIST", help="start after these jobs")
+        parser.add_argument("--requeue", dest="requeue", action="store_const", const="yes",
+                            help="permit the job to be requeued")
+        parser.add_argument("--no-requeue", dest="requeue", action="store_const", const="no",
+                            help="never requeue the job (JobRequeue=0 makes this the default here)")
         parser.add_argument("script", nargs="?", metavar="SCRIPT", help="batch script")
         parser.add_argument("script_args", nargs=argparse.REMAINDER, metavar="ARGS", help="script arguments")
 
@@ -65,6 +69,7 @@ class Sbatch(sc.SlurmCommand):
         name = merged.job_name or ("wrap" if args.wrap is not None else posixpath.basename(path))
         command = "(null)" if args.wrap is not None else ctx.fs.abspath(path)
         job = new_job(ctx, req, name, "PENDING", command)
+        job.requeue = merged.requeue == "yes"   # slurm.conf JobRequeue=0: not requeueable unless asked
         workdir = ctx.fs.abspath(merged.chdir) if merged.chdir else ctx.cwd
         job.workdir = workdir
         job.stdout = posixpath.join(workdir, (merged.output or "slurm-%j.out").replace("%j", str(job.job_id))

@@ -25,7 +25,7 @@ class Scancel(sc.SlurmCommand):
 
     def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
         cluster = ctx.cluster
-        me = sc.user(ctx.env)
+        me = ctx.user
         status = 0
         targets: list[Job] = []
         for text in args.jobs:
@@ -51,7 +51,7 @@ class Scancel(sc.SlurmCommand):
                     continue
                 targets.append(job)
         for job in targets:
-            if job.user != me and me != "root":
+            if job.user != me and not sc.operator(me):
                 ctx.err(f"scancel: error: Kill job error on job id {job.job_id}: Access/permission denied\n")
                 status = 1
                 continue

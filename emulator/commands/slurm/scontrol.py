@@ -1,8 +1,10 @@
 """``scontrol``: show records, update node state, reboot nodes, act on jobs, ping the controller.
 
 The show records live in :mod:`emulator.commands.slurm.records`; the actions
-that change the model (update, reboot, cancel_reboot, requeue, hold, release)
-in :mod:`emulator.commands.slurm.admin`.
+that change the model live with what they act on: on nodes (update NodeName=,
+reboot, cancel_reboot) in :mod:`emulator.commands.slurm.admin`, on jobs (update
+JobId=, requeue, requeuehold, hold, release) in
+:mod:`emulator.commands.slurm.job_admin`.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from emulator.cluster.scheduler import compress_hostlist
 from emulator.commands.kit.command import Command, Context, Outcome
 from emulator.commands.slurm import admin as slurm_admin
 from emulator.commands.slurm import common as sc
+from emulator.commands.slurm import job_admin
 from emulator.commands.slurm.options import hostlist_names
 from emulator.commands.slurm.records import config_record, job_record, node_record, partition_record
 
@@ -26,9 +29,10 @@ class Scontrol(sc.SlurmCommand):
     name = "scontrol"
     summary = "view or modify Slurm configuration and state"
     notes = ("Supported: show job|node|partition|config|hostnames|hostlist [NAME], ping, "
-             "update NodeName=LIST State=DRAIN|DOWN|RESUME|IDLE Reason=TEXT, "
+             "update NodeName=LIST State=DRAIN|DOWN|RESUME|IDLE Reason=TEXT, update JobId=ID Requeue=0|1, "
              "reboot [ASAP] [nextstate=RESUME|DOWN] [reason=TEXT] ALL|NODELIST, cancel_reboot NODELIST, "
-             "requeue|requeuehold|hold|release JOBID.")
+             "requeue|requeuehold|hold|release JOBID. Node updates and reboots need Slurm's operator "
+             "(root or SlurmUser): run them with sudo.")
     add_help_flag = False
 
     def configure(self, parser: Any) -> None:
@@ -51,13 +55,13 @@ class Scontrol(sc.SlurmCommand):
         if keyword == "show":
             records = _show(ctx, words[1:])
         elif keyword == "update":
-            return slurm_admin.update(ctx, words[1:])
+            return _update(ctx, words[1:])
         elif keyword == "reboot":
             return slurm_admin.reboot(ctx, words[1:])
         elif keyword == "cancel_reboot":
             return slurm_admin.cancel_reboot(ctx, words[1:])
         elif keyword in ("requeue", "requeuehold", "hold", "release"):
-            return slurm_admin.job_action(ctx, keyword, words[1:])
+            return job_admin.job_action(ctx, keyword, words[1:])
         elif keyword == "ping":
             ctx.outln(f"Slurmctld(primary) at {cluster.slurm.controller} is UP")
             return 0
@@ -76,6 +80,25 @@ class Scontrol(sc.SlurmCommand):
             if blank:
                 ctx.outln()
         return 0
+
+
+def _update(ctx: Context, words: list[str]) -> int:
+    """``scontrol update``: the first entity tag (``NodeName=``, ``JobId=``, at least 3 letters) says what
+    is updated, as scontrol.c's _update_it reads it."""
+    fields: list[tuple[str, str]] = []
+    for word in words:
+        key, eq, value = word.partition("=")
+        if not eq:
+            raise ctx.fail(f"Invalid input: {word}\nRequest aborted")
+        fields.append((key, value))
+    for key, _ in fields:
+        tag = key.lower()
+        if len(tag) >= 3 and "nodename".startswith(tag):
+            return slurm_admin.update(ctx, {("nodename" if k.lower() == tag else k.lower()): v for k, v in fields})
+        if len(tag) >= 3 and "jobid".startswith(tag):
+            return job_admin.update(ctx, fields)
+    raise ctx.fail("No valid entity in update command\nInput line must include \"NodeName\", \"PartitionName\", "
+                   "\"Reservation=<name>\", or \"JobId\"")
 
 
 def _show(ctx: Context, words: list[str]) -> list[list[str]]:

@@ -97,7 +97,7 @@ class Sinfo(sc.SlurmCommand):
             # Like the real client, --json ignores the format options and keeps the filters.
             records = [slurm_json.sinfo_record(cluster, part, [cluster.nodes[n] for n in names], node_states)
                        for part, names, node_states in _sinfo_groups(cluster, parts, wanted_nodes, states, args)]
-            ctx.outln(slurm_json.sinfo(cluster, records, ["sinfo", "--json"], sc.user(ctx.env)))
+            ctx.outln(slurm_json.sinfo(cluster, records, ["sinfo", "--json"], ctx.user))
             return 0
         fmt = args.format
         if fmt is None:
@@ -159,7 +159,7 @@ NODE_FIELDS: dict[str, Callable[[Cluster, Node, sc.NodeState], str]] = {
     "b": lambda c, n, st: "(null)",
     "G": lambda c, n, st: "gpu:h100:8(S:0-1)",
     "O": lambda c, n, st: sc.cpu_load_text(n, st),
-    "e": lambda c, n, st: str(sc.free_mem_mb(n, st) if st.responding else "N/A"),
+    "e": lambda c, n, st: str(sc.free_mem_mb(c, n, st) if st.responding else "N/A"),
     # -O only (no format letter): what the node's jobs hold.
     "allocmem": lambda c, n, st: str(n.memory_kib // 1024 if sc.busy(st) else 0),
     "gresused": lambda c, n, st: "gpu:h100:8(IDX:0-7)" if sc.busy(st) else "gpu:h100:0(IDX:N/A)",

@@ -65,7 +65,7 @@ class Squeue(sc.SlurmCommand):
         cluster = ctx.cluster
         users = set(comma_values(args.user))
         if args.me:
-            users.add(sc.user(ctx.env))
+            users.add(ctx.user)
         for name in sorted(users):
             if name not in sc.UIDS:
                 raise ctx.fail(f"squeue: error: Invalid user: {name}")
@@ -97,7 +97,7 @@ class Squeue(sc.SlurmCommand):
         jobs.sort(key=lambda j: (j.partition, order.get(j.state, 99), -sc.priority(j), j.job_id))
         if args.json:
             ctx.outln(slurm_json.squeue(cluster, sorted(jobs, key=lambda j: j.job_id), ["squeue", "--json"],
-                                        sc.user(ctx.env)))
+                                        ctx.user))
             return 0
         items = long_format_items(ctx, "squeue", args.Format, SQUEUE_LONG_NAMES) if args.Format else \
             sc.parse_format(args.format or (SQUEUE_LONG if args.long else SQUEUE_DEFAULT))

@@ -76,7 +76,7 @@ class Srun(sc.SlurmCommand):
             if job is None or job.state != "RUNNING":
                 raise ctx.fail(f"srun: error: Unable to confirm allocation for job {jobid}: Invalid job id specified\n"
                                f"srun: Check SLURM_JOB_ID environment variable. Expired or invalid job {jobid}")
-            if job.user != sc.user(ctx.env):
+            if job.user != ctx.user:
                 raise ctx.fail(f"srun: error: Unable to confirm allocation for job {jobid}: "
                                "Access/permission denied")
             nodes = job.nodes

@@ -171,13 +171,18 @@ class Bundle:
         self.missing: list[tuple[str, str, str]] = []      # path, command, why
 
     def run(self, ctx: Context, path: str, argv: list[str], host: Node | None = None,
-            env: dict[str, str] | None = None) -> float:
-        """Collect one member; returns the seconds it took."""
-        result = ctx.run(argv, host=host, env=env)
+            env: dict[str, str] | None = None, assign: dict[str, str] | None = None) -> float:
+        """Collect one member; returns the seconds it took.
+
+        ``assign`` is environment the manifest shows before the command (``TZ=UTC sacct ...``), as a
+        shell line would set it; ``env`` is environment it keeps out of the bundle (a password).
+        """
+        result = ctx.run(argv, host=host, env={**(env or {}), **(assign or {})})
         text = result.stdout + result.stderr
         if text and not text.endswith("\n"):
             text += "\n"
-        self.parts.append((path, shlex.join(argv), result.status, text))
+        shown = " ".join(f"{key}={shlex.quote(value)}" for key, value in (assign or {}).items())
+        self.parts.append((path, f"{shown} {shlex.join(argv)}".lstrip(), result.status, text))
         return COST_S.get(argv[0], 0.2)
 
     def skip(self, path: str, argv: list[str], why: str) -> None:
@@ -196,8 +201,9 @@ def _collect(ctx: Context, args: argparse.Namespace) -> Generator[float, None, i
         raise ctx.fail("diag-snapshot: --since is in the future")
     stamp = cluster.clock.now().strftime("%Y%m%dT%H%M%SZ")
     output = args.output or f"/home/{ctx.env.get('USER', 'alice')}/diag-snapshot-{stamp}.txt"
-    journal_since = cluster.clock.at(since).strftime("%Y-%m-%d %H:%M:%S")
-    journal_until = cluster.clock.at(min(until, now)).strftime("%Y-%m-%d %H:%M:%S")
+    # journalctl reads a time as local unless it ends in " UTC" (systemd.time(7)); --utc prints it as UTC.
+    journal_since = cluster.clock.at(since).strftime("%Y-%m-%d %H:%M:%S UTC")
+    journal_until = cluster.clock.at(min(until, now)).strftime("%Y-%m-%d %H:%M:%S UTC")
     hostlist = compress_hostlist(names)
     bundle = Bundle()
 
@@ -206,9 +212,11 @@ def _collect(ctx: Context, args: argparse.Namespace) -> Generator[float, None, i
     yield bundle.run(ctx, "slurm/sinfo-R.txt", ["sinfo", "-R", "-n", hostlist])
     yield bundle.run(ctx, "slurm/scontrol-show-node.txt", ["scontrol", "show", "node", hostlist])
     yield bundle.run(ctx, "slurm/squeue.txt", ["squeue", "-w", hostlist])
+    # sacct reads and prints times in the local zone (TZ); TZ=UTC makes both the interval's UTC.
     yield bundle.run(ctx, "slurm/sacct.txt", ["sacct", "-a", "-N", hostlist, "-S", _iso(cluster, since)[:-1],
-                                        "-E", _iso(cluster, until)[:-1], "--format",
-                                        "JobID,JobName,User,State,ExitCode,Start,End,Elapsed,NodeList%30"])
+                                              "-E", _iso(cluster, until)[:-1], "--format",
+                                              "JobID,JobName,User,State,ExitCode,Start,End,Elapsed,NodeList%30"],
+                     assign={"TZ": "UTC"})
 
     for name in names:
         node = cluster.nodes[name]
@@ -249,9 +257,10 @@ def _node_commands(node: Node, since: str, until: str) -> list[tuple[str, list[s
     commands: list[tuple[str, list[str]]] = [
         ("nvidia-smi-q.txt", ["nvidia-smi", "-q"]),
         ("nvidia-smi-topo-m.txt", ["nvidia-smi", "topo", "-m"]),
-        ("kernel.log", ["journalctl", "-k", "-o", "short-iso", "--no-pager", "--since", since, "--until", until]),
+        ("kernel.log", ["journalctl", "-k", "-o", "short-iso", "--no-pager", "--since", since, "--until", until,
+                        "--utc"]),
         ("fabricmanager.log", ["journalctl", "-u", "nvidia-fabricmanager", "-o", "short-iso", "--no-pager",
-                               "--since", since, "--until", until]),
+                               "--since", since, "--until", until, "--utc"]),
         ("systemctl-status.txt", ["systemctl", "status", "--no-pager", *SERVICES]),
         ("ibstat.txt", ["ibstat"]),
     ]

@@ -18,18 +18,30 @@ from emulator.commands.kit.spec import Flag
 from emulator.commands.system.journal import EPOCH, find_unit, follow_forever, syslog_stamp
 from emulator.commands.system.options import gnu_getopt
 
+#: Weekday names systemd accepts before a date (parse_timestamp in time-util.c), by their first three letters.
+WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+
 
 def parse_since(ctx: Context, text: str) -> float:
-    """A journalctl time spec → offset on the simulated clock."""
+    """A journalctl time spec (systemd.time(7), "PARSING TIMESTAMPS") → offset on the simulated clock.
+
+    Accepts now, today, yesterday, tomorrow, @EPOCH, relative spans (-1h, "30 min ago"), and
+    [WEEKDAY] YYYY-MM-DD [HH:MM[:SS[.FRAC]]] or HH:MM[:SS] with an optional trailing " UTC": the
+    page accepts no time zone "unless it is given as the literal string UTC" (or the local zone,
+    which on these hosts is UTC too).
+    """
     now = ctx.clock.now()
     word = text.strip()
-    if word in ("now",):
+    if word.endswith(" UTC"):
+        word = word[:-4].rstrip()
+    if word == "now":
         return ctx.clock.elapsed
-    if word in ("today", "yesterday"):
+    if word in ("today", "yesterday", "tomorrow"):
         day = now.replace(hour=0, minute=0, second=0, microsecond=0)
-        if word == "yesterday":
-            day -= timedelta(days=1)
+        day += timedelta(days={"today": 0, "yesterday": -1, "tomorrow": 1}[word])
         return (day - ctx.clock.start).total_seconds()
+    if word.startswith("@") and word[1:].replace(".", "", 1).isdecimal():
+        return (EPOCH + timedelta(seconds=float(word[1:])) - ctx.clock.start).total_seconds()
     units = {"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "m": 60, "min": 60, "mins": 60,
              "minute": 60, "minutes": 60, "h": 3600, "hour": 3600, "hours": 3600, "d": 86400, "day": 86400,
              "days": 86400}
@@ -41,13 +53,19 @@ def parse_since(ctx: Context, text: str) -> float:
         if num and body.startswith(num) and unit in units:
             sign = -1 if ago or word[0] == "-" else 1
             return ctx.clock.elapsed + sign * int(num) * units[unit]
-    for fmt in ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%d", "%H:%M:%S", "%H:%M"):
+    weekday, _, rest = word.partition(" ")
+    named = weekday.lower()[:3] if rest and weekday.isalpha() else ""
+    if named:
+        word = rest.strip()
+    for fmt in ("%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%d", "%H:%M:%S", "%H:%M"):
         try:
             parsed = datetime.strptime(word, fmt)
         except ValueError:
             continue
         if fmt.startswith("%H"):
             parsed = parsed.replace(year=now.year, month=now.month, day=now.day)
+        if named and (named not in WEEKDAYS or WEEKDAYS.index(named) != parsed.weekday()):
+            break   # a weekday that does not match the date fails, as systemd's does
         return (parsed.replace(tzinfo=now.tzinfo) - ctx.clock.start).total_seconds()
     raise ctx.fail(f"Failed to parse timestamp: {text}\n", 1)
 

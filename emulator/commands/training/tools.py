@@ -25,12 +25,19 @@ TRAIN = [("train", "train.py", 209)] + MAIN
 C10D_ALLREDUCE = [("all_reduce", "torch/distributed/distributed_c10d.py", 2288),
                   ("wrapper", "torch/distributed/c10d_logger.py", 79),
                   ("allreduce_gradients", "dist.py", 61), ("train_step", "train.py", 176)] + TRAIN
-LOADER_WAIT = [("wait", "threading.py", 324), ("get", "queue.py", 180),
-               ("_try_get_data", "torch/utils/data/dataloader.py", 1133),
+LOADER_NEXT = [("_try_get_data", "torch/utils/data/dataloader.py", 1133),
                ("_get_data", "torch/utils/data/dataloader.py", 1294),
                ("_next_data", "torch/utils/data/dataloader.py", 1329),
                ("__next__", "torch/utils/data/dataloader.py", 630),
                ("train_step", "train.py", 168)] + TRAIN
+#: With pin_memory, the main thread reads the pin-memory thread's queue.Queue; without it, the workers'
+#: multiprocessing queue directly (dataloader.py _init_pin_memory_thread swaps _data_queue only when
+#: pinning). Frames and lines as Python 3.10 shows a Queue.get(timeout=...) waiting in poll().
+LOADER_WAIT = [("wait", "threading.py", 324), ("get", "queue.py", 180)] + LOADER_NEXT
+LOADER_WAIT_UNPINNED = [("select", "selectors.py", 416), ("wait", "multiprocessing/connection.py", 931),
+                        ("_poll", "multiprocessing/connection.py", 424),
+                        ("poll", "multiprocessing/connection.py", 257),
+                        ("get", "multiprocessing/queues.py", 113)] + LOADER_NEXT
 FORWARD = [("forward", "model.py", 88), ("_call_impl", "torch/nn/modules/module.py", 1562),
            ("_wrapped_call_impl", "torch/nn/modules/module.py", 1553), ("forward", "model.py", 141),
            ("_call_impl", "torch/nn/modules/module.py", 1562),
@@ -124,7 +131,8 @@ class PySpy(ParsedCommand):
             return 0
         where = activity.where(ctx.cluster, rank)
         ctx.outln(f"Thread {pid} ({'idle' if where in ('data', 'hung-io') else 'active'}): \"MainThread\"")
-        stack = {"collective": C10D_ALLREDUCE, "data": LOADER_WAIT, "hung-io": LOADER_WAIT, "checkpoint": SAVE,
+        loader = LOADER_WAIT if run.pin_memory else LOADER_WAIT_UNPINNED
+        stack = {"collective": C10D_ALLREDUCE, "data": loader, "hung-io": loader, "checkpoint": SAVE,
                  "init": INIT, "hung-gpu": [("train_step", "train.py", 178)] + TRAIN}.get(where)
         if stack is None:
             prof = steps.profile(ctx.cluster)
@@ -134,9 +142,10 @@ class PySpy(ParsedCommand):
             stack = FORWARD if into < mine.compute_s / 3.0 else BACKWARD
         for line in _stack(stack):
             ctx.outln(line)
-        ctx.outln(f"Thread {pid + 193} (idle): \"Thread-2 (_pin_memory_loop)\"")
-        for line in _stack(PIN_THREAD):
-            ctx.outln(line)
+        if run.pin_memory:   # the DataLoader starts its pin-memory thread only when it pins
+            ctx.outln(f"Thread {pid + 193} (idle): \"Thread-2 (_pin_memory_loop)\"")
+            for line in _stack(PIN_THREAD):
+                ctx.outln(line)
         sched = timeline.schedule(ctx.cluster)
         if run.async_checkpoint and sched.saving_at(ctx.clock.elapsed) is not None:
             ctx.outln(f"Thread {pid + 411} (active): \"checkpoint-writer\"")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from emulator.cluster.accounts import LEARNER
 from emulator.commands.kit.command import Context, Result
 from emulator.errors import OutputLimitExceeded
 from emulator.shell.interpreter.pipelines import Pipelines
@@ -61,7 +62,7 @@ class Shell(Pipelines):
         return status
 
     def run_argv(self, argv: list[str], host: Node | None = None, stdin: str = "",
-                 env: dict[str, str] | None = None) -> Result:
+                 env: dict[str, str] | None = None, user: str = LEARNER) -> Result:
         """Run one command to completion, capturing its output (for ``ctx.run``)."""
         out, err = Buffer(), Buffer()
         pushed = host is not None and host is not self.host
@@ -71,7 +72,7 @@ class Shell(Pipelines):
             self.frames.append(Frame(host, cwd))
             self._sync_env()
         try:
-            status = self._nested(self.run_command_argv(argv, stdin, out, err, env or {}))
+            status = self._nested(self.run_command_argv(argv, stdin, out, err, env or {}, user))
         except OutputLimitExceeded as exc:
             err.parts.append(f"{exc}\n")
             status = 1

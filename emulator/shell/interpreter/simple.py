@@ -6,6 +6,7 @@ import posixpath
 import shlex
 from collections.abc import Generator
 
+from emulator.cluster.accounts import LEARNER
 from emulator.commands.kit.command import Context
 from emulator.errors import CommandError, EmulatorError, OutputLimitExceeded
 from emulator.shell.expand import expand_word
@@ -41,12 +42,14 @@ class SimpleCommands(Redirections):
         env.update(assigns)
         return (yield from self.run_command_argv(argv, stdin, out, err, env))
 
-    def run_streaming(self, argv: list[str], ctx: Context) -> Run:
-        """Run a command inside another one (``sudo``, ``timeout``), streaming through its context."""
-        return (yield from self.run_command_argv(argv, ctx.stdin, ContextSink(ctx, "out"), ContextSink(ctx, "err"), {}))
+    def run_streaming(self, argv: list[str], ctx: Context, user: str | None = None) -> Run:
+        """Run a command inside another one (``sudo``, ``timeout``), streaming through its context,
+        as ``user`` (``sudo -u``) or as the one running ``ctx``."""
+        return (yield from self.run_command_argv(argv, ctx.stdin, ContextSink(ctx, "out"), ContextSink(ctx, "err"), {},
+                                                 user or ctx.user))
 
     def run_command_argv(self, argv: list[str], stdin: str, out: Sink, err: Sink,
-                         env: dict[str, str]) -> Run:
+                         env: dict[str, str], user: str = LEARNER) -> Run:
         if argv[0] in self.aliases and self._alias_depth < 8:
             self._alias_depth += 1
             try:
@@ -54,14 +57,15 @@ class SimpleCommands(Redirections):
             except ValueError:
                 expanded = argv
             try:
-                return (yield from self.run_command_argv(expanded or argv, stdin, out, err, env))
+                return (yield from self.run_command_argv(expanded or argv, stdin, out, err, env, user))
             finally:
                 self._alias_depth -= 1
         name = argv[0]
         command = self.commands.lookup(name) if "/" not in name else None
         if command is None:
             return self._not_found(name, err)
-        ctx = Context(argv=argv, stdin=stdin, env={**self.env, **env}, shell=self, isatty=isinstance(out, Terminal))
+        ctx = Context(argv=argv, stdin=stdin, env={**self.env, **env}, shell=self, isatty=isinstance(out, Terminal),
+                      user=user)
         status = 0
         try:
             outcome = command.main(ctx)

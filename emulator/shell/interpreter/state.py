@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from emulator import hostfs
+from emulator.cluster.accounts import LEARNER
 from emulator.commands.kit.command import OUTPUT_LIMIT
 from emulator.errors import OutputLimitExceeded
 from emulator.shell import table
@@ -17,7 +18,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from emulator.cluster.model import Cluster, Node
 
 #: The learner, and their home directory.
-USER = "alice"
+USER = LEARNER
 HOME = "/home/alice"
 
 
