@@ -10,6 +10,8 @@ import ast
 import tomllib
 from pathlib import Path
 
+import grimp
+
 ROOT = Path(__file__).resolve().parents[1]
 EMULATOR = ROOT / "emulator"
 #: Lines a module may hold; a longer one must say in its docstring why it is one concept.
@@ -45,3 +47,51 @@ def test_every_package_states_its_public_face():
         names = [t.id for node in tree.body if isinstance(node, ast.Assign) for t in node.targets if isinstance(t, ast.Name)]
         names += [node.target.id for node in tree.body if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)]
         assert "__all__" in names, f"{init.relative_to(ROOT)}: no __all__"
+
+
+def test_no_module_imports_itself_through_others():
+    """No import cycle anywhere in the emulator, counting imports inside functions and for type checkers."""
+    graph = grimp.build_graph("emulator", include_external_packages=False, exclude_type_checking_imports=False)
+    cycles = [sorted(group) for group in _strongly_connected(graph) if len(group) > 1]
+    assert not cycles, f"import cycles: {cycles}"
+
+
+def _strongly_connected(graph: grimp.ImportGraph) -> list[set[str]]:
+    """Tarjan's strongly connected components of the module graph, without recursion."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[set[str]] = []
+    for root in sorted(graph.modules):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph.find_modules_directly_imported_by(root))))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.find_modules_directly_imported_by(child)))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group = set()
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.add(member)
+                    if member == node:
+                        break
+                groups.append(group)
+    return groups

@@ -3,15 +3,28 @@
 from __future__ import annotations
 
 import math
+import random
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from emulator.commands.awk.errors import AwkError
 from emulator.commands.awk.values import NEG_NAN, StrNum, to_num, to_str
 from emulator.commands.kit.regex import substitute_all
 
-if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
-    from emulator.commands.awk.interpreter import Interpreter
+
+class Interpreter(Protocol):
+    """What a built-in function needs of the running program (the interpreter, which calls these)."""
+
+    vars: dict[str, Any]
+    arrays: dict[str, dict[str, Any]]
+    fields: list[Any]
+    random: random.Random
+
+    def eval(self, node: Any) -> Any: ...
+
+    def regex(self, pattern: str) -> re.Pattern[str]: ...
+
+    def lvalue_set(self, node: tuple, value: Any) -> None: ...
 
 
 def call(interp: Interpreter, name: str, args: list) -> Any:
