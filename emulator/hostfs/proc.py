@@ -12,6 +12,7 @@ from collections.abc import Callable
 from emulator.cluster.boots import load_average
 from emulator.cluster.ids import rng
 from emulator.cluster.model import Cluster, Node
+from emulator.cluster.processes import memory
 from emulator.hostfs import procfs
 from emulator.hostfs.tree import live_file, tree
 from emulator.vfs import Dir
@@ -75,19 +76,27 @@ def _cpuinfo(node: Node) -> str:
 
 
 def _meminfo(cluster: Cluster, node: Node) -> str:
-    total = node.memory_kib
-    busy = any(j.state == "RUNNING" and node.name in j.nodes for j in cluster.slurm.jobs)
+    """``/proc/meminfo`` from :func:`emulator.cluster.processes.memory`, the figures free, top and vmstat print.
+
+    procps reads this file: free's ``buff/cache`` is Buffers + Cached + SReclaimable, its ``used`` is
+    MemTotal - MemFree - Buffers - Cached - SReclaimable, ``available`` is MemAvailable and ``shared``
+    is Shmem (procps-ng proc/sysinfo.c, meminfo()), so the rows below are split to give those sums back.
+    """
+    m = memory(cluster, node)
     r = rng(cluster.seed, node.name, "meminfo", int(cluster.clock.elapsed // 10))
-    used_fraction = (0.38 if busy else 0.03) + r.uniform(0.0, 0.01)
-    cached = int(total * (0.42 if busy else 0.08))
-    free = int(total * (1 - used_fraction) - cached)
-    rows = [("MemTotal", total), ("MemFree", free), ("MemAvailable", free + int(cached * 0.9)),
-            ("Buffers", int(total * 0.002)), ("Cached", cached), ("SwapCached", 0),
-            ("Active", int(total * used_fraction * 0.9)), ("Inactive", int(cached * 0.6)),
+    reclaimable = m.cached // 40            # dentries and inodes: part of free's cache column
+    unreclaimable = int(m.total * 0.002)
+    page_tables = int(m.total * 0.001)
+    anon = max(0, m.used - unreclaimable - page_tables)
+    cached = m.cached - reclaimable
+    rows = [("MemTotal", m.total), ("MemFree", m.free), ("MemAvailable", m.available),
+            ("Buffers", m.buffers), ("Cached", cached), ("SwapCached", 0),
+            ("Active", anon + cached // 3), ("Inactive", cached - cached // 3 + m.buffers),
             ("SwapTotal", 0), ("SwapFree", 0), ("Dirty", r.randint(100, 4000)), ("Writeback", 0),
-            ("AnonPages", int(total * used_fraction * 0.85)), ("Mapped", int(total * 0.01)),
-            ("Shmem", int(total * (0.02 if busy else 0.001))), ("Slab", int(total * 0.006)),
-            ("PageTables", int(total * 0.001)), ("HugePages_Total", 0), ("HugePages_Free", 0),
+            ("AnonPages", anon), ("Mapped", min(cached, m.shared + int(m.total * 0.004))),
+            ("Shmem", m.shared), ("KReclaimable", reclaimable), ("Slab", reclaimable + unreclaimable),
+            ("SReclaimable", reclaimable), ("SUnreclaim", unreclaimable),
+            ("PageTables", page_tables), ("HugePages_Total", 0), ("HugePages_Free", 0),
             ("Hugepagesize", 2048)]
     out = []
     for name, value in rows:

@@ -27,6 +27,25 @@ def test_free_agrees_with_top_memory_line():
     assert f"MiB Mem : {total_kib / 1024:8.1f} total" in top
 
 
+@pytest.mark.parametrize("host", ["node01", "node08", None])
+def test_meminfo_free_top_and_vmstat_agree(host):
+    """free, top and vmstat read /proc/meminfo's figures as procps does (cache = Cached + SReclaimable)."""
+    s = on(host)
+    info = {k: int(v.split()[0]) for k, v in (line.split(":", 1) for line in run(s, "cat /proc/meminfo").splitlines())}
+    cache = info["Buffers"] + info["Cached"] + info["SReclaimable"]
+    used = info["MemTotal"] - info["MemFree"] - cache
+    total, f_used, free, shared, buff_cache, available = map(int, run(s, "free").splitlines()[1].split()[1:])
+    assert (total, f_used, free, shared, buff_cache, available) == (
+        info["MemTotal"], used, info["MemFree"], info["Shmem"], cache, info["MemAvailable"])
+    wide = run(s, "free -w").splitlines()[1].split()
+    assert (int(wide[5]), int(wide[6])) == (info["Buffers"], info["Cached"] + info["SReclaimable"])
+    vm = run(s, "vmstat").splitlines()[2].split()
+    assert list(map(int, vm[3:6])) == [info["MemFree"], info["Buffers"], info["Cached"] + info["SReclaimable"]]
+    mib = 1024
+    assert (f"MiB Mem : {total / mib:8.1f} total, {free / mib:8.1f} free, {used / mib:8.1f} used, "
+            f"{cache / mib:8.1f} buff/cache") in run(s, "top -b -n 1")
+
+
 def test_top_lists_training_ranks_first_on_a_job_node():
     s = on("node01")
     lines = run(s, "top -b -n 1").splitlines()
