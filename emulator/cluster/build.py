@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from emulator.cluster import catalog
+from emulator.cluster.accounts import BMC_CREDENTIAL
 from emulator.cluster.clock import DEFAULT_START, SimClock
 from emulator.cluster.hardware import (
     BMC,
@@ -82,7 +83,8 @@ def build_cluster(spec: ClusterSpec) -> Cluster:
         bmc = BMC(hostname=f"{name}-bmc", ipv4=f"10.20.{i // 250}.{i % 250 + 1}", mac=mac(r, 0x7C8AE1),
                   firmware=catalog.VERSIONS.bmc_firmware, sensors=_sensors(spec.seed, name), sel=_baseline_sel(boot),
                   board_serial=f"OM23{r.randrange(10**2):02d}S6{r.randrange(10**5):05d}",
-                  system_serial=f"S{r.randrange(10**6):06d}X3A{r.randrange(10**5):05d}")
+                  system_serial=f"S{r.randrange(10**6):06d}X3A{r.randrange(10**5):05d}",
+                  users=dict([BMC_CREDENTIAL]))
         nodes[name] = Node(
             name=name, index=i, role="compute", mgmt_ipv4=f"10.10.{i // 250}.{i % 250 + 10}",
             cpu=cpu, memory_kib=2_113_407_116, bmc=bmc,

@@ -7,9 +7,9 @@ import pytest
 from emulator.cluster import lifecycle
 from emulator.cluster.faults import apply_fault
 from emulator.session import Session
-from tests.support import golden
+from tests.support import golden, run
 
-LAN = "ipmitool -I lanplus -H {bmc} -U admin -P secret"
+LAN = "ipmitool -I lanplus -H {bmc} -U admin -P admin"
 
 
 
@@ -80,8 +80,33 @@ def test_unreachable_or_unknown_bmc_cannot_open_a_session():
 def test_password_from_the_environment_with_dash_e():
     s = Session()
     assert s.execute("ipmitool -I lanplus -H node03-bmc -U admin -E power status")[1] == 1
-    out, status = s.execute("IPMI_PASSWORD=x ipmitool -I lanplus -H node03-bmc -U admin -E power status")
+    out, status = s.execute("IPMI_PASSWORD=admin ipmitool -I lanplus -H node03-bmc -U admin -E power status")
     assert (out, status) == ("Chassis Power is on\n", 0)
+    wrong = s.execute("IPMI_PASSWORD=x ipmitool -I lanplus -H node03-bmc -U admin -E power status")
+    assert wrong == ("Error: Unable to establish IPMI v2 / RMCP+ session\n", 1)
+
+
+def test_a_wrong_user_or_password_cannot_open_a_session_and_changes_nothing():
+    s = Session()
+    for cred in ("-U admin -P secret", "-U root -P admin", "-U ADMIN -P admin"):
+        line = f"ipmitool -I lanplus -H node03-bmc {cred} power off"
+        assert s.execute(line) == ("Error: Unable to establish IPMI v2 / RMCP+ session\n", 1)
+    assert s.execute("ipmitool -I lan -H node03-bmc -U admin -P secret power status") == (
+        "Error: Unable to establish LAN session\nError: Unable to establish IPMI v1.5 / RMCP session\n", 1)
+    assert s.execute("ipmitool -v -I lanplus -H node03-bmc -U admin -P secret power status") == (
+        "> RAKP 2 HMAC is invalid\nError: Unable to establish IPMI v2 / RMCP+ session\n", 1)
+    assert s.execute("ipmitool -v -I lanplus -H node03-bmc -U root -P admin power status")[0].startswith(
+        "RAKP 2 message indicates an error : unauthorized name\n")
+    assert ipmi(s, "power status") == ("Chassis Power is on\n", 0)
+
+
+def test_the_operator_credential_is_kept_root_only_on_the_login_node():
+    s = Session()
+    assert s.execute("ls -l /etc/ipmi/bmc.cred")[0].startswith("-rw------- 1 root root ")
+    cred = dict(line.split("=", 1) for line in run(s, "sudo cat /etc/ipmi/bmc.cred").splitlines()
+                if not line.startswith("#"))
+    line = f"ipmitool -I lanplus -H node05-bmc -U {cred['IPMI_USER']} -P {cred['IPMI_PASSWORD']} power status"
+    assert run(s, line) == "Chassis Power is on\n"
 
 
 def test_in_band_ipmitool_needs_the_local_device():
