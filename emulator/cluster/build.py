@@ -34,6 +34,7 @@ from emulator.cluster.ids import gpu_uuid, guid, mac, rng, serial
 from emulator.cluster.model import Cluster, Hardware, Node
 from emulator.cluster.scheduler import Job, SlurmState
 from emulator.cluster.storage import LocalDisk, ParallelFS, Target
+from emulator.cluster.telemetry import FULLY_REDUNDANT, PSU_COUNT
 from emulator.cluster.training import Rank, TrainingRun
 
 #: Seconds the compute nodes had been up when the clock starts (boot ~ 12.5 days before).
@@ -240,9 +241,12 @@ def _sensors(seed: int, name: str) -> list[Sensor]:
         Sensor("Exhaust Temp", float(r.randint(38, 46)), "degrees C", sensor_id="0x02"),
         Sensor("CPU0 Temp", float(r.randint(45, 60)), "degrees C", entity="3.1", sensor_id="0x03"),
         Sensor("CPU1 Temp", float(r.randint(45, 60)), "degrees C", entity="3.2", sensor_id="0x04"),
-        Sensor("Total Power", float(r.randint(5600, 6400)), "Watts", entity="21.0", sensor_id="0x10"),
-        Sensor("PSU0 Status", None, "discrete", entity="10.1", sensor_id="0x20"),
-        Sensor("PSU1 Status", None, "discrete", entity="10.2", sensor_id="0x21"),
+        # Read live from the GPUs' draw and the rest of the system (telemetry.system_power_w).
+        Sensor("Total Power", None, "Watts", entity="21.0", sensor_id="0x10"),
+        # Six supplies in 4+2 redundancy, and the BMC's redundancy sensor over them (telemetry.PSU_COUNT).
+        *(Sensor(f"PSU{i} Status", None, "discrete", entity=f"10.{i}", sensor_id=f"0x{0x20 + i:02x}",
+                 states=("Presence detected",)) for i in range(1, PSU_COUNT + 1)),
+        Sensor("PS Redundancy", None, "discrete", entity="10.0", sensor_id="0x27", states=(FULLY_REDUNDANT,)),
     ]
     for fan in range(1, 7):
         sensors.append(Sensor(f"FAN{fan}_F Speed", float(r.randint(70, 95) * 100), "RPM", entity="29.1",

@@ -247,6 +247,8 @@ class Sensor:
     status: str = "ok"         # ok / cr / nr / ns
     entity: str = "7.1"
     sensor_id: str = ""
+    #: A discrete sensor's asserted states, as ``sdr elist`` joins them ("Presence detected", ...).
+    states: tuple[str, ...] = ()
 
 
 @dataclass

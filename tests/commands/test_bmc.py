@@ -205,8 +205,46 @@ def test_chassis_identify_bootdev_and_power_on_hours():
 
 def test_sensor_get_shows_the_failed_supply_and_sel_time_is_the_simulated_clock():
     s = down("psu-failure")
-    out, status = ipmi(s, "sensor get 'PSU1 Status'")
+    out, status = ipmi(s, "sensor get 'PSU2 Status'")
     assert status == 0 and out.endswith("[Presence detected]\n                         [Failure detected]\n")
+    out, _ = ipmi(s, "sensor get 'PSU5 Status'")
+    assert out.endswith("[Presence detected]\n                         [Power Supply AC lost]\n")
     assert ipmi(s, "sensor get Nope")[1] == 1
     out, _ = ipmi(s, "sel time get")
     assert out == s.cluster.clock.now().strftime("%m/%d/%Y %H:%M:%S\n")
+
+
+def test_an_hgx_node_has_six_supplies_and_draws_what_its_gpus_and_the_rest_draw():
+    """Six PSUs in 4+2; Total Power is the GPUs' power.draw (as nvidia-smi reads it) plus the rest of the system."""
+    s = Session()
+    out = ipmi(s, "sdr type 'Power Supply'", "node01-bmc")[0]
+    assert [line.split("|")[0].strip() for line in out.splitlines()] == [
+        *(f"PSU{i} Status" for i in range(1, 7)), "PS Redundancy"]
+    assert out.splitlines()[-1].endswith("| ok  | 10.0 | Fully Redundant")
+    for node, lo, hi in (("node01", 8_500, 10_200), ("node08", 2_300, 3_000)):   # training / idle
+        total = int(ipmi(s, "sdr list", f"{node}-bmc")[0].split("Total Power")[1].split("|")[1].split()[0])
+        draws = run(s, f"ssh {node} nvidia-smi --query-gpu=power.draw --format=csv,noheader,nounits").split()
+        assert lo < total < hi
+        assert 1_900 < total - sum(map(float, draws)) < 4_300
+
+
+def test_losing_one_supply_keeps_the_node_up_and_says_redundancy_degraded():
+    s = Session()
+    apply_fault(s.cluster, "gpu-power-brake", {"node": "node03", "scope": "node"})
+    assert ipmi(s, "chassis status")[0].startswith("System Power         : on\n")
+    sel = ipmi(s, "sel elist")[0].splitlines()
+    lost = [line for line in sel if "| Power Supply AC lost |" in line]
+    assert len(lost) == 1 and lost[0].split("|")[3].strip().startswith("Power Supply PSU")
+    assert sel[-1].endswith("| Power Supply PS Redundancy | Redundancy Degraded | Asserted")
+    sdr = ipmi(s, "sdr elist")[0]
+    assert "| cr  | 10.0 | Redundancy Degraded" in sdr and sdr.count("Presence detected, Power Supply AC lost") == 1
+    assert run(s, "ssh node03 hostname") == "node03\n"
+
+
+def test_a_psu_failure_that_takes_the_node_down_needs_more_supplies_lost_than_the_spares():
+    s = down("psu-failure")
+    sel = ipmi(s, "sel elist")[0]
+    assert "| Power Supply PSU2 Status | Failure detected | Asserted" in sel
+    assert sel.count("| Power Supply AC lost | Asserted") == 3
+    assert "| Non-Redundant: Insufficient Resources | Asserted" in sel
+    assert ipmi(s, "chassis status")[0].startswith("System Power         : off\nPower Overload       : true\n")
