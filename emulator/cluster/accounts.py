@@ -15,5 +15,11 @@ HOST_UIDS = {"systemd+": 101, "nvidia-+": 113}
 
 
 
+#: The BMCs' operator account, the same on every node's BMC: (user, password). Operators keep it in
+#: ``/etc/ipmi/bmc.cred`` on the login node, readable by root only (``sudo cat``), and pass it to
+#: ``ipmitool -U ... -P ...`` or ``-E`` with ``IPMI_PASSWORD``; any other password is refused.
+BMC_CREDENTIAL = ("admin", "admin")
+
+
 def uid_of(user: str) -> int:
     return HOST_UIDS.get(user, UIDS.get(user, 0))

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from emulator.cluster import catalog
+from emulator.cluster.accounts import BMC_CREDENTIAL
 from emulator.cluster.clock import DEFAULT_START, SimClock
 from emulator.cluster.hardware import (
     BMC,
@@ -33,6 +34,7 @@ from emulator.cluster.ids import gpu_uuid, guid, mac, rng, serial
 from emulator.cluster.model import Cluster, Hardware, Node
 from emulator.cluster.scheduler import Job, SlurmState
 from emulator.cluster.storage import LocalDisk, ParallelFS, Target
+from emulator.cluster.telemetry import FULLY_REDUNDANT, PSU_COUNT
 from emulator.cluster.training import Rank, TrainingRun
 
 #: Seconds the compute nodes had been up when the clock starts (boot ~ 12.5 days before).
@@ -82,7 +84,8 @@ def build_cluster(spec: ClusterSpec) -> Cluster:
         bmc = BMC(hostname=f"{name}-bmc", ipv4=f"10.20.{i // 250}.{i % 250 + 1}", mac=mac(r, 0x7C8AE1),
                   firmware=catalog.VERSIONS.bmc_firmware, sensors=_sensors(spec.seed, name), sel=_baseline_sel(boot),
                   board_serial=f"OM23{r.randrange(10**2):02d}S6{r.randrange(10**5):05d}",
-                  system_serial=f"S{r.randrange(10**6):06d}X3A{r.randrange(10**5):05d}")
+                  system_serial=f"S{r.randrange(10**6):06d}X3A{r.randrange(10**5):05d}",
+                  users=dict([BMC_CREDENTIAL]))
         nodes[name] = Node(
             name=name, index=i, role="compute", mgmt_ipv4=f"10.10.{i // 250}.{i % 250 + 10}",
             cpu=cpu, memory_kib=2_113_407_116, bmc=bmc,
@@ -238,9 +241,12 @@ def _sensors(seed: int, name: str) -> list[Sensor]:
         Sensor("Exhaust Temp", float(r.randint(38, 46)), "degrees C", sensor_id="0x02"),
         Sensor("CPU0 Temp", float(r.randint(45, 60)), "degrees C", entity="3.1", sensor_id="0x03"),
         Sensor("CPU1 Temp", float(r.randint(45, 60)), "degrees C", entity="3.2", sensor_id="0x04"),
-        Sensor("Total Power", float(r.randint(5600, 6400)), "Watts", entity="21.0", sensor_id="0x10"),
-        Sensor("PSU0 Status", None, "discrete", entity="10.1", sensor_id="0x20"),
-        Sensor("PSU1 Status", None, "discrete", entity="10.2", sensor_id="0x21"),
+        # Read live from the GPUs' draw and the rest of the system (telemetry.system_power_w).
+        Sensor("Total Power", None, "Watts", entity="21.0", sensor_id="0x10"),
+        # Six supplies in 4+2 redundancy, and the BMC's redundancy sensor over them (telemetry.PSU_COUNT).
+        *(Sensor(f"PSU{i} Status", None, "discrete", entity=f"10.{i}", sensor_id=f"0x{0x20 + i:02x}",
+                 states=("Presence detected",)) for i in range(1, PSU_COUNT + 1)),
+        Sensor("PS Redundancy", None, "discrete", entity="10.0", sensor_id="0x27", states=(FULLY_REDUNDANT,)),
     ]
     for fan in range(1, 7):
         sensors.append(Sensor(f"FAN{fan}_F Speed", float(r.randint(70, 95) * 100), "RPM", entity="29.1",

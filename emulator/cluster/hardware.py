@@ -247,6 +247,8 @@ class Sensor:
     status: str = "ok"         # ok / cr / nr / ns
     entity: str = "7.1"
     sensor_id: str = ""
+    #: A discrete sensor's asserted states, as ``sdr elist`` joins them ("Presence detected", ...).
+    states: tuple[str, ...] = ()
 
 
 @dataclass
@@ -259,7 +261,8 @@ class BMC:
     last_power_event: str = ""
     sel: list[SelEntry] = field(default_factory=list)
     sensors: list[Sensor] = field(default_factory=list)
-    users: tuple[str, ...] = ("admin",)
+    #: The BMC's accounts: user name → password (an RMCP+ session needs both right).
+    users: dict[str, str] = field(default_factory=dict)
     #: What started the host last, as ``chassis restart_cause`` reports it.
     restart_cause: str = "chassis power control command"
     #: Board and system serial numbers, as ``fru print`` reports them.

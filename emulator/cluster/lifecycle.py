@@ -13,6 +13,7 @@ from emulator.cluster import catalog
 from emulator.cluster.hardware import BootRecord, KernelEvent, SelEntry
 from emulator.cluster.model import Cluster, Node
 from emulator.cluster.scheduler import Job, job_ended
+from emulator.cluster.telemetry import psu_redundancy
 from emulator.cluster.timeline import teardown_s
 
 #: Seconds from power-on to the login prompt on an HGX node (POST, kernel, services).
@@ -30,6 +31,21 @@ def sel(node: Node, offset_s: float, sensor: str, name: str, event: str, directi
     """Append one SEL record to the node's BMC."""
     assert node.bmc is not None
     node.bmc.sel.append(SelEntry(offset_s, sensor, event, direction, name))
+
+
+def lose_psu(node: Node, psu: int, at_s: float, event: str = "Failure detected") -> None:
+    """Supply ``psu`` (1-6) stops delivering: its sensor asserts ``event`` (a failure, or AC lost at its
+    inlet) and the BMC logs it with the redundancy sensor's new state. With 4+2 supplies the node keeps
+    running after one or two losses; what more losses do is the caller's story."""
+    assert node.bmc is not None
+    before = psu_redundancy(node)
+    for sensor in node.bmc.sensors:
+        if sensor.name == f"PSU{psu} Status":
+            sensor.status = "cr"
+            sensor.states = ("Presence detected", event)
+    sel(node, at_s, f"Power Supply #0x{0x20 + psu:02x}", f"PSU{psu} Status", event)
+    if psu_redundancy(node) != before:   # the redundancy sensor logs a change of state only
+        sel(node, at_s, "Power Supply #0x27", "PS Redundancy", psu_redundancy(node))
 
 
 def end_job(cluster: Cluster, job: Job, state: str, at_s: float, exit_code: str, reason: str) -> None:

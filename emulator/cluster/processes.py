@@ -55,6 +55,24 @@ def memory(cluster: Cluster, node: Node, procs: list[Proc] | None = None) -> Mem
 
 
 
+#: Where each kind of sleeping process waits, as ``/proc/PID/wchan`` names it on the model's kernel
+#: (5.15: the sleeping function outside the scheduler, with ``ep_poll``/``do_poll`` inlined into their
+#: callers; the futex wait is ``futex_wait_queue_me`` until 5.16 renamed it ``futex_wait_queue``,
+#: torvalds/linux kernel/futex.c v5.15 and kernel/futex/waitwake.c v5.16). Event-loop daemons
+#: (systemd, journald, resolved, the NVIDIA and Slurm daemons) default to ``do_epoll_wait``.
+WAITS_IN = {
+    "kthreadd": "kthreadd", "rcu_gp": "rescuer_thread", "sshd": "do_sys_poll", "bash": "do_wait",
+    # slurmstepd's main thread reaps the step's tasks (waitpid); the torchrun agent sleeps between
+    # monitor passes (time.sleep, clock_nanosleep); an idle DataLoader worker polls its index queue's
+    # pipe (multiprocessing Queue.get with a timeout).
+    "slurmstepd": "do_wait", "torchrun": "hrtimer_nanosleep", "pt_data_worker": "do_sys_poll",
+    "python3": "futex_wait_queue_me",
+}
+#: Where a read from Lustre waits for its pages: cl_sync_io_wait (lustre/obdclass/cl_io.c), the
+#: synchronous-I/O wait of a client read, which hung-task traces of Lustre clients show.
+LUSTRE_READ_WAIT = "cl_sync_io_wait"
+
+
 @dataclass(frozen=True)
 class Proc:
     pid: int
@@ -75,6 +93,15 @@ class Proc:
     cpu_before_s: float = 0.0
     #: When the current %CPU began (None: since the start).
     rate_since_s: float | None = None
+    #: The kernel function a sleeping process waits in (``ps -o wchan``); "" for a daemon's default.
+    waits_in: str = ""
+
+    @property
+    def wchan(self) -> str:
+        """``/proc/PID/wchan`` as ps prints it: ``-`` while running, else where the task sleeps."""
+        if self.state.startswith("R"):
+            return "-"
+        return self.waits_in or WAITS_IN.get(self.comm, "do_epoll_wait")
 
     def cpu_time_s(self, now: float) -> float:
         since = self.start_s if self.rate_since_s is None else self.rate_since_s
@@ -166,10 +193,11 @@ def _training_procs(cluster: Cluster, node: Node, start: float) -> list[Proc]:
         if hung and hang_s is not None and rank.rank == run.hang_rank and run.hang_in == "io":
             before, since = max(0.0, hang_s - started) * pct / 100.0, hang_s
             state, pct = "Dl", 0.3
+        waits_in = LUSTRE_READ_WAIT if state.startswith("D") else ""
         procs.append(Proc(rank.pid, agent, "alice", "pt_main_thread", args, pct,
                           21_400_000 + j.randrange(2_000_000), 186_000_000 + j.randrange(4_000_000),
                           2_100_000 + j.randrange(300_000), state, started, threads=97, cpu_before_s=before,
-                          rate_since_s=since))
+                          rate_since_s=since, waits_in=waits_in))
         for k in range(run.loader_workers):
             w = rng(cluster.seed, node.name, "worker", rank.rank, k)
             pct = round(max(0.0, worker_pct * w.uniform(0.9, 1.1)), 1)
@@ -177,7 +205,7 @@ def _training_procs(cluster: Cluster, node: Node, start: float) -> list[Proc]:
             procs.append(Proc(worker_pid(rank.pid, rank.local_rank, run.loader_workers, k), rank.pid, "alice", "pt_data_worker", args, min(99.9, pct),
                               3_100_000 + w.randrange(400_000), 160_000_000 + w.randrange(2_000_000),
                               1_900_000 + w.randrange(200_000), state, started + 90.0,
-                              threads=9))
+                              threads=9, waits_in=LUSTRE_READ_WAIT if state == "D" else ""))
     return procs
 
 

@@ -188,3 +188,42 @@ def violation_s(cluster: Cluster, gpu: GPU, reason: str, at: float | None = None
     if reason in gpu.clock_event_reasons and total > 0:
         total += max(0.0, _instant(cluster, at))
     return total
+
+
+# -- the node's power supplies ---------------------------------------------------------------
+
+#: DGX H100: six supplies rated 3.3 kW (200-240 V, 16 A) in 4+2 redundancy, 10.2 kW maximum system
+#: input; the system keeps running (slowed) with three supplies lost and needs three to boot
+#: (NVIDIA DGX H100/H200 User Guide, "Power Specifications"; docs.nvidia.com/dgx/dgxh100-user-guide).
+PSU_COUNT, PSU_CAPACITY_W, PSU_REDUNDANT = 6, 3300.0, 2
+#: Everything but the GPUs (two Xeon 8480C, 2 TB DDR5, four NVSwitches, ten ConnectX-7, NVMe, fans,
+#: conversion losses): 10.2 kW maximum - 8 x 700 W GPUs = 4.6 kW at full load [derived]; a training
+#: step leaves the CPUs mostly idle, so 4.2 kW busy, and 2.0 kW with idle GPUs [assumed].
+REST_BUSY_W, REST_IDLE_W = 4200.0, 2000.0
+#: The redundancy sensor's states (IPMI generic event type 0Bh, as ipmitool's ipmi_sel.c spells them).
+FULLY_REDUNDANT = "Fully Redundant"
+REDUNDANCY_STATES = (FULLY_REDUNDANT, "Redundancy Degraded", "Redundancy Lost", "Non-Redundant: Insufficient Resources")
+
+
+def system_power_w(cluster: Cluster, node: Node) -> float:
+    """The node's input power now, as the BMC's Total Power reads it: the eight GPUs' draw (what
+    nvidia-smi's power.draw reports) plus the rest of the system, which follows the GPUs' load."""
+    bmc = node.bmc
+    if bmc is not None and not bmc.power_on:
+        return 0.0
+    readings = [sample(cluster, node, gpu) for gpu in node.gpus if gpu.present]
+    load = sum(r.util_pct for r in readings) / (100.0 * max(1, len(node.gpus)))
+    return sum(r.power_w for r in readings) + REST_IDLE_W + (REST_BUSY_W - REST_IDLE_W) * load
+
+
+def psus_lost(node: Node) -> int:
+    """How many of the node's supplies no longer deliver (failed or without AC)."""
+    bmc = node.bmc
+    return 0 if bmc is None else sum(1 for s in bmc.sensors if s.name.startswith("PSU") and s.status == "cr")
+
+
+def psu_redundancy(node: Node) -> str:
+    """The PS Redundancy sensor's state: full with all six, degraded with one lost (one spare left),
+    lost with two (exactly the four needed), insufficient with more."""
+    return REDUNDANCY_STATES[min(psus_lost(node), PSU_REDUNDANT + 1)]
+

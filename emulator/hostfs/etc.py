@@ -7,6 +7,7 @@ the site's prolog and epilog record each job's GPU statistics with DCGM.
 
 from __future__ import annotations
 
+from emulator.cluster.accounts import BMC_CREDENTIAL
 from emulator.cluster.model import Cluster, Node
 from emulator.cluster.scheduler import compress_hostlist
 from emulator.hostfs.tree import tree
@@ -27,6 +28,12 @@ def etc_dir(cluster: Cluster, node: Node) -> Dir:
         "slurm/epilog.d/50-dcgm-stats.sh": File(_DCGM_EPILOG, mode=0o755, mtime=-8_640_000.0),
         "timezone": File("Etc/UTC\n"),
     }
+    if node.role == "login":
+        # The operators' BMC account, readable by root only (sudo cat /etc/ipmi/bmc.cred).
+        user, password = BMC_CREDENTIAL
+        files["ipmi/bmc.cred"] = File(f"# BMC operator account for ipmitool -I lanplus -H nodeNN-bmc\n"
+                                      f"IPMI_USER={user}\nIPMI_PASSWORD={password}\n",
+                                      mode=0o600, owner="root", group="root", mtime=-8_640_000.0)
     return tree(files)
 
 

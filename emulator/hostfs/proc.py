@@ -76,18 +76,27 @@ def _cpuinfo(node: Node) -> str:
 
 
 def _meminfo(cluster: Cluster, node: Node) -> str:
-    """The kernel's memory counters: the same :func:`memory` reading ``free`` and slurmd's FreeMem show."""
+    """``/proc/meminfo`` from :func:`emulator.cluster.processes.memory`, the figures free, top and vmstat print.
+
+    procps reads this file: free's ``buff/cache`` is Buffers + Cached + SReclaimable, its ``used`` is
+    MemTotal - MemFree - Buffers - Cached - SReclaimable, ``available`` is MemAvailable and ``shared``
+    is Shmem (procps-ng proc/sysinfo.c, meminfo()), so the rows below are split to give those sums back.
+    """
     m = memory(cluster, node)
-    total = m.total
-    anon = int(m.used * 0.85)   # most of what processes hold; the rest is kernel (slab, page tables)
     r = rng(cluster.seed, node.name, "meminfo", int(cluster.clock.elapsed // 10))
-    rows = [("MemTotal", total), ("MemFree", m.free), ("MemAvailable", m.available),
-            ("Buffers", m.buffers), ("Cached", m.cached), ("SwapCached", 0),
-            ("Active", int(anon * 0.9) + m.cached // 2), ("Inactive", int(m.cached * 0.6)),
+    reclaimable = m.cached // 40            # dentries and inodes: part of free's cache column
+    unreclaimable = int(m.total * 0.002)
+    page_tables = int(m.total * 0.001)
+    anon = max(0, m.used - unreclaimable - page_tables)
+    cached = m.cached - reclaimable
+    rows = [("MemTotal", m.total), ("MemFree", m.free), ("MemAvailable", m.available),
+            ("Buffers", m.buffers), ("Cached", cached), ("SwapCached", 0),
+            ("Active", anon + cached // 3), ("Inactive", cached - cached // 3 + m.buffers),
             ("SwapTotal", 0), ("SwapFree", 0), ("Dirty", r.randint(100, 4000)), ("Writeback", 0),
-            ("AnonPages", anon), ("Mapped", int(total * 0.01)),
-            ("Shmem", m.shared), ("Slab", int(total * 0.006)),
-            ("PageTables", int(total * 0.001)), ("HugePages_Total", 0), ("HugePages_Free", 0),
+            ("AnonPages", anon), ("Mapped", min(cached, m.shared + int(m.total * 0.004))),
+            ("Shmem", m.shared), ("KReclaimable", reclaimable), ("Slab", reclaimable + unreclaimable),
+            ("SReclaimable", reclaimable), ("SUnreclaim", unreclaimable),
+            ("PageTables", page_tables), ("HugePages_Total", 0), ("HugePages_Free", 0),
             ("Hugepagesize", 2048)]
     out = []
     for name, value in rows:

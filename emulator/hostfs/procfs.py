@@ -55,6 +55,8 @@ def _pid_dir(cluster: Cluster, node: Node, proc: Proc) -> Dir:
         "comm": live(lambda: f"{proc.comm[:15]}\n"),
         # Arguments are NUL-separated; a kernel thread has none.
         "cmdline": live(lambda: "" if kernel_thread else proc.args.replace(" ", "\0") + "\0"),
+        # The symbol the task sleeps in, without a newline; "0" while it runs (fs/proc/base.c, proc_pid_wchan).
+        "wchan": live(lambda: "0" if proc.wchan == "-" else proc.wchan),
     }, mode=0o555, owner=owner, group=owner, mtime=proc.start_s)
 
 

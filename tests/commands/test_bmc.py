@@ -7,9 +7,9 @@ import pytest
 from emulator.cluster import lifecycle
 from emulator.cluster.faults import apply_fault
 from emulator.session import Session
-from tests.support import golden
+from tests.support import golden, run
 
-LAN = "ipmitool -I lanplus -H {bmc} -U admin -P secret"
+LAN = "ipmitool -I lanplus -H {bmc} -U admin -P admin"
 
 
 
@@ -80,8 +80,33 @@ def test_unreachable_or_unknown_bmc_cannot_open_a_session():
 def test_password_from_the_environment_with_dash_e():
     s = Session()
     assert s.execute("ipmitool -I lanplus -H node03-bmc -U admin -E power status")[1] == 1
-    out, status = s.execute("IPMI_PASSWORD=x ipmitool -I lanplus -H node03-bmc -U admin -E power status")
+    out, status = s.execute("IPMI_PASSWORD=admin ipmitool -I lanplus -H node03-bmc -U admin -E power status")
     assert (out, status) == ("Chassis Power is on\n", 0)
+    wrong = s.execute("IPMI_PASSWORD=x ipmitool -I lanplus -H node03-bmc -U admin -E power status")
+    assert wrong == ("Error: Unable to establish IPMI v2 / RMCP+ session\n", 1)
+
+
+def test_a_wrong_user_or_password_cannot_open_a_session_and_changes_nothing():
+    s = Session()
+    for cred in ("-U admin -P secret", "-U root -P admin", "-U ADMIN -P admin"):
+        line = f"ipmitool -I lanplus -H node03-bmc {cred} power off"
+        assert s.execute(line) == ("Error: Unable to establish IPMI v2 / RMCP+ session\n", 1)
+    assert s.execute("ipmitool -I lan -H node03-bmc -U admin -P secret power status") == (
+        "Error: Unable to establish LAN session\nError: Unable to establish IPMI v1.5 / RMCP session\n", 1)
+    assert s.execute("ipmitool -v -I lanplus -H node03-bmc -U admin -P secret power status") == (
+        "> RAKP 2 HMAC is invalid\nError: Unable to establish IPMI v2 / RMCP+ session\n", 1)
+    assert s.execute("ipmitool -v -I lanplus -H node03-bmc -U root -P admin power status")[0].startswith(
+        "RAKP 2 message indicates an error : unauthorized name\n")
+    assert ipmi(s, "power status") == ("Chassis Power is on\n", 0)
+
+
+def test_the_operator_credential_is_kept_root_only_on_the_login_node():
+    s = Session()
+    assert s.execute("ls -l /etc/ipmi/bmc.cred")[0].startswith("-rw------- 1 root root ")
+    cred = dict(line.split("=", 1) for line in run(s, "sudo cat /etc/ipmi/bmc.cred").splitlines()
+                if not line.startswith("#"))
+    line = f"ipmitool -I lanplus -H node05-bmc -U {cred['IPMI_USER']} -P {cred['IPMI_PASSWORD']} power status"
+    assert run(s, line) == "Chassis Power is on\n"
 
 
 def test_in_band_ipmitool_needs_the_local_device():
@@ -180,8 +205,46 @@ def test_chassis_identify_bootdev_and_power_on_hours():
 
 def test_sensor_get_shows_the_failed_supply_and_sel_time_is_the_simulated_clock():
     s = down("psu-failure")
-    out, status = ipmi(s, "sensor get 'PSU1 Status'")
+    out, status = ipmi(s, "sensor get 'PSU2 Status'")
     assert status == 0 and out.endswith("[Presence detected]\n                         [Failure detected]\n")
+    out, _ = ipmi(s, "sensor get 'PSU5 Status'")
+    assert out.endswith("[Presence detected]\n                         [Power Supply AC lost]\n")
     assert ipmi(s, "sensor get Nope")[1] == 1
     out, _ = ipmi(s, "sel time get")
     assert out == s.cluster.clock.now().strftime("%m/%d/%Y %H:%M:%S\n")
+
+
+def test_an_hgx_node_has_six_supplies_and_draws_what_its_gpus_and_the_rest_draw():
+    """Six PSUs in 4+2; Total Power is the GPUs' power.draw (as nvidia-smi reads it) plus the rest of the system."""
+    s = Session()
+    out = ipmi(s, "sdr type 'Power Supply'", "node01-bmc")[0]
+    assert [line.split("|")[0].strip() for line in out.splitlines()] == [
+        *(f"PSU{i} Status" for i in range(1, 7)), "PS Redundancy"]
+    assert out.splitlines()[-1].endswith("| ok  | 10.0 | Fully Redundant")
+    for node, lo, hi in (("node01", 8_500, 10_200), ("node08", 2_300, 3_000)):   # training / idle
+        total = int(ipmi(s, "sdr list", f"{node}-bmc")[0].split("Total Power")[1].split("|")[1].split()[0])
+        draws = run(s, f"ssh {node} nvidia-smi --query-gpu=power.draw --format=csv,noheader,nounits").split()
+        assert lo < total < hi
+        assert 1_900 < total - sum(map(float, draws)) < 4_300
+
+
+def test_losing_one_supply_keeps_the_node_up_and_says_redundancy_degraded():
+    s = Session()
+    apply_fault(s.cluster, "gpu-power-brake", {"node": "node03", "scope": "node"})
+    assert ipmi(s, "chassis status")[0].startswith("System Power         : on\n")
+    sel = ipmi(s, "sel elist")[0].splitlines()
+    lost = [line for line in sel if "| Power Supply AC lost |" in line]
+    assert len(lost) == 1 and lost[0].split("|")[3].strip().startswith("Power Supply PSU")
+    assert sel[-1].endswith("| Power Supply PS Redundancy | Redundancy Degraded | Asserted")
+    sdr = ipmi(s, "sdr elist")[0]
+    assert "| cr  | 10.0 | Redundancy Degraded" in sdr and sdr.count("Presence detected, Power Supply AC lost") == 1
+    assert run(s, "ssh node03 hostname") == "node03\n"
+
+
+def test_a_psu_failure_that_takes_the_node_down_needs_more_supplies_lost_than_the_spares():
+    s = down("psu-failure")
+    sel = ipmi(s, "sel elist")[0]
+    assert "| Power Supply PSU2 Status | Failure detected | Asserted" in sel
+    assert sel.count("| Power Supply AC lost | Asserted") == 3
+    assert "| Non-Redundant: Insufficient Resources | Asserted" in sel
+    assert ipmi(s, "chassis status")[0].startswith("System Power         : off\nPower Overload       : true\n")

@@ -20,7 +20,7 @@ def test_ls_long_listing(s):
 
 
 def test_ls_columns_on_a_terminal_and_lines_in_a_pipe(s):
-    assert s.execute("ls /etc") == ("hostname  hosts  lsb-release  os-release  slurm  timezone\n", 0)
+    assert s.execute("ls /etc") == ("hostname  hosts  ipmi  lsb-release  os-release  slurm  timezone\n", 0)
     assert s.execute("ls /etc | head -2") == ("hostname\nhosts\n", 0)
 
 

@@ -11,7 +11,7 @@ from emulator.cluster.faults import apply_fault
 from emulator.commands.nvsmi.nvidia_smi import NvidiaSmi
 from emulator.commands.nvsmi.options import ABRIDGED, LISTED
 from emulator.session import Session
-from tests.support import golden, on
+from tests.support import golden, on, run
 
 # -- golden outputs on the healthy sandbox, seed 0 --------------------------------------
 
@@ -192,6 +192,19 @@ def test_fallen_gpu_q_report_lists_the_others_like_list_and_query_gpu():
     assert [ln.startswith("GPU ") for ln in listed] == [not ln.startswith("Unable") for ln in queried] == \
         [g.present for g in gpus]
     assert [q for q in queried if not q.startswith("Unable")] == [h[4:] for h in heads if h.startswith("GPU ")]
+
+
+def test_query_gpu_remapped_rows_agree_with_row_remapper_report_and_remapped_rows_query():
+    """--query-gpu knows the remapped_rows.* fields: counts as numbers, pending/failure as Yes/No."""
+    s = on("node02")
+    apply_fault(s.cluster, "ecc-dbe-remap", {"node": "node02", "gpu": 3})
+    fields = "remapped_rows.correctable,remapped_rows.uncorrectable,remapped_rows.pending,remapped_rows.failure"
+    out = run(s, f"nvidia-smi -i 3 --query-gpu={fields} --format=csv")
+    assert out == f"{fields.replace(',', ', ')}\n0, 1, Yes, No\n"
+    assert run(s, f"nvidia-smi -i 3 --query-remapped-rows={fields} --format=csv,noheader") == "0, 1, 1, 0\n"
+    report = run(s, "nvidia-smi -q -d ROW_REMAPPER -i 3")
+    assert "Uncorrectable Error               : 1" in report and "Pending                           : Yes" in report
+    assert run(s, f"nvidia-smi -i 2 --query-gpu={fields} --format=csv,noheader") == "0, 0, No, No\n"
 
 
 def test_compute_apps_lists_each_rank_with_its_gpu():

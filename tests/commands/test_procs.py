@@ -27,6 +27,25 @@ def test_free_agrees_with_top_memory_line():
     assert f"MiB Mem : {total_kib / 1024:8.1f} total" in top
 
 
+@pytest.mark.parametrize("host", ["node01", "node08", None])
+def test_meminfo_free_top_and_vmstat_agree(host):
+    """free, top and vmstat read /proc/meminfo's figures as procps does (cache = Cached + SReclaimable)."""
+    s = on(host)
+    info = {k: int(v.split()[0]) for k, v in (line.split(":", 1) for line in run(s, "cat /proc/meminfo").splitlines())}
+    cache = info["Buffers"] + info["Cached"] + info["SReclaimable"]
+    used = info["MemTotal"] - info["MemFree"] - cache
+    total, f_used, free, shared, buff_cache, available = map(int, run(s, "free").splitlines()[1].split()[1:])
+    assert (total, f_used, free, shared, buff_cache, available) == (
+        info["MemTotal"], used, info["MemFree"], info["Shmem"], cache, info["MemAvailable"])
+    wide = run(s, "free -w").splitlines()[1].split()
+    assert (int(wide[5]), int(wide[6])) == (info["Buffers"], info["Cached"] + info["SReclaimable"])
+    vm = run(s, "vmstat").splitlines()[2].split()
+    assert list(map(int, vm[3:6])) == [info["MemFree"], info["Buffers"], info["Cached"] + info["SReclaimable"]]
+    mib = 1024
+    assert (f"MiB Mem : {total / mib:8.1f} total, {free / mib:8.1f} free, {used / mib:8.1f} used, "
+            f"{cache / mib:8.1f} buff/cache") in run(s, "top -b -n 1")
+
+
 def test_top_lists_training_ranks_first_on_a_job_node():
     s = on("node01")
     lines = run(s, "top -b -n 1").splitlines()
@@ -83,6 +102,42 @@ def test_a_saturated_filesystem_shows_as_iowait_and_blocked_loaders():
     assert float(run(healthy, "top -b -n 1").splitlines()[2].split(",")[4].split()[0]) < 1.0
 
 
+def test_ps_wchan_names_where_a_blocked_process_waits():
+    """wchan: - while running, the Lustre read wait in D, the idle loaders' poll; 6 wide unless last or widened."""
+    s = on(None)
+    truth = apply_fault(s.cluster, "straggler", {"kind": "io", "rank": 10}).truth
+    run(s, f"ssh {truth['node']}")
+    out = run(s, f"ps -o pid,stat,wchan,comm -p {truth['pid']}")
+    assert out == f"    PID STAT WCHAN  COMMAND\n {truth['pid']:>6} Dl   cl_syn pt_main_thread\n"
+    assert run(s, f"ps -o stat,wchan:20 -p {truth['pid']}") == "STAT WCHAN\nDl   cl_sync_io_wait\n"
+    assert run(s, f"ps -o pid,wchan:20,comm -p {truth['pid']}").splitlines()[1].split()[1] == "cl_sync_io_wait"
+    assert run(s, f"cat /proc/{truth['pid']}/wchan") == "cl_sync_io_wait"
+    waits = {tuple(line.split()) for line in run(s, "ps -eo stat,comm,wchan --no-headers").splitlines()}
+    assert ("Rl", "pt_main_thread", "-") in waits                      # the other ranks busy-poll in NCCL
+    assert ("Ss", "systemd", "do_epoll_wait") in waits and ("Sl", "torchrun", "hrtimer_nanosleep") in waits
+    assert ("S", "pt_data_worker", "do_sys_poll") in waits             # idle loaders wait on their index queue
+
+
+def test_ps_wchan_of_loaders_blocked_on_a_saturated_filesystem():
+    s = on(None)
+    apply_fault(s.cluster, "storage-contention", {})
+    run(s, "ssh node01")
+    rows = [line.split() for line in run(s, "ps -C pt_data_worker -o stat=,wchan:20=").splitlines()]
+    assert ["D", "cl_sync_io_wait"] in rows
+    assert all(w == ("cl_sync_io_wait" if st == "D" else "-" if st.startswith("R") else "do_sys_poll")
+               for st, w in rows)
+
+
+def test_ps_C_selects_by_command_name_and_adds_to_other_selections():
+    s = on("node01")
+    ranks = run(s, "ps -C pt_main_thread -o comm=").splitlines()
+    assert ranks == ["pt_main_thread"] * 8
+    both = run(s, "ps -C torchrun,slurmstepd -o comm=").split()
+    assert sorted(both) == ["slurmstepd", "torchrun"]
+    assert run(s, "ps -C systemd -p 2 -o pid=,comm=").split() == ["1", "systemd", "2", "kthreadd"]
+    assert s.execute("ps -C alice") == ("    PID TTY          TIME CMD\n", 1)   # a user's name is no command
+
+
 def test_taskset_shows_a_misbound_rank_on_the_other_socket():
     s = on(None)
     truth = apply_fault(s.cluster, "numa-misbinding", {"rank": 5}).truth
@@ -119,7 +174,7 @@ def test_pgrep_finds_the_training_ranks_that_ps_lists():
 #: A valid use of each declared flag (by long name, else short); ``{}`` stands for the spelling, ``PID`` for a rank's.
 FLAG_USES = {
     Ps: {"--help": "{}", "-e": "{}", "-A": "{}", "-f": "-e {}", "-F": "-e {}", "--format": "{} pid,comm",
-         "-O": "{} pid", "--pid": "{} PID", "--user": "{} alice", "-U": "{} alice", "-C": "{} alice", "-w": "{}",
+         "-O": "{} pid", "--pid": "{} PID", "--user": "{} alice", "-U": "{} alice", "-C": "{} pt_main_thread", "-w": "{}",
          "--sort": "-e {} -pid", "--no-headers": "-e {}", "--no-heading": "-e {}"},
     Taskset: {"--help": "{}", "--cpu-list": "{} -p PID", "--pid": "{} PID", "--all-tasks": "{} -p PID"},
 }

@@ -29,7 +29,8 @@ from emulator.cluster.faults.gpu_targets import (
     utc_stamp,
 )
 from emulator.cluster.faults.xid import ecc_dbe_remap, gpu_banner, xid, xid_event
-from emulator.cluster.hardware import KernelEvent, SelEntry
+from emulator.cluster.hardware import KernelEvent
+from emulator.cluster.lifecycle import lose_psu
 from emulator.cluster.model import Cluster
 
 # -- slowdowns --------------------------------------------------------------------------------
@@ -65,8 +66,9 @@ def gpu_power_brake(cluster: Cluster, r: random.Random, params: dict[str, object
         gpu.slowdown_cap_mhz = cap
         gpu.violation_s = {"HW Power Brake Slowdown": round(-at, 1), "HW Slowdown": round(-at, 1)}
     if node.bmc is not None and scope == "node":
-        psu = r.choice((0, 1))
-        node.bmc.sel.append(SelEntry(at - 0.4, f"Power Supply #0x{0x20 + psu:02x}", "Power Supply AC lost"))
+        # One supply lost its AC feed; the node stays up on the other five (4+2), and the BMC braked
+        # the GPUs while the remaining supplies' capacity was in doubt.
+        lose_psu(node, r.randint(1, 6), at - 0.4, "Power Supply AC lost")
         node.bmc.sel.sort(key=lambda e: e.offset_s)
     truth = gpu_truth(node, first, "power-brake", scope=scope, sm_cap_mhz=str(cap))
     if scope == "node":

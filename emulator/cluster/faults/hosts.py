@@ -79,14 +79,13 @@ def host_down(cluster: Cluster, rnd: random.Random, params: dict[str, object]) -
     at = float(str(params.get("at_s") or -round(rnd.uniform(900.0, 2700.0))))
     sel = lifecycle.sel
     if cause == "psu-failure":
-        # One supply fails under full GPU load; the other cannot carry it alone and
-        # main power trips on overload. The BMC stays up on standby power.
-        sel(node, at - 1.0, "Power Supply #0x21", "PSU1 Status", "Failure detected")
-        sel(node, at - 1.0, "Power Supply #0x22", "PS Redundancy", "Redundancy Lost")
-        assert node.bmc is not None
-        for reading in node.bmc.sensors:
-            if reading.name == "PSU1 Status":
-                reading.status = "cr"
+        # 4+2 supplies: PSU2 failed days ago and nobody read the SEL (redundancy degraded); now the
+        # PDU feeding PSU4-6 trips. Two supplies (6.6 kW) cannot carry a ~9 kW training load, so main
+        # power trips on overload; the BMC stays up on standby power.
+        failed = round(rnd.uniform(2.0, 5.0) * 86_400.0)
+        lifecycle.lose_psu(node, 2, at - failed)
+        for psu in (4, 5, 6):
+            lifecycle.lose_psu(node, psu, at - 1.0, "Power Supply AC lost")
         lifecycle.power_off(cluster, node, at, event="overload")
         node.health.down_cause = cause
     elif cause == "cpu-ierr":

@@ -56,7 +56,9 @@ class Ipmitool(ParsedCommand):
              "sensor [list|get NAME], fru print, mc selftest, "
              "lan print [1], mc info, sol activate. The BMC numbers GPUs from 1 (GPU1 Temp is nvidia-smi's GPU 0). "
              "sol activate ends by itself after a few seconds, as if ~. had been typed. "
-             "Passwords are not checked, but one must be given (-P or -E with IPMI_PASSWORD).")
+             "The BMCs take the operator account kept in /etc/ipmi/bmc.cred on the login node (root only: "
+             "sudo cat it); a wrong user or password fails like the real tool. Give it with -P, or -E with "
+             "IPMI_PASSWORD.")
 
     def configure(self, parser: Any) -> None:
         parser.add_argument("-I", dest="interface", metavar="INTF", help="interface: open, lan, lanplus")
@@ -109,7 +111,14 @@ def _connect(ctx: Context, args: argparse.Namespace) -> Node:
         if password is None:
             raise ctx.fail("Unable to read password from environment")
     node = cluster.bmc_host(args.host)
-    if node is None or node.bmc is None or not password or (args.user or "") not in node.bmc.users:
+    # A wrong user or password fails the RAKP exchange; ipmitool names it only with -v (lanplus.c logs
+    # "> RAKP 2 HMAC is invalid" at LOG_INFO) and otherwise prints the session error, status 1.
+    known = node.bmc.users if node is not None and node.bmc is not None else {}
+    if node is not None and password and known.get(args.user or "") != password and interface == "lanplus" \
+            and args.verbose:
+        ctx.err("> RAKP 2 HMAC is invalid\n" if (args.user or "") in known
+                else "RAKP 2 message indicates an error : unauthorized name\n")
+    if node is None or not password or known.get(args.user or "") != password:
         if node is not None and interface == "lan":
             raise ctx.fail("Error: Unable to establish LAN session\nError: Unable to establish IPMI v1.5 / RMCP session")
         raise ctx.fail(NO_SESSION)

@@ -30,23 +30,28 @@ def _number(value: float) -> str:
 
 
 def _discrete_state(sensor: Sensor) -> str:
-    return "Presence detected, Failure detected" if sensor.status == "cr" else "Presence detected"
+    return ", ".join(sensor.states)
 
 
 def live_sensors(cluster: Cluster, node: Node) -> list[Sensor]:
-    """The BMC's sensors read now: power and CPU heat follow the load, GPU
-    temperatures are the ones NVML reports (the BMC numbers them from 1)."""
+    """The BMC's sensors read now: Total Power is the GPUs' draw plus the rest of the system, CPU heat
+    follows the load, GPU temperatures are the ones NVML reports (the BMC numbers them from 1), and the
+    redundancy sensor counts the supplies lost."""
     bmc = node.bmc
     assert bmc is not None
     busy = node.health.os_up and any(j.state == "RUNNING" and node.name in j.nodes for j in cluster.slurm.jobs)
-    scale = {"Total Power": 1.0 if busy else 0.42, "CPU0 Temp": 1.0 if busy else 0.78,
-             "CPU1 Temp": 1.0 if busy else 0.78}
+    scale = {"CPU0 Temp": 1.0 if busy else 0.78, "CPU1 Temp": 1.0 if busy else 0.78}
     found: list[Sensor] = []
     for sensor in bmc.sensors:
-        reading = sensor.reading
+        reading, status, states = sensor.reading, sensor.status, sensor.states
         if reading is not None and sensor.name in scale:
             reading = float(round(reading * scale[sensor.name]))
-        found.append(Sensor(sensor.name, reading, sensor.unit, sensor.status, sensor.entity, sensor.sensor_id))
+        if sensor.name == "Total Power":
+            reading = float(round(telemetry.system_power_w(cluster, node)))
+        if sensor.name == "PS Redundancy":
+            states = (telemetry.psu_redundancy(node),)
+            status = "ok" if states[0] == telemetry.FULLY_REDUNDANT else "cr"
+        found.append(Sensor(sensor.name, reading, sensor.unit, status, sensor.entity, sensor.sensor_id, states))
         if sensor.name == "CPU1 Temp":
             for gpu in node.gpus:
                 temp = float(telemetry.sample(cluster, node, gpu).temp_c) if gpu.present else None
@@ -119,7 +124,7 @@ def _sensor_get(ctx: Context, sensors: list[Sensor], names: list[str], powered: 
             continue
         ident = f"{sensor.name} ({int(sensor.sensor_id, 16):#x})"
         if sensor.unit == "discrete":
-            states = ["[Presence detected]"] + (["[Failure detected]"] if sensor.status == "cr" else [])
+            states = [f"[{x}]" for x in sensor.states]
             ctx.outln(f"Sensor ID              : {ident}")
             ctx.outln(f" Entity ID             : {sensor.entity}")
             ctx.outln(" Sensor Type (Discrete): Power Supply")

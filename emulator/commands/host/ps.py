@@ -33,14 +33,17 @@ PS_FIELDS = {
     "%mem": ("%MEM", ">"), "pmem": ("%MEM", ">"), "rss": ("RSS", ">"), "vsz": ("VSZ", ">"), "stat": ("STAT", "<"),
     "etime": ("ELAPSED", ">"), "time": ("TIME", ">"), "nlwp": ("NLWP", ">"), "tty": ("TT", "<"),
     "lstart": ("STARTED", "<"), "start": ("STARTED", ">"), "psr": ("PSR", ">"), "uid": ("UID", ">"),
-    "euid": ("EUID", ">"), "ruid": ("RUID", ">"),
+    "euid": ("EUID", ">"), "ruid": ("RUID", ">"), "wchan": ("WCHAN", "<"),
 }
 
 
-#: procps' default column widths for -o fields.
+#: procps' default column widths for -o fields (ps/output.c's format table: wchan is 6 wide, and its
+#: value is cut to the column's width unless it is the last column; ``wchan:32`` widens it).
 PS_WIDTHS = {"pid": 7, "ppid": 7, "user": 8, "comm": 15, "%cpu": 4, "pcpu": 4, "%mem": 4, "pmem": 4, "rss": 5,
              "vsz": 6, "stat": 4, "etime": 11, "time": 8, "nlwp": 4, "tty": 8, "psr": 3, "uid": 5, "euid": 5,
-             "ruid": 5}
+             "ruid": 5, "wchan": 6}
+#: Fields whose value procps cuts to the column's width instead of widening the column.
+PS_CUT = frozenset({"wchan"})
 
 
 #: ps's UNIX and GNU options (BSD ones, ``aux``, are letters without a dash: a and x select all, u the
@@ -56,7 +59,7 @@ PS_FLAGS = (
     Flag("-p", "--pid", "PIDLIST", "select by process ID"),
     Flag("-u", "--user", "USERLIST", "select by effective user"),
     Flag("-U", "", "USERLIST", "select by real user"),
-    Flag("-C", "", "CMDLIST", "select by command name (read as a user list here)"),
+    Flag("-C", "", "CMDLIST", "select by command name"),
     Flag("-w", "", "", "wide output (accepted; lines are never cut)"),
     Flag("", "--sort", "[-]FIELD", "sort by %cpu, %mem, rss, pid, vsz or time"),
     Flag("", "--no-headers", "", "print no header line"),
@@ -76,7 +79,8 @@ class Ps(RawCommand):
     synopsis = "[options]"
     description = ("ps takes BSD (aux), UNIX (-ef) and GNU (--sort) options, as procps does. Without options it\n"
                    "shows this shell's processes. -o fields: pid, ppid, user, comm, args, cmd, %cpu, %mem, rss,\n"
-                   "vsz, stat, etime, time, nlwp, tty, lstart, start, psr.")
+                   "vsz, stat, etime, time, nlwp, tty, lstart, start, psr, uid, wchan; FIELD:WIDTH sets a width.\n"
+                   "Selections (-p, -u, -C) add up, as procps' do.")
     notes = "Supported: ps aux, ps -ef, ps -u USER, ps -p PID[,PID] -o FIELD[,FIELD], --sort=[-]FIELD, --no-headers."
 
     def execute(self, ctx: Context) -> Outcome:
@@ -86,6 +90,8 @@ class Ps(RawCommand):
         titles: dict[str, str] = {}
         pids: set[int] | None = None
         users: set[str] | None = None
+        cmds: set[str] | None = None
+        widths: dict[str, int] = {}
         sort = ""
         all_procs = False
         error = ("error: {}\n\nUsage:\n ps [options]\n\n Try 'ps --help <simple|list|output|threads|misc|all>'\n"
@@ -98,9 +104,15 @@ class Ps(RawCommand):
             names = []
             for item in spec.split(","):
                 name, eq, head = item.strip().partition("=")
-                names.append(name.lower())
+                name, colon, width = name.partition(":")
+                name = name.lower()
+                if colon:
+                    if not width.isdecimal() or not 0 < int(width) < 1000:
+                        raise ctx.fail("error: width in width field is invalid\n\nUsage:\n ps [options]", 1)
+                    widths[name] = int(width)
+                names.append(name)
                 if eq:
-                    titles[name.lower()] = head
+                    titles[name] = head
             return names
 
         def parse_pids(spec: str) -> set[int]:
@@ -145,6 +157,8 @@ class Ps(RawCommand):
                         fields += format_list(val)
                     elif c == "p":
                         pids = parse_pids(val)
+                    elif c == "C":
+                        cmds = set(val.split(","))
                     else:
                         users = set(val.split(","))
                     break
@@ -163,11 +177,9 @@ class Ps(RawCommand):
         procs = processes(ctx.cluster, node)
         mem = memory(ctx.cluster, node, procs)
         now = ctx.clock.elapsed
-        if pids is not None:
-            procs = [p for p in procs if p.pid in pids]
-        if users is not None:
-            procs = [p for p in procs if p.user in users]
-        if not all_procs and pids is None and users is None:
+        if pids is not None or users is not None or cmds is not None:
+            procs = [p for p in procs if p.pid in (pids or ()) or p.user in (users or ()) or p.comm in (cmds or ())]
+        if not all_procs and pids is None and users is None and cmds is None:
             shell_pid = 4000 + int(now) % 1000
             procs = [Proc(shell_pid, 3999, "alice", "bash", "-bash", 0.0, 5_300, 8_900, 3_500, "Ss", now - 60, tty="pts/0"),
                      Proc(shell_pid + 1, shell_pid, "alice", "ps", "ps", 0.0, 1_600, 10_100, 1_300, "R+", now,
@@ -180,11 +192,11 @@ class Ps(RawCommand):
             if getter is None:
                 raise ctx.fail("error: unknown sort specifier\n\nUsage:\n ps [options]", 1)
             procs = sorted(procs, key=getter, reverse=sort.startswith("-"))
-        missing = pids is not None and not procs
+        missing = (pids is not None or cmds is not None) and not procs
         pct_mem = lambda p: 100.0 * p.rss_kib / mem.total  # noqa: E731
         if fields:
             heads = [titles.get(f, PS_FIELDS.get(f, ("", ""))[0]) for f in fields]
-            self._custom(ctx, procs, fields, heads if headers and any(heads) else None, pct_mem, now)
+            self._custom(ctx, procs, fields, heads if headers and any(heads) else None, pct_mem, now, widths)
         elif bsd:
             if headers:
                 ctx.outln("USER         PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND")
@@ -206,7 +218,7 @@ class Ps(RawCommand):
         return 1 if missing else 0
 
     def _custom(self, ctx: Context, procs: list[Proc], fields: list[str], headers: list[str] | None,
-                pct_mem: Callable[[Proc], float], now: float) -> None:
+                pct_mem: Callable[[Proc], float], now: float, sizes: dict[str, int]) -> None:
         for f in fields:
             if f not in PS_FIELDS:
                 raise ctx.fail(f"error: unknown user-defined format specifier \"{f}\"\n\nUsage:\n ps [options]", 1)
@@ -228,14 +240,19 @@ class Ps(RawCommand):
                 "pmem": f"{pct_mem(p):.1f}", "rss": str(p.rss_kib), "vsz": str(p.vsz_kib), "stat": p.state,
                 "etime": ps_etime(etime), "time": ps_cputime(p.cpu_time_s(now), True), "nlwp": str(p.threads),
                 "tty": p.tty, "lstart": ctx.clock.at(p.start_s).strftime("%a %b %e %H:%M:%S %Y"),
-                "start": _ps_start(ctx, p.start_s),
+                "start": _ps_start(ctx, p.start_s), "wchan": p.wchan,
             }[f]
 
         table = [[value(p, f) for f in fields] for p in procs]
+        last = len(fields) - 1
+        for k, f in enumerate(fields):
+            if f in PS_CUT and k < last:
+                for row in table:
+                    row[k] = row[k][:sizes.get(f, PS_WIDTHS[f])]
         widths = []
         for k, f in enumerate(fields):
             head = headers[k] if headers else ""
-            widths.append(max([len(head), PS_WIDTHS.get(f, 0)] + [len(row[k]) for row in table]))
+            widths.append(max([len(head), sizes.get(f, PS_WIDTHS.get(f, 0))] + [len(row[k]) for row in table]))
         rows = ([headers] if headers else []) + table
         for row in rows:
             cells = []

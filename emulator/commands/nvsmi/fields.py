@@ -213,6 +213,19 @@ GPU_FIELDS: list[Field | Section] = [
           "due to a double bit ECC error.", ("retired_pages.dbe",)),
     Field("retired_pages.pending", "", _na,
           "Checks if any GPU device memory pages are pending retirement on the next reboot."),
+    # The row remapper's state, as ``-q -d ROW_REMAPPER`` and ``--query-remapped-rows`` show it; in
+    # --query-gpu the two flags print Yes/No. Names, order (after retired_pages) and plain headers as
+    # nvidia-smi --help-query-gpu lists them (utkuozdemir/nvidia_gpu_exporter internal/nvmlnative catalog,
+    # checked against a live H100).
+    Section("remapped_rows", "Information about remapped rows of the GPU's memory."),
+    Field("remapped_rows.correctable", "", lambda g: g.gpu.remapped_correctable,
+          "The number of rows remapped due to correctable errors."),
+    Field("remapped_rows.uncorrectable", "", lambda g: g.gpu.remapped_uncorrectable,
+          "The number of rows remapped due to uncorrectable errors."),
+    Field("remapped_rows.pending", "", lambda g: yes(g.gpu.remap_pending),
+          "Whether a row remapping is pending; the GPU must be reset for it to take effect."),
+    Field("remapped_rows.failure", "", lambda g: yes(g.gpu.remap_failure),
+          "Whether a row remapping has failed in the past."),
     Field("temperature.gpu", "", lambda g: g.reading.temp_c, " Core GPU temperature. in degrees C."),
     Field("temperature.gpu.tlimit", "", lambda g: g.reading.tlimit_margin_c, " GPU T.Limit temperature. in degrees C."),
     Field("temperature.memory", "", lambda g: g.reading.mem_temp_c, " HBM memory temperature. in degrees C."),

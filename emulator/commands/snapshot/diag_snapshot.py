@@ -30,6 +30,7 @@ from collections.abc import Generator
 from datetime import UTC, datetime
 from typing import Any
 
+from emulator.cluster.accounts import BMC_CREDENTIAL
 from emulator.cluster.model import Cluster, Node
 from emulator.cluster.scheduler import compress_hostlist, expand_hostlist
 from emulator.commands.kit.command import Command, Context, Outcome, ParsedCommand
@@ -44,8 +45,6 @@ SERVICES = ("nvidia-fabricmanager", "nvidia-persistenced", "nvidia-dcgm")
 DEFAULT_WINDOW_S = 3600.0
 #: Most nodes one snapshot may cover (keeps the command bounded).
 MAX_NODES = 16
-#: The BMC account the collector uses (its password stays in the collector's configuration).
-BMC_USER = "admin"
 #: Seconds each collection takes (the tool's first word; ``ipmitool`` over lanplus is the slowest),
 #: so the bundle's members are read at the instants they would be and the clock moves by the total.
 COST_S = {"sinfo": 0.3, "scontrol": 0.3, "squeue": 0.3, "sacct": 0.6, "ipmitool": 1.5, "nvidia-smi": 0.9,
@@ -224,8 +223,8 @@ def _collect(ctx: Context, args: argparse.Namespace) -> Generator[float, None, i
         for member, words in (("chassis-status", ["chassis", "status"]), ("sel-elist", ["sel", "elist"]),
                               ("sdr-elist", ["sdr", "elist"])):
             yield bundle.run(ctx, f"{name}/bmc/{member}.txt",
-                       ["ipmitool", "-I", "lanplus", "-H", bmc, "-U", BMC_USER, "-E", *words],
-                       env={"IPMI_PASSWORD": "collector"})
+                       ["ipmitool", "-I", "lanplus", "-H", bmc, "-U", BMC_CREDENTIAL[0], "-E", *words],
+                       env={"IPMI_PASSWORD": BMC_CREDENTIAL[1]})
         commands = _node_commands(node, journal_since, journal_until)
         if not node.health.os_up:
             probe = ctx.run(["ssh", name, "true"])
