@@ -194,7 +194,7 @@ def test_catastrophic_patterns_run_in_linear_time(pattern: str, head: str, unit:
         want = None if expected is None else tuple(len(text) + 1 + k if k < 0 else k for k in expected)
         assert span == want, (pattern, len(text), span)
     assert t_big < 2.0, f"{pattern}: {t_big:.2f}s on {len(big)} characters"
-    assert t_big <= 3 * t_small + 0.02, f"{pattern}: {t_small:.3f}s then {t_big:.3f}s: not linear"
+    assert t_big <= 3 * t_small + 0.05, f"{pattern}: {t_small:.3f}s then {t_big:.3f}s: not linear"
 
 
 def test_ordinary_patterns_on_ten_thousand_lines_take_well_under_a_second() -> None:
