@@ -22,7 +22,7 @@ from emulator.commands.kit import automaton
 from emulator.commands.kit.automaton import dfa as dfa_module
 from emulator.commands.kit.automaton.program import Program, instructions
 from emulator.commands.kit.automaton.syntax import parse
-from emulator.commands.kit.regex import RegexError, posix_regex, substitute_all
+from emulator.commands.kit.regex import RegexRefused, compile_python, posix_regex, substitute_all
 
 
 # -- the differential oracle ---------------------------------------------------------------------
@@ -269,6 +269,8 @@ def test_the_size_check_counts_exactly_the_instructions_emitted() -> None:
         assert len(Program(parsed, reverse=False).ops) == instructions(parsed.tree) + 6, pattern
 
 
-def test_posix_regex_refusals_are_unchanged() -> None:
-    with pytest.raises(RegexError):
-        posix_regex("(a+)+", True)
+def test_nested_repetition_runs_on_the_engine_and_is_refused_only_with_a_back_reference() -> None:
+    assert isinstance(compile_python(posix_regex("(a+)+$", True)), automaton.Pattern)
+    with pytest.raises(RegexRefused):
+        compile_python(posix_regex("((a+)+)\\1", True))
+    assert isinstance(compile_python(posix_regex("(ab)\\1", True)), re.Pattern)

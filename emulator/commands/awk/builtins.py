@@ -9,7 +9,7 @@ from typing import Any, Protocol
 
 from emulator.commands.awk.errors import AwkError
 from emulator.commands.awk.values import NEG_NAN, StrNum, to_num, to_str
-from emulator.commands.kit.regex import substitute_all
+from emulator.commands.kit.regex import Found, Regex, substitute_all
 
 
 class Interpreter(Protocol):
@@ -22,7 +22,7 @@ class Interpreter(Protocol):
 
     def eval(self, node: Any) -> Any: ...
 
-    def regex(self, pattern: str) -> re.Pattern[str]: ...
+    def regex(self, pattern: str) -> Regex: ...
 
     def lvalue_set(self, node: tuple, value: Any) -> None: ...
 
@@ -65,7 +65,7 @@ def call(interp: Interpreter, name: str, args: list) -> Any:
         elif len(sep) == 1 and (n < 3 or args[2][0] != "ere"):
             parts = s.split(sep)
         else:
-            parts = interp.regex(sep).split(s)
+            parts = [p for p in interp.regex(sep).split(s) if p is not None]
         for i, p in enumerate(parts[:100_000], 1):
             arr[str(i)] = StrNum(p)
         return float(len(parts))
@@ -79,7 +79,7 @@ def call(interp: Interpreter, name: str, args: list) -> Any:
         s = to_str(interp.eval(target))
         count = 0
 
-        def replace(m: re.Match[str]) -> str:
+        def replace(m: Found) -> str:
             nonlocal count
             count += 1
             out, i = [], 0

@@ -24,7 +24,7 @@ from emulator.commands.awk.values import (
     unescape,
 )
 from emulator.commands.kit.command import Context
-from emulator.commands.kit.regex import RegexError, posix_regex
+from emulator.commands.kit.regex import Regex, RegexError, RegexRefused, compile_python, posix_regex
 from emulator.vfs import FsError
 
 #: Statements and loop iterations one program may execute.
@@ -48,7 +48,7 @@ class Interpreter:
         self.out: list[str] = []
         self.files: dict[str, bool] = {}
         self.random = random.Random(0)
-        self.regex_cache: dict[str, re.Pattern[str]] = {}
+        self.regex_cache: dict[str, Regex] = {}
 
     # records and fields -------------------------------------------------------------------
     def set_record(self, text: str) -> None:
@@ -105,11 +105,13 @@ class Interpreter:
         self.vars["NF"] = float(n)
         self._rebuild()
 
-    def regex(self, pattern: str) -> re.Pattern[str]:
+    def regex(self, pattern: str) -> Regex:
         compiled = self.regex_cache.get(pattern)
         if compiled is None:
             try:
-                compiled = re.compile(posix_regex(pattern, True))
+                compiled = compile_python(posix_regex(pattern, True))
+            except RegexRefused as exc:
+                raise AwkError(f"regular expression refused: {exc}\n{pattern}") from None
             except (re.error, RegexError):
                 raise AwkError(f"regular expression compile failed (missing operand)\n{pattern}") from None
             if len(self.regex_cache) < 256:

@@ -7,7 +7,7 @@ import re
 
 from emulator.cluster.processes import processes
 from emulator.commands.kit.command import Context, Outcome, ParsedCommand
-from emulator.commands.kit.regex import RegexError, posix_regex
+from emulator.commands.kit.regex import RegexError, compile_python, posix_regex
 from emulator.commands.kit.spec import ArgumentParser
 
 PGREP_USAGE = "\nUsage:\n pgrep [options] <pattern>\n\nFor more details see pgrep(1)."
@@ -50,7 +50,7 @@ class Pgrep(ParsedCommand):
         if args.pattern is None and not (args.newest or args.oldest or args.euid):
             raise ctx.fail(self.usage_error("the following arguments are required: PATTERN"), 2)
         try:
-            regex = re.compile(posix_regex(args.pattern or "", True))
+            regex = compile_python(posix_regex(args.pattern or "", True))
         except (re.error, RegexError) as exc:
             raise ctx.fail(f"pgrep: {exc}", 2) from None
         found = []

@@ -1,7 +1,11 @@
-"""POSIX regular expressions for the text tools: BRE and ERE translated to Python's ``re``.
+"""POSIX regular expressions for the text tools: BRE and ERE translated, then matched in linear time.
 
-grep, sed, awk and pgrep share this translation and its refusals, so one
-pattern means the same in every tool and is refused in the same words.
+grep, sed, awk and pgrep share this translation, the engine
+(:mod:`emulator.commands.kit.automaton`, which no pattern can make take more
+than linear time) and its refusals, so one pattern means the same in every
+tool and is refused in the same words. Only a pattern with a back reference
+needs Python's backtracking ``re``; one that could take it exponential time is
+refused.
 """
 
 from __future__ import annotations
@@ -9,8 +13,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from emulator.commands.kit import automaton
 
-def substitute_all(pattern: re.Pattern[str], replace: Callable[[re.Match[str]], str], text: str,
+#: A compiled pattern: the linear-time engine's, or ``re``'s for a pattern with a back reference.
+Regex = automaton.Pattern | re.Pattern[str]
+#: A match of either.
+Found = automaton.Match | re.Match[str]
+
+
+def substitute_all(pattern: Regex, replace: Callable[[Found], str], text: str,
                    count: int = 0) -> str:
     """``re.sub`` with POSIX's rule that an empty match right after a match is skipped (``s/x*/-/g``)."""
     out: list[str] = []
@@ -37,6 +48,10 @@ _CLASSES = {"digit": "0-9", "alpha": "a-zA-Z", "alnum": "a-zA-Z0-9", "upper": "A
 
 class RegexError(ValueError):
     """A pattern the tool cannot compile; the message is GNU's wording."""
+
+
+class RegexRefused(RegexError):
+    """A valid pattern this terminal will not run; the message says so and why."""
 
 
 def posix_regex(pattern: str, extended: bool) -> str:
@@ -93,16 +108,32 @@ def posix_regex(pattern: str, extended: bool) -> str:
         else:
             out.append(c)
         i += 1
-    result = "".join(out)
-    if _nested_repetition(result):
-        raise RegexError("Nested repetition such as (a+)+ is refused here: Python's matcher can take exponential time on it")
-    return result
+    return "".join(out)
 
 
-def compile_regex(pattern: str, extended: bool, ignore_case: bool = False) -> re.Pattern[str]:
+def compile_python(body: str, flags: int = 0) -> Regex:
+    """A translated pattern, compiled for linear-time matching.
+
+    A back reference needs ``re``, which backtracks: such a pattern is refused
+    (:class:`RegexRefused`) when it also repeats a repetition, on which ``re``
+    can take exponential time. Too large a pattern gets GNU's "Regular
+    expression too big"; an invalid one raises ``re.error``.
+    """
+    try:
+        return automaton.compile(body, flags)
+    except automaton.PatternTooLarge:
+        raise RegexError("Regular expression too big") from None
+    except automaton.NeedsBacktracking:
+        if _nested_repetition(body):
+            raise RegexRefused("a back reference inside nested repetition is refused (a limit of this simulated "
+                               "terminal: matching it could take exponential time)") from None
+        return re.compile(body, flags)
+
+
+def compile_regex(pattern: str, extended: bool, ignore_case: bool = False) -> Regex:
     """A POSIX pattern compiled, or :class:`RegexError` in the words GNU's regex library uses."""
     try:
-        return re.compile(posix_regex(pattern, extended), re.IGNORECASE if ignore_case else 0)
+        return compile_python(posix_regex(pattern, extended), re.IGNORECASE if ignore_case else 0)
     except re.error as exc:
         text = str(exc)
         if "missing )" in text or "unbalanced parenthesis" in text:
@@ -123,8 +154,8 @@ def _nested_repetition(regex: str) -> bool:
     """Whether a group holding an unbounded repetition is itself repeated without bound.
 
     Python's backtracking matcher can take exponential time on such patterns
-    (``(a+)+$`` against ``aaaa...b``), where GNU's tools use an automaton; the
-    emulator refuses them so that no command can hang.
+    (``(a+)+$`` against ``aaaa...b``); the linear-time engine does not, so this
+    guards only the patterns that must fall back to ``re``.
     """
     stack: list[bool] = []
     inner = False  # whether the text since the innermost open group holds an unbounded repetition

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from emulator.commands.kit.command import Context, Outcome
 from emulator.commands.kit.coreio import SECTION, Intermixed, coreutils_error, join_lines, split_lines
-from emulator.commands.kit.regex import RegexError, compile_regex, posix_regex
+from emulator.commands.kit.regex import RegexError, compile_python, compile_regex, posix_regex
 from emulator.commands.kit.spec import ArgumentParser
 from emulator.errors import CommandError
 from emulator.vfs import Dir, FsError
@@ -110,7 +110,9 @@ class Grep(Intermixed):
         if args.line_regexp:
             body = rf"^(?:{body})$"
         try:
-            compiled = re.compile(body, flags)
+            compiled = compile_python(body, flags)
+        except RegexError as exc:
+            raise CommandError(f"grep: {exc}", 2) from None
         except re.error:
             try:
                 for pattern in patterns:

@@ -10,9 +10,18 @@ from __future__ import annotations
 import argparse
 import re
 
+from emulator.commands.kit import automaton
 from emulator.commands.kit.command import Context, Outcome
 from emulator.commands.kit.coreio import SECTION, CoreutilsErrors, Intermixed, join_lines, read_input, split_lines
-from emulator.commands.kit.regex import RegexError, posix_regex, substitute_all
+from emulator.commands.kit.regex import (
+    Found,
+    Regex,
+    RegexError,
+    RegexRefused,
+    compile_python,
+    posix_regex,
+    substitute_all,
+)
 from emulator.commands.kit.spec import ArgumentParser
 from emulator.vfs import FsError
 
@@ -24,7 +33,7 @@ class SedError(ValueError):
 class _SedCommand:
     def __init__(self, addr1: object, addr2: object, negate: bool, cmd: str) -> None:
         self.addr1, self.addr2, self.negate, self.cmd = addr1, addr2, negate, cmd
-        self.regex: re.Pattern[str] | None = None
+        self.regex: Regex | None = None
         self.replacement = ""
         self.global_ = False
         self.nth = 1
@@ -95,7 +104,9 @@ def _sed_parse(script: str, extended: bool, expr_no: int) -> list[_SedCommand]:
                 flags = re.IGNORECASE
                 i += 1
             try:
-                return re.compile(posix_regex("".join(body), extended), flags)
+                return compile_python(posix_regex("".join(body), extended), flags)
+            except RegexRefused as exc:
+                raise fail(str(exc)) from None
             except (re.error, RegexError):
                 raise fail("Invalid regular expression") from None
         return None
@@ -152,7 +163,9 @@ def _sed_parse(script: str, extended: bool, expr_no: int) -> list[_SedCommand]:
                     raise fail("unknown option to `s'")
                 i += 1
             try:
-                command.regex = re.compile(posix_regex(pattern, extended), flags)
+                command.regex = compile_python(posix_regex(pattern, extended), flags)
+            except RegexRefused as exc:
+                raise fail(str(exc)) from None
             except (re.error, RegexError):
                 raise fail("Invalid regular expression") from None
             command.replacement = replacement
@@ -173,7 +186,7 @@ def _sed_parse(script: str, extended: bool, expr_no: int) -> list[_SedCommand]:
     return commands
 
 
-def _sed_replace(match: re.Match[str], replacement: str) -> str:
+def _sed_replace(match: Found, replacement: str) -> str:
     out: list[str] = []
     i = 0
     while i < len(replacement):
@@ -203,7 +216,7 @@ def _sed_matches(addr: object, lineno: int, line: str, last: bool) -> bool:
         return lineno == addr
     if addr == "$":
         return last
-    if isinstance(addr, re.Pattern):
+    if isinstance(addr, (re.Pattern, automaton.Pattern)):
         return bool(addr.search(line))
     return True
 
@@ -247,7 +260,7 @@ def run_sed(commands: list[_SedCommand], lines: list[str], quiet: bool) -> list[
                 count = 0
                 replaced = False
 
-                def substitute(m: re.Match[str], c: _SedCommand = cmd) -> str:
+                def substitute(m: Found, c: _SedCommand = cmd) -> str:
                     nonlocal count, replaced
                     count += 1
                     if count == c.nth or (c.global_ and count >= c.nth):
