@@ -4,6 +4,8 @@
 readline history and tab completion (``exit`` on the login node, or Ctrl-D,
 leaves it); ``-c 'LINE'`` runs one line, prints its
 output (stdout and stderr to their own streams) and exits with its status.
+A terminal tip (chunk kind ``tip``) goes to stderr, dimmed on a terminal; a
+verdict (kind ``ok``) goes to stdout, in bold green on a terminal.
 """
 
 from __future__ import annotations
@@ -20,6 +22,19 @@ from emulator.session import Run, Session
 PROG = "cluster-emulator"
 #: Longest real pause between chunks of a streaming command in the interactive shell.
 MAX_PAUSE_S = 1.0
+#: How a terminal shows the chunk kinds that are not a tool's plain output: (stream, SGR code).
+STYLES = {"tip": ("err", "2"), "ok": ("out", "1;32")}
+
+
+def _write(kind: str, text: str) -> None:
+    """One chunk to its stream; a tip or a verdict styled when that stream is a terminal."""
+    stream, style = STYLES.get(kind, (kind, ""))
+    target = sys.stdout if stream == "out" else sys.stderr
+    if style and target.isatty():
+        lines = text.split("\n")
+        text = "\n".join(f"\x1b[{style}m{line}\x1b[0m" if line else line for line in lines)
+    target.write(text)
+    target.flush()
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -40,9 +55,7 @@ def _drain(run: Run, sleep: bool) -> int:
             if chunk is None:
                 break
             for stream, text in chunk.out:
-                target = sys.stdout if stream == "out" else sys.stderr
-                target.write(text)
-                target.flush()
+                _write(stream, text)
             if sleep and chunk.pause and not chunk.done:
                 time.sleep(min(chunk.pause, MAX_PAUSE_S))
         except KeyboardInterrupt:

@@ -14,11 +14,13 @@ rebuilds the same session by replaying its journal (:mod:`emulator.replay`).
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
 from emulator import labs
 from emulator.cluster.clock import COMMAND_COST_S
+from emulator.cluster.scheduler import compress_hostlist
 from emulator.replay import HISTORY_LIMIT, SCHEMA, Entry, SnapshotError, compact, read_snapshot, skippable
 from emulator.shell.completion import Completion, complete
 from emulator.shell.history import expand as history_expand
@@ -31,8 +33,10 @@ __all__ = ["Chunk", "Run", "Session", "SnapshotError"]
 #: Steps a restored interrupted line may replay.
 STEP_LIMIT = 10_000
 
-BANNER = ("Type help for the full list of commands, or solutions for reference procedures.\n"
-          "Simulated outputs do not validate your environment.")
+#: The banner's last line, on every terminal.
+DISCLAIMER = "Simulated outputs do not validate your environment."
+#: The banner's width, as the lab commands wrap.
+BANNER_WIDTH = 78
 
 
 @dataclass
@@ -139,7 +143,29 @@ class Session:
 
     # -- running lines ------------------------------------------------------------
     def banner(self) -> str:
-        return BANNER
+        """The first lines of the terminal, rendered from the lab and its cluster.
+
+        In a lab: the lab's title (``lab`` reads the task, ``hint`` helps), where the learner is (the login
+        node, which has no GPUs, and ``ssh`` to a compute node) and the nodes of the lab's training job.
+        On the sandbox: ``help`` and ``lab list``. Both end with :data:`DISCLAIMER`.
+        """
+        lab = labs.get(self.lab)
+        cluster = self.cluster
+        nodes = [node.name for node in cluster.compute_nodes]
+        job = next((j for j in cluster.slurm.jobs if cluster.training and j.job_id == cluster.training.job_id), None)
+        first = (job.nodes if job and job.nodes else nodes or [cluster.login])[0]
+        where = (f"You are on {cluster.login}, the login node, which has no GPUs; the compute nodes "
+                 f"{compress_hostlist(nodes)} have them: ssh to one, as in ssh {first}.")
+        if lab.is_sandbox:
+            lines = ["Type help for the list of commands, and lab list for the labs (lab start ID starts one).",
+                     where]
+        else:
+            lines = [f"Lab: {lab.title}. Type lab to read the task, and hint when you are stuck.", where]
+            if job is not None and job.nodes:
+                verb = "runs" if job.state == "RUNNING" else "ran"
+                lines.append(f"Job {job.job_id} ({job.name}) {verb} on {compress_hostlist(job.nodes)}.")
+        text = [wrapped for line in lines for wrapped in textwrap.wrap(line, BANNER_WIDTH)]
+        return "\n".join([*text, DISCLAIMER])
 
     @property
     def prompt(self) -> str:

@@ -5,7 +5,10 @@ a JSON string (or None). Sessions live in this module, keyed by ``sid``.
 
 ``open_session(lab, seed, state) -> str``
     ``{"sid": str, "banner": str, "prompt": str, "lab": str|null, "seed": int,
-    "title": str, "goal": str, "notice": str|null}``. ``lab`` and ``seed`` are
+    "title": str, "goal": str, "solved": {"hints": int, "attempts": int}|null,
+    "notice": str|null}``. ``banner`` is rendered from the lab and its cluster
+    (:meth:`Session.banner`). ``solved`` is set once this session solved the
+    lab it is in now. ``lab`` and ``seed`` are
     the session's current ones: a restored session that ran ``lab start``
     reports the lab it switched to, with that lab's ``title`` and ``goal``
     (the goal is "" for the healthy sandbox). ``state`` is an earlier
@@ -15,10 +18,13 @@ a JSON string (or None). Sessions live in this module, keyed by ``sid``.
 ``start(sid, line) -> None``
     Begin running one input line (an unfinished previous line is interrupted).
 ``step(sid) -> str``
-    ``{"out": [["out"|"err", text], ...], "pause": float, "done": bool,
-    "status": int|null, "prompt": str}``; the ``done`` reply adds the session's
-    current ``"lab"``, ``"seed"``, ``"title"`` and ``"goal"``, which change
-    when the line ran ``lab start``. Call repeatedly until ``done``;
+    ``{"out": [[kind, text], ...], "pause": float, "done": bool,
+    "status": int|null, "prompt": str}``; a chunk's kind is ``"out"`` or
+    ``"err"`` (the tools' streams), ``"tip"`` (a hint of this terminal, not
+    tool output: a GPU tool failed on a host without GPUs) or ``"ok"`` (a
+    verdict: ``submit`` solved the lab). The ``done`` reply adds the session's
+    current ``"lab"``, ``"seed"``, ``"title"``, ``"goal"`` and ``"solved"``,
+    which change when the line ran ``lab start`` or ``submit``. Call repeatedly until ``done``;
     ``pause`` is the simulated time the command waits before its next chunk
     (the browser sleeps min(pause, 1 s)). ``status`` is set when done.
 ``interrupt(sid) -> None``
@@ -93,7 +99,10 @@ def _session(sid: str) -> Session:
 def _variant(session: Session) -> dict[str, object]:
     """The lab the session is in now (after any ``lab start``): id, seed, title and goal."""
     lab = labs.get(session.lab)
-    return {"lab": session.lab, "seed": session.seed, "title": lab.title, "goal": " ".join(lab.goal.split())}
+    progress = session.lab_progress
+    solved = {"hints": progress.hints, "attempts": progress.attempts} if progress and progress.solved else None
+    return {"lab": session.lab, "seed": session.seed, "title": lab.title, "goal": " ".join(lab.goal.split()),
+            "solved": solved}
 
 
 def _opened(sid: str, session: Session, notice: str | None) -> str:

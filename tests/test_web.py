@@ -19,7 +19,8 @@ def test_start_and_step_until_done_gives_output_and_status():
     web.start(sid, "hostname")
     reply = json.loads(web.step(sid))
     assert reply == {"out": [["out", "login01\n"]], "pause": 0.0, "done": True, "status": 0,
-                     "prompt": "alice@login01:~$ ", "lab": None, "seed": 0, "title": "Healthy sandbox", "goal": ""}
+                     "prompt": "alice@login01:~$ ", "lab": None, "seed": 0, "title": "Healthy sandbox", "goal": "",
+                     "solved": None}
 
 
 def test_unknown_command_goes_to_stderr_with_status_127():

@@ -11,7 +11,7 @@ table through their context.
 A family is imported only when one of its commands first runs (or shows its
 help): until then an :class:`IndexedCommand` answers from ``index.json``, the
 facts the generator read from the real commands (name, section, summary,
-flags, sub-commands, and what the shell reads: streams, filters, purity). So
+flags, sub-commands, and what the shell reads: streams, filters, purity, whether it needs GPUs). So
 the first command of a fresh runtime imports the kit and one family, not all
 of them. ``tests/test_command_index.py`` fails when the index is stale.
 """
@@ -48,7 +48,7 @@ def index_entry(name: str, command: Command) -> dict[str, Any]:
         "name": command.name, "family": name, "aliases": list(command.aliases), "section": command.section,
         "summary": command.summary, "builtin": command.builtin, "directory": command.directory,
         "streams": command.streams, "filters_lines": command.filters_lines,
-        "whole_input_flags": sorted(command.whole_input_flags),
+        "whole_input_flags": sorted(command.whole_input_flags), "needs_gpus": command.needs_gpus,
         "purity": "words" if custom_pure else "reads" if command.reads_only else "never",
         "options": command.option_strings(), "subcommands": command.subcommands(),
     }
@@ -73,6 +73,7 @@ class IndexedCommand(Command):
         self.streams = entry["streams"]
         self.filters_lines = entry["filters_lines"]
         self.whole_input_flags = frozenset(entry["whole_input_flags"])
+        self.needs_gpus = entry["needs_gpus"]
         self.reads_only = entry["purity"] == "reads"
         self._words_decide = entry["purity"] == "words"
         self._options = list(entry["options"])

@@ -107,7 +107,7 @@ def test_reset_lab_returns_to_the_starting_state(lab_page):
     assert page.text_content(PROMPT) == "alice@login01:/tmp$ "
     page.click(reset)
     page.wait_for_function(f"() => document.querySelector('{PROMPT}').textContent === 'alice@login01:~$ '")
-    assert output(page).startswith("Type help")
+    assert output(page).startswith("Lab: A late rank. Type lab to read the task")
 
 
 def test_the_lab_panel_shows_the_goal_and_a_hint_on_request(lab_page):

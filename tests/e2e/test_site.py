@@ -14,7 +14,7 @@ from .terminal import INPUT, OUTPUT, PROMPT, STATUS, TERMINAL, follow_link, open
 
 def test_help_on_a_lab_page_lists_the_commands(page, site, results):
     open_lab_page(page, site.url)
-    assert "help for the full list" in output(page)
+    assert "Type lab to read the task, and hint" in output(page)
     assert "do not validate your environment" in output(page)
     shown = run(page, "help")
     assert "echo" in shown and "hostname" in shown

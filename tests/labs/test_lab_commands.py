@@ -129,7 +129,7 @@ def test_a_first_wrong_finding_names_the_wrong_part_and_a_right_one_is_judged_on
     assert f"  node={truth['node']}: correct" in out
     short = truth["node"].replace("node0", "node")
     out, status = session.execute(f"submit node={short} port={truth['port']}/1 cause={truth['cause'].upper()}")
-    assert status == 0 and out.startswith(f"Correct: {labs.get(LAB).title}.\n")
+    assert status == 0 and out.startswith(f"✓ Correct: {labs.get(LAB).title}.\n")
     assert "\nSolved in 2 attempts, 0 hints.\n" in out
     assert "Progress: solved in 2 attempts, 0 hints." in session.execute("lab")[0]
 

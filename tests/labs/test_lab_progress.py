@@ -41,7 +41,7 @@ def test_refused_findings_and_those_after_solving_are_not_attempts_and_later_hin
     out, status = session.execute(finding(session, node="node03"))
     assert status == 1 and out.startswith("Not yet: 1 of 2 parts")
     out, status = session.execute(finding(session))
-    assert status == 0 and out.startswith(f"Correct: {labs.get(LAB).title}. (Already solved: not counted again.)")
+    assert status == 0 and out.startswith(f"✓ Correct: {labs.get(LAB).title}. (Already solved: not counted again.)")
     assert "Solved in 1 attempt, 0 hints." in out
 
 

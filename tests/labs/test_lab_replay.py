@@ -83,7 +83,7 @@ def test_the_reference_procedure_shows_the_evidence_and_solves_the_lab(lab_id, s
         # Only a first attempt (or a one-field finding) says which part is wrong.
         assert named == (attempt == 1 or len(lab.check.fields) == 1), out
     out, status = session.execute("submit " + " ".join(f"{k}={v}" for k, v in finding.items()))
-    assert status == 0 and out.startswith("Correct"), out
+    assert status == 0 and out.startswith("✓ Correct"), out
     attempts = len(lab.check.fields) + 1
     assert f"Solved in {attempts} attempts, 0 hints." in out
     audit = " ".join(out.split("(any route to the right finding counts):\n", 1)[1].split())

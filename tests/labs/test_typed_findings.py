@@ -40,7 +40,7 @@ def test_every_phrase_of_the_true_cause_solves_the_lab(lab_id):
         truth = session.cluster.truth()
         for phrase in [cause, *lab.check.causes[cause]]:
             out, status = session.execute(submit_line(lab, truth, phrase))
-            assert status == 0 and out.startswith("Correct"), f"{lab_id}: {phrase!r}\n{out}"
+            assert status == 0 and out.startswith("✓ Correct"), f"{lab_id}: {phrase!r}\n{out}"
 
 
 @pytest.mark.parametrize("lab_id", CAUSE_LABS)
@@ -81,7 +81,7 @@ def test_a_cause_may_run_on_unquoted_until_the_next_field():
     truth = session.cluster.truth()
     assert truth["cause"] == "fabricmanager-stopped"
     out, status = session.execute(f"submit cause=fabric manager not running node={truth['node']}")
-    assert status == 0 and out.startswith("Correct"), out
+    assert status == 0 and out.startswith("✓ Correct"), out
     assert '  cause="fabric manager not running" (read as fabricmanager-stopped): correct' in out
 
 
@@ -97,7 +97,7 @@ def test_another_field_with_a_vocabulary_takes_free_text_too():
     phrase = {"micro_batch_size": "the Micro-Batch was halved", "activation_checkpointing":
               "activations are recomputed"}[truth["setting"]]
     out, status = session.execute(f'submit setting="{phrase}"')
-    assert status == 0 and out.startswith("Correct"), out
+    assert status == 0 and out.startswith("✓ Correct"), out
 
 
 @pytest.mark.parametrize(("typed", "words"), [

@@ -50,6 +50,7 @@ SUBSYSTEMS: dict[str, Callable[[Context, list[str]], Outcome]] = {
 class Dcgmi(RawCommand):
     name = "dcgmi"
     streams = True
+    needs_gpus = True
     summary = "NVIDIA Data Center GPU Manager CLI: discovery, diag, dmon, health, stats"
     section = "GPU"
     notes = ("DCGM 3.3.9. diag -r 1|2|3 advances the simulated clock by the run's length. stats -j JOBID [-v] "

@@ -79,6 +79,10 @@ class Context:
         """Write one line to stdout."""
         self.out(text + "\n")
 
+    def verdict(self, text: str) -> None:
+        """Write a verdict line to stdout; the screen shows it as one (chunk kind ``"ok"``), a pipe or file as text."""
+        self._write(("ok", text))
+
     def _write(self, chunk: tuple[str, str]) -> None:
         self._size += len(chunk[1])
         if self._size > OUTPUT_LIMIT:
@@ -168,6 +172,9 @@ class Command:
     whole_input_flags: frozenset[str] = frozenset()
     #: Whether every run only reads: no change to the model, the shell or the files, and no pause.
     reads_only: bool = False
+    #: Whether it talks to GPUs (a driver tool, DCGM, nccl-tests): failing on a host without GPUs, the
+    #: shell adds a terminal tip, once a session, that the GPUs are on the compute nodes.
+    needs_gpus: bool = False
 
     def usage_error(self, message: str) -> str:
         """The message for bad flags, in the real tool's style; override per tool."""

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import textwrap
+from typing import Any
 
 from emulator import labs
 from emulator.commands.kit.command import Context
+from emulator.labs.progress import plural
 
 SECTION = "Labs"
 WIDTH = 78
+#: The symbol of a solve, beside a word (a verdict, ``lab list``), never alone.
+SOLVED_MARK = "✓"
 
 
 def progress(ctx: Context) -> labs.Progress:
@@ -45,13 +49,26 @@ def wrap(text: str, indent: str = "") -> list[str]:
     return lines
 
 
-def lab_list() -> list[str]:
-    """``lab list``: every lab but the sandbox, with its difficulty and title."""
+def lab_list(session: Any = None) -> list[str]:
+    """``lab list``: every lab but the sandbox, with its difficulty and title; given the session, the labs
+    this terminal's session solved are marked (``✓ solved, 1 hint``)."""
     rows = [lab for lab in labs.all_labs().values() if not lab.is_sandbox]
     width = max(len(lab.id) for lab in rows) if rows else 10
+    solved = solves(session) if session is not None else {}
     lines = [f"{'LAB':{width}}  {'DIFFICULTY':12}  TITLE"]
-    lines += [f"{lab.id:{width}}  {lab.difficulty:12}  {lab.title}" for lab in rows]
+    for lab in rows:
+        mark = f"  {solved[lab.id]}" if lab.id in solved else ""
+        lines.append(f"{lab.id:{width}}  {lab.difficulty:12}  {lab.title}{mark}")
     return lines
+
+
+def solves(session: Any) -> dict[str, str]:
+    """The labs this session solved (any seed): ``✓ solved, 1 hint``, the fewest hints of its solves."""
+    best: dict[str, int] = {}
+    for (lab, _seed), state in session.lab_runs.items():
+        if state.solved:
+            best[lab] = min(best.get(lab, state.hints), state.hints)
+    return {lab: f"{SOLVED_MARK} solved, {plural(hints, 'hint')}" for lab, hints in best.items()}
 
 
 def no_lab(ctx: Context, name: str) -> int:

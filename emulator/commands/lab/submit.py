@@ -8,6 +8,9 @@ cause the cluster can show are refused without counting an attempt. A value
 may also run on unquoted (``cause=fabric manager down``) until the next
 FIELD=VALUE.
 
+A correct finding's first line is a verdict (``✓ Correct: TITLE.``): the
+screen shows it as one (chunk kind ``ok``), a pipe or a file as text.
+
 The first wrong attempt says which parts are wrong, with the lab's advice;
 later ones say how many, so that a finding cannot be solved field by field
 (a lab that asks for one field keeps its advice). The lab's progress counts
@@ -24,7 +27,7 @@ import textwrap
 from emulator import labs
 from emulator.commands.kit.command import Command, Context, ParsedCommand
 from emulator.commands.kit.spec import ArgumentParser
-from emulator.commands.lab.shared import SECTION, WIDTH, history_line, no_lab, progress, wrap
+from emulator.commands.lab.shared import SECTION, SOLVED_MARK, WIDTH, history_line, no_lab, progress, wrap
 
 
 def _finding(ctx: Context, lab: labs.Lab, items: list[str]) -> dict[str, str]:
@@ -107,7 +110,8 @@ class SubmitCommand(ParsedCommand):
         if not verdict.correct:
             self._not_yet(ctx, lab, state, verdict, detailed=was_solved or state.attempts == 1)
             return 1
-        ctx.outln(f"Correct: {lab.title}." + (" (Already solved: not counted again.)" if was_solved else ""))
+        ctx.verdict(f"{SOLVED_MARK} Correct: {lab.title}." + (" (Already solved: not counted again.)" if was_solved else "")
+                    + "\n")
         for line in _wrapped(verdict.lines(detailed=True)):
             ctx.outln(line)
         for line in wrap(state.summary()):

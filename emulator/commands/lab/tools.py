@@ -34,9 +34,10 @@ class LabCommand(ParsedCommand):
 
     def execute(self, ctx: Context, args: argparse.Namespace) -> int:
         if args.action == "list":
-            for line in lab_list():
+            for line in lab_list(ctx.session):
                 ctx.outln(line)
             ctx.outln()
+            ctx.outln("✓ marks the labs this terminal solved; the Labs page shows this browser's.")
             ctx.outln("Start one with: lab start ID [--seed N]")
             return 0
         if args.action == "start":

@@ -67,6 +67,7 @@ class NcclTest(ParsedCommand):
     section = "Collectives"
     add_help_flag = False
     usage_status = 1
+    needs_gpus = True
 
     def __init__(self, op: str, summary: str) -> None:
         super().__init__()

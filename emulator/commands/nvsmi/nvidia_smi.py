@@ -47,6 +47,7 @@ HELP_PAGES: dict[str, Callable[[], str]] = {
 class NvidiaSmi(RawCommand):
     name = "nvidia-smi"
     streams = True
+    needs_gpus = True
     summary = "NVIDIA System Management Interface: GPU state, topology, NVLink and monitoring"
     section = "GPU"
     description = "Driver 550.90.07, CUDA 12.4. Every value is read from the node's GPUs now."

@@ -1,4 +1,13 @@
-"""Simple commands: expand the words and assignments, apply the redirections, expand an alias, then look the name up in the command table and run it in a :class:`Context`, each error it raises becoming a message and a status."""
+"""Simple commands: expand the words and assignments, apply the redirections, expand an alias, then look the name up in the command table and run it in a :class:`Context`, each error it raises becoming a message and a status.
+
+A command that needs GPUs (``Command.needs_gpus``) and fails on a host without
+them gets, the first time in the session, a terminal tip under its own error
+(chunk kind ``"tip"``, never part of the tool's output): the GPUs are on the
+compute nodes, and ``ssh`` reaches one. "The first time" is read from the
+session's history (no earlier line names a GPU tool), not from a flag, so a
+session restored from its journal, which skips read-only lines, gives the tip
+exactly where the original did.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +16,8 @@ import shlex
 from collections.abc import Generator
 
 from emulator.cluster.accounts import LEARNER
-from emulator.commands.kit.command import Context
+from emulator.cluster.scheduler import compress_hostlist
+from emulator.commands.kit.command import Command, Context
 from emulator.errors import CommandError, EmulatorError, OutputLimitExceeded
 from emulator.shell.expand import expand_word
 from emulator.shell.interpreter.redirects import Redirections
@@ -17,9 +27,15 @@ from emulator.shell.parser import Simple
 from emulator.shell.signals import ExitShell
 from emulator.vfs import FsError
 
+#: The chunk kind of a terminal tip: the screen shows it dimmed, apart from the tools' output.
+TIP = "tip"
+
 
 class SimpleCommands(Redirections):
     """Running one command by name, here or inside another command (``sudo``, ``timeout``)."""
+
+    #: The history line whose GPU tool got the tip (a second failure on the same line says nothing).
+    gpu_tip_line = -1
 
     def run_simple(self, cmd: Simple, stdin: str, out: Sink, err: Sink) -> Run:
         argv = [v for w in cmd.words for v in self.expand(w)]
@@ -101,12 +117,32 @@ class SimpleCommands(Redirections):
             err.write(f"bash: internal error in {name}: {type(exc).__name__}: {exc}\n")
             status = 1
         self._route(ctx, out, err)
+        if status and command.needs_gpus:
+            self._gpu_tip(command)
         return status
+
+    def _gpu_tip(self, command: Command) -> None:
+        """A GPU tool failed on a host without GPUs: say where the GPUs are, once a session."""
+        host = self.host
+        nodes = [node.name for node in self.cluster.compute_nodes if node.gpus]
+        history = self.session.history
+        line = self.session.history_base + len(history)
+        if host.gpus or not nodes or not history or self.gpu_tip_line == line:
+            return
+        tools = {c.name for c in self.commands.commands() if c.needs_gpus}
+        if any(tools.intersection(earlier.replace(";", " ").replace("|", " ").split()) for earlier in history[:-1]):
+            return
+        self.gpu_tip_line = line
+        self.emit(TIP, f"tip: {host.name} has no GPUs; the compute nodes {compress_hostlist(nodes)} have them: "
+                       f"ssh to one (ssh {nodes[0]}), then run {command.name} there.\n")
 
     def _route(self, ctx: Context, out: Sink, err: Sink) -> None:
         for stream, text in ctx.take_output():
             try:
-                (out if stream == "out" else err).write(text)
+                if stream == "ok" and isinstance(out, Terminal):
+                    self.emit(stream, text)  # a verdict on the screen keeps its kind
+                else:
+                    (out if stream in ("out", "ok") else err).write(text)
             except FsError as exc:
                 err.write(f"bash: {exc.path}: {exc.strerror}\n")
 

@@ -58,7 +58,7 @@ async function run(id, sid, line) {
     if (step.done) {
       running.delete(sid);
       post({ type: Msg.DONE, id, status: step.status, prompt: step.prompt, state: null,
-             lab: step.lab, seed: step.seed, title: step.title, goal: step.goal });
+             lab: step.lab, seed: step.seed, title: step.title, goal: step.goal, solved: step.solved ?? null });
       return;
     }
     await sleep(Math.min(Math.max(Number(step.pause) || 0, 0) * 1000, MAX_PAUSE_MS));

@@ -1,9 +1,11 @@
 /**
  * The terminal's bar and lab panel: the label naming the lab and seed the
- * session is in now, the panel (the lab's title, goal, buttons and share
+ * session is in now, a "✓ Solved" badge once that lab is solved (and the
+ * solve kept in this browser, storage.js), the panel (the lab's title, goal, buttons and share
  * link, made here when the page has none) and its toggle, and Reset, which
  * asks once more on the button itself.
  */
+import { recordSolve } from "./storage.js";
 
 /** How the bar names a lab and seed: "lab late-rank · seed 7", or "healthy cluster". */
 export function variantLabel(lab, seed) {
@@ -38,13 +40,15 @@ export class LabBar {
     if (!variant || variant.title === undefined || this.terminal.disposed) return;
     const lab = variant.lab || "sandbox";
     const { seed, title, goal } = variant;
-    this.now = { lab, seed, title, goal };
+    const solved = variant.solved ?? null;
+    this.now = { lab, seed, title, goal, solved };
     session.keep();
     const shown = JSON.stringify(this.now);
     if (shown === this.shown) return;
     this.shown = shown;
     const label = q("[data-mdx-variant]");
     if (label) label.textContent = variantLabel(lab, seed);
+    this.showSolved(lab, seed, solved);
     const running = lab !== "sandbox";
     const panel = running ? this.panel() : q("[data-mdx-panel]");
     const toggle = q('[data-mdx-action="panel"]');
@@ -57,6 +61,23 @@ export class LabBar {
     panel.querySelector("[data-mdx-lab-title]").textContent = title;
     panel.querySelector("[data-mdx-lab-goal]").textContent = goal;
     panel.querySelector("[data-mdx-share]").href = `?lab=${encodeURIComponent(lab)}&seed=${seed}`;
+  }
+
+  /** The bar's badge: "✓ Solved" while the session's lab is solved (a symbol and a word, never colour alone). */
+  showSolved(lab, seed, solved) {
+    const { q } = this.terminal;
+    let badge = q("[data-mdx-solved]");
+    if (!badge && solved) {
+      badge = element("span", "", { mdxSolved: "" }, { class: "mdx-terminal__solved" });
+      q("[data-mdx-variant]")?.after(badge);
+    }
+    if (!badge) return;
+    badge.hidden = !solved;
+    if (!solved) return;
+    const hints = `${solved.hints} hint${solved.hints === 1 ? "" : "s"}`;
+    badge.textContent = "✓ Solved";
+    badge.title = `Solved in ${solved.attempts} attempt${solved.attempts === 1 ? "" : "s"}, ${hints}`;
+    recordSolve(lab, seed, solved);
   }
 
   /** The lab panel and its toggle, made as the page template makes them when the page has none. */

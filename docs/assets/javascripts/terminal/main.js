@@ -7,11 +7,15 @@
  *
  * A URL such as `?lab=late-rank&seed=7` opens that lab and seed instead of
  * the page's own.
+ *
+ * On a page whose labs table is wrapped in data-mdx-component="lab-solves"
+ * (the labs index), it marks each lab this browser solved (storage.js).
  */
 
 import { runtime } from "./client.js";
 import { Terminal } from "./terminal.js";
 import { variantLabel } from "./labbar.js";
+import { solves } from "./storage.js";
 
 const LAB_ID = /^[a-z0-9][a-z0-9-]{0,63}$/;
 
@@ -58,7 +62,26 @@ function showVariant(el, { lab, seed }) {
   if (label) label.textContent = variantLabel(lab, seed);
 }
 
+/** Mark the labs this browser solved in a lab-solves table: "✓ Solved" and the hints used, beside the lab's id. */
+function markSolves(doc) {
+  const solved = solves();
+  for (const table of doc.querySelectorAll('[data-mdx-component="lab-solves"]')) {
+    for (const row of table.querySelectorAll("tbody tr")) {
+      const id = row.querySelector("td code")?.textContent;
+      const solve = id && Object.hasOwn(solved, id) ? solved[id] : null;
+      if (!solve || row.querySelector(".mdx-lab-solved")) continue;
+      const hints = Number(solve.hints) || 0;
+      const mark = document.createElement("span");
+      mark.className = "mdx-lab-solved";
+      mark.dataset.mdxLabSolved = id;
+      mark.textContent = `✓ Solved, ${hints} hint${hints === 1 ? "" : "s"}`;
+      row.cells[0].append(document.createElement("br"), mark);
+    }
+  }
+}
+
 function mount(doc) {
+  markSolves(doc);
   if (current) current.dispose();
   current = null;
   const el = doc.querySelector('[data-mdx-component="terminal"]');

@@ -20,7 +20,41 @@
  * keeps `mdx-terminal:snapshot-held`), or where the terminal cannot run at all
  * (file://, no WebAssembly, no workers): those pages start the runtime later,
  * from client.js, as before.
+ *
+ * On every page it also keeps the lines entered before the terminal mounts.
+ * The command line is in the HTML, so a reader can type into it and press
+ * Enter before main.js has run; without this, that Enter did nothing and the
+ * line was lost. A capturing keydown listener on the document takes each such
+ * line (the terminal element has no data-mdx-state until terminal.js mounts
+ * it), clears the field, says in the status line that it is queued, and
+ * terminal.js runs the lines once mounted (mdxEarlyInput.take()).
  */
+(function () {
+  var lines = [];
+  document.addEventListener("keydown", function (event) {
+    var input = event.target;
+    if (event.key !== "Enter" || event.shiftKey || event.isComposing) return;
+    if (!input || !input.matches || !input.matches("[data-mdx-input]")) return;
+    var terminal = input.closest('[data-mdx-component="terminal"]');
+    if (!terminal || terminal.dataset.mdxState) return; // mounted: terminal.js handles its keys
+    event.preventDefault();
+    lines.push(input.value);
+    input.value = "";
+    var status = terminal.querySelector("[data-mdx-status]");
+    if (status) {
+      status.textContent = "Starting the terminal… (" + lines.length + " queued)";
+      status.hidden = false;
+    }
+  }, true);
+  window.mdxEarlyInput = {
+    /** The lines entered before the terminal mounted, oldest first; each is handed out once. */
+    take: function () {
+      var taken = lines;
+      lines = [];
+      return taken;
+    },
+  };
+})();
 (function () {
   try {
     if (new URLSearchParams(location.search).get("snapshot") === "off") return;

@@ -18,9 +18,11 @@
  *                                         "snapshot" (restored) or "fresh"; note: a sentence for the
  *                                         learner or null; reason: why no snapshot was restored
  *   {type: SAVED,      stored, reason, bytes, ms}   once, when a snapshot was made (or could not be)
- *   {type: READY,      id, sid, banner, prompt, lab, seed, notice}   reply to OPEN and RESET
- *   {type: OUTPUT,     id, chunks}            chunks: [[stream, text], ...] of a RUN
- *   {type: DONE,       id, status, prompt, state, more, lab, seed, title, goal}   end of a RUN (state
+ *   {type: READY,      id, sid, banner, prompt, lab, seed, title, goal, solved, notice}   reply to OPEN
+ *                                         and RESET; solved: {hints, attempts} once the session solved
+ *                                         the lab it is in, else null
+ *   {type: OUTPUT,     id, chunks}            chunks: [[kind, text], ...] of a RUN; kind is one of Chunk
+ *   {type: DONE,       id, status, prompt, state, more, lab, seed, title, goal, solved}   end of a RUN (state
  *                                         null) or reply to SNAPSHOT; more: true when the RUN's text needs
  *                                         another line (not run); lab..goal: the lab the session is in
  *                                         after the RUN (a `lab start` changes it)
@@ -45,6 +47,14 @@ export const Msg = Object.freeze({
   FATAL: "fatal",
   LOADED: "loaded",
   SAVED: "saved",
+});
+
+/** The kinds of an OUTPUT chunk (emulator.web.step). */
+export const Chunk = Object.freeze({
+  OUT: "out", // a tool's standard output
+  ERR: "err", // a tool's standard error
+  TIP: "tip", // a hint of this terminal, not tool output (a GPU tool on a host without GPUs)
+  OK: "ok", // a verdict: submit solved the lab
 });
 
 /** Loading stages, in order, as the worker reports them in PROGRESS. */

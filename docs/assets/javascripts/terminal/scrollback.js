@@ -1,6 +1,7 @@
 /**
  * The terminal's scrollback: output drawn as text (textContent, never as
- * HTML), bounded to MAX_SCROLLBACK characters and kept in the lab's record
+ * HTML), each chunk kind in its own class (mdx-terminal__out, __err, __cmd,
+ * __tip for this terminal's own tips, __ok for a verdict), bounded to MAX_SCROLLBACK characters and kept in the lab's record
  * (storage.js), a command's output read out by the live region, and the
  * width of the screen in characters.
  */
@@ -12,6 +13,8 @@ const MAX_ANNOUNCE = 1500;
 /** The escape sequence of a full-screen repaint, and every other control sequence (dropped). */
 const CLEAR_SCREEN = "\x1b[2J";
 const CONTROL = /\x1b\[[0-9;?]*[A-Za-z]/g;
+/** Chunk kinds drawn in their own style (protocol.js); any other is drawn as plain output. */
+const KINDS = new Set(["out", "err", "tip", "ok"]);
 
 export class Scrollback {
   /** Draws again the scrollback `record` (the lab's saved record) kept. */
@@ -71,7 +74,7 @@ export class Scrollback {
       }
       const text = (cleared >= 0 ? raw.slice(cleared + CLEAR_SCREEN.length) : raw).replace(CONTROL, "");
       collected.push(text);
-      this.print(stream === "err" ? "err" : "out", text);
+      this.print(KINDS.has(stream) ? stream : "out", text);
     }
   }
 

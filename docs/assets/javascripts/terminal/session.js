@@ -116,8 +116,8 @@ export class Session {
       {
         onReady: (m) => {
           this.opening = false;
-          const { sid, prompt, lab, seed, title, goal } = m;
-          remember(key, { sid, prompt, lab, seed, title, goal }); // even if this page has gone meanwhile
+          const { sid, prompt, lab, seed, title, goal, solved } = m;
+          remember(key, { sid, prompt, lab, seed, title, goal, solved }); // even if this page has gone meanwhile
           this.ready(m, state === null);
           if (m.notice) scrollback.print("err", `${m.notice}\n`);
         },

@@ -5,6 +5,10 @@
  * (from the worker's SNAPSHOT), the recent scrollback, bounded. A record that
  * cannot be read or has another schema is dropped, and the terminal starts
  * fresh with a short notice instead of breaking.
+ *
+ * Apart from them, the labs solved in this browser (SOLVES_KEY): lab id →
+ * {seed, hints, attempts} of its solve with the fewest hints, for the bar's
+ * badge and the labs page (main.js marks the table).
  */
 
 export const SCHEMA = 1;
@@ -71,6 +75,32 @@ export function save(record) {
     localStorage.setItem(storageKey(record.lab, record.seed), JSON.stringify(record));
   } catch {
     // Storage full or disabled: the terminal keeps working without it.
+  }
+}
+
+/** Where the labs solved in this browser are kept. */
+export const SOLVES_KEY = `${PREFIX}solved`;
+
+/** {lab id: {seed, hints, attempts}}: the labs solved in this browser ({} if none or unreadable). */
+export function solves() {
+  try {
+    const kept = JSON.parse(localStorage.getItem(SOLVES_KEY) || "{}");
+    return kept && typeof kept === "object" && !Array.isArray(kept) ? kept : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Keep a solve of `lab`, unless one with fewer hints is kept. */
+export function recordSolve(lab, seed, { hints, attempts }) {
+  const kept = solves();
+  const before = kept[lab];
+  if (before && Number(before.hints) <= hints) return;
+  kept[lab] = { seed, hints, attempts };
+  try {
+    localStorage.setItem(SOLVES_KEY, JSON.stringify(kept));
+  } catch {
+    // Storage full or disabled: the badge still shows on this page.
   }
 }
 

@@ -43,6 +43,17 @@ export class Terminal {
     this.editor.setPrompt();
     this.wire();
     this.session.listen();
+    this.takeEarlyInput();
+  }
+
+  /**
+   * Lines entered before this terminal mounted (prestart.js kept them) run now, in order, as if typed
+   * here; a command line focused before then starts the runtime, as a focus after mounting would.
+   */
+  takeEarlyInput() {
+    const early = window.mdxEarlyInput ? window.mdxEarlyInput.take() : [];
+    if (early.length) this.type(early);
+    else if (document.activeElement === this.editor.input) runtime.start();
   }
 
   dispose() {
