@@ -217,9 +217,9 @@ class NcclTest(ParsedCommand):
         except NcclInitError as exc:
             # NCCLCHECK prints ncclGetErrorString and ncclGetLastError (the last WARN, kept whatever
             # NCCL_DEBUG says): ncclCommInitAll for one process, ncclGroupEnd after ncclCommInitRank.
-            line = 904 if len(hosts) == 1 else 910
+            at = 904 if len(hosts) == 1 else 910
             pid = next((p.pid for p in procs if p.node == exc.node), procs[0].pid)
-            ctx.outln(f"{exc.node}: Test NCCL failure common.cu:{line} '{exc.cuda_error} / {exc.warning}'")
+            ctx.outln(f"{exc.node}: Test NCCL failure common.cu:{at} '{exc.cuda_error} / {exc.warning}'")
             ctx.outln(f" .. {exc.node} pid {pid}: Test failure common.cu:842")
             return 1
         for line in init_lines(cluster, procs, env):
