@@ -6,8 +6,11 @@ would report, computed from the hardware state:
 
 * inside one node, NVLink through the NVSwitches: NVLink SHARP (NVLS) for
   all-reduce on more than 4 GPUs (about 480 GB/s busbw on 8 x H100 at 8 GiB),
-  a ring otherwise (about 370 GB/s); downed NVLinks scale it, a stopped
-  Fabric Manager makes CUDA initialisation fail;
+  a ring otherwise (about 370 GB/s); a stopped Fabric Manager makes CUDA
+  initialisation fail; a GPU that Fabric Manager left out of the NVLink
+  fabric at start-up (:func:`fabric_p2p_lost`) makes NCCL's init fail
+  (:func:`check_p2p`), or, with ``NCCL_IGNORE_DISABLED_P2P=1``, sends that
+  node's ring through host memory;
 * across nodes, a ring bounded by its slowest hop: each node's NICs that
   NCCL selects (``NCCL_IB_HCA``), counted as ``len(NICs) x slowest NIC``
   (:func:`emulator.cluster.links.effective_gbps`, or the GPU's PCIe link for
@@ -30,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from emulator.cluster.gpu_rates import gpu_speed_factor
-from emulator.cluster.hardware import NIC
+from emulator.cluster.hardware import GPU, NIC
 from emulator.cluster.ids import rng
 from emulator.cluster.links import effective_gbps
 from emulator.cluster.model import Cluster, Node
@@ -67,6 +70,18 @@ class CollectiveError(Exception):
         super().__init__(f"{node}: {cuda_error}")
         self.node = node
         self.cuda_error = cuda_error
+
+
+class NcclInitError(CollectiveError):
+    """NCCL's communicator init failed: ``cuda_error`` is ``ncclGetErrorString``, ``warning`` the WARN text."""
+
+    def __init__(self, node: str, nccl_error: str, warning: str) -> None:
+        super().__init__(node, nccl_error)
+        self.warning = warning
+
+
+#: ncclGetErrorString(ncclUnhandledCudaError) in NCCL 2.21.
+UNHANDLED_CUDA = "unhandled cuda error (run with NCCL_DEBUG=INFO for details)"
 
 
 def bus_factor(op: str, n: int) -> float:
@@ -227,6 +242,51 @@ def check_usable(cluster: Cluster, ranks: Sequence[tuple[str, int]]) -> None:
             raise CollectiveError(node_name, "system not yet initialized")
 
 
+def fabric_p2p_lost(gpu: GPU) -> bool:
+    """Whether Fabric Manager registered the GPU with an error: it is out of NVSwitch routing.
+
+    On HGX H100 (``ACCESS_LINK_FAILURE_MODE=0``) a GPU whose access NVLink failed at start-up
+    is removed from routing and loses NVLink peer-to-peer with every other GPU, while CUDA
+    still runs on it (NVIDIA Fabric Manager User Guide, *High Availability Modes*).
+    """
+    return gpu.present and gpu.fabric_state == "Completed" and gpu.fabric_status != "Success"
+
+
+def ignore_disabled_p2p(env: Mapping[str, str]) -> bool:
+    return env.get("NCCL_IGNORE_DISABLED_P2P", "0") not in ("", "0")
+
+
+def p2p_disabled(env: Mapping[str, str]) -> bool:
+    return env.get("NCCL_P2P_DISABLE", "0") not in ("", "0")
+
+
+def check_p2p(cluster: Cluster, ranks: Sequence[tuple[str, int]], env: Mapping[str, str]) -> None:
+    """Raise :class:`NcclInitError` where NCCL's topology check refuses a node's GPUs.
+
+    NCCL sees the GPU's remaining NVLinks to the NVSwitches (a ``PATH_NVL`` to every peer), but
+    NVML reports P2P not OK for the pairs; ``ncclTopoCheckP2p`` then WARNs "P2P is disabled
+    between NVLINK connected GPUs" and returns ``ncclUnhandledCudaError`` unless
+    ``NCCL_IGNORE_DISABLED_P2P`` is set (NVIDIA/nccl ``src/graph/paths.cc``, ``ncclTopoCheckP2p``,
+    as in 2.21.5). ``NCCL_P2P_DISABLE=1`` never reaches the check. ``ncclTopoComputePaths``
+    checks pairs with the lower device as the second GPU first, so the WARN names
+    ``(bad, 0)``, or ``(1, 0)`` when GPU 0 is the bad one.
+    """
+    if p2p_disabled(env) or ignore_disabled_p2p(env):
+        return
+    for name, gpus in _by_node(ranks).items():
+        node = cluster.node(name)
+        if node is None or len(gpus) < 2:
+            continue
+        bad = sorted(i for i in gpus if i < len(node.gpus) and fabric_p2p_lost(node.gpus[i]))
+        if not bad:
+            continue
+        first, second = (bad[0], min(gpus)) if bad[0] != min(gpus) else (sorted(gpus)[1], bad[0])
+        raise NcclInitError(name, UNHANDLED_CUDA,
+                            f"P2P is disabled between NVLINK connected GPUs {first} and {second}. This should not be "
+                            "the case given their connectivity, and is probably due to a hardware issue. If you "
+                            "still want to proceed, you can set NCCL_IGNORE_DISABLED_P2P=1.")
+
+
 def _by_node(ranks: Sequence[tuple[str, int]]) -> dict[str, list[int]]:
     grouped: dict[str, list[int]] = {}
     for node, gpu in ranks:
@@ -237,25 +297,28 @@ def _by_node(ranks: Sequence[tuple[str, int]]) -> dict[str, list[int]]:
 def _intra_peak(cluster: Cluster, grouped: dict[str, list[int]], op: str, env: Mapping[str, str]) -> tuple[float, str, str]:
     """Asymptotic busbw inside the nodes (GB/s), the algorithm and the transport."""
     per_node = max(len(g) for g in grouped.values())
-    worst_links, speed = 1.0, 1.0
+    no_links, outside, speed = False, False, 1.0
     for name, gpus in grouped.items():
         node = cluster.node(name)
         assert node is not None
         for i in gpus:
             gpu = node.gpus[i]
-            worst_links = min(worst_links, sum(1 for lk in gpu.nvlinks if lk.up) / max(1, len(gpu.nvlinks)))
+            no_links = no_links or not any(lk.up for lk in gpu.nvlinks)
+            outside = outside or (len(gpus) > 1 and fabric_p2p_lost(gpu))
             speed = min(speed, gpu_speed_factor(gpu))
     kernel = min(1.0, 1.6 * speed)
     if per_node == 1:
         return LOCAL_COPY_GBPS * kernel, "Ring", "NVLink"
-    if env.get("NCCL_P2P_DISABLE", "0") not in ("", "0"):
-        # No peer-to-peer: every hop bounces through host memory (NCCL's SHM transport).
+    if p2p_disabled(env) or outside:
+        # No peer-to-peer: every hop bounces through host memory (NCCL's SHM transport). A GPU
+        # outside the NVLink fabric has no P2P with its peers (check_p2p lets it through only
+        # with NCCL_IGNORE_DISABLED_P2P=1), and the ring runs at its slowest hop.
         return SHM_GBPS * kernel, "Ring", "SHM"
-    if worst_links == 0.0:
+    if no_links:
         return PCIE_P2P_GBPS * kernel, "Ring", "PCIe"
     if op == "all_reduce" and len(grouped) == 1 and nvls_enabled(env, per_node):
-        return NVLINK_GBPS * NVLS_EFFICIENCY * worst_links * kernel, "NVLS", "NVLink"
-    return NVLINK_GBPS * RING_EFFICIENCY * worst_links * kernel, "Ring", "NVLink"
+        return NVLINK_GBPS * NVLS_EFFICIENCY * kernel, "NVLS", "NVLink"
+    return NVLINK_GBPS * RING_EFFICIENCY * kernel, "Ring", "NVLink"
 
 
 def _net_peak(op: str, plan: NetPlan, n: int, per_node: int) -> float:
@@ -296,6 +359,7 @@ def collective(cluster: Cluster, op: str, size_bytes: int, ranks: Sequence[tuple
         raise ValueError("a collective needs at least one rank")
     env = env or {}
     check_usable(cluster, ranks)
+    check_p2p(cluster, ranks, env)
     n = len(ranks)
     grouped = _by_node(ranks)
     peak, algorithm, transport = _intra_peak(cluster, grouped, op, env)

@@ -7,6 +7,7 @@ import pytest
 from emulator.cluster.build import ClusterSpec, build_cluster
 from emulator.cluster.collectives import (
     CollectiveError,
+    NcclInitError,
     algbw_gbps,
     bus_factor,
     busbw_gbps,
@@ -80,12 +81,20 @@ def test_one_port_at_200g_halves_the_whole_jobs_large_message_busbw() -> None:
     assert after / before == pytest.approx(0.5, abs=0.03)
 
 
-def test_a_downed_nvlink_lowers_the_single_node_bandwidth() -> None:
+def test_a_gpu_out_of_the_nvlink_fabric_fails_nccl_init_and_not_a_share_of_bandwidth() -> None:
     cluster = build_cluster(ClusterSpec())
-    for link in cluster.nodes["node01"].gpus[3].nvlinks[:6]:
-        link.up = False
-    r = collective(cluster, "all_reduce", 8 * GiB, ranks("node01"))
-    assert r.busbw < 0.72 * 480
+    gpu = cluster.nodes["node01"].gpus[3]
+    gpu.nvlinks[0].up = False
+    gpu.fabric_status = "Unknown Error"
+    with pytest.raises(NcclInitError) as err:
+        collective(cluster, "all_reduce", 8 * GiB, ranks("node01"))
+    assert "P2P is disabled between NVLINK connected GPUs 3 and 0" in err.value.warning
+    # Forced past the check, every hop to that GPU goes through host memory: PCIe class, not ~400.
+    forced = collective(cluster, "all_reduce", 8 * GiB, ranks("node01"), {"NCCL_IGNORE_DISABLED_P2P": "1"})
+    assert forced.transport == "SHM" and forced.busbw < 30
+    # A GPU alone on its node has no peers to check; the other nodes are untouched.
+    assert collective(cluster, "all_reduce", 8 * GiB, [("node01", 3), ("node02", 0)]).busbw > 10
+    assert collective(cluster, "all_reduce", 8 * GiB, ranks("node02")).busbw > 440
 
 
 def test_stopped_fabric_manager_fails_cuda_init() -> None:

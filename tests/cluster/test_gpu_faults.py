@@ -95,7 +95,7 @@ def test_dbe_counts_the_error_and_marks_the_remap_pending_in_smi_and_dcgm():
     assert f"GPU {g} has uncorrectable memory errors and row" in s.execute("dcgmi diag -r 1")[0]
 
 
-def test_nvlink_down_shows_inactive_links_in_nvlink_topo_and_counters():
+def test_nvlink_down_at_start_up_takes_the_gpu_out_of_the_fabric():
     s, t = faulty("nvlink-down", {"links": 2})
     g = t["gpu"]
     links = t["links"].split(",")
@@ -103,9 +103,13 @@ def test_nvlink_down_shows_inactive_links_in_nvlink_topo_and_counters():
     for link in links:
         assert f"\t Link {link}: <inactive>" in status
     assert "NV16" in run(s, "nvidia-smi topo -m")
-    errors = run(s, f"nvidia-smi nvlink -e -i {g}")
-    assert f"\t Link {links[0]}: Replay Errors: 0" not in errors
-    assert run(s, "dmesg").count("): 74, ") == 2
+    q = run(s, f"nvidia-smi -q -i {g}")
+    assert "        State                             : Completed" in q
+    assert "        Status                            : Unknown Error" in q
+    assert "): 74, " not in run(s, "dmesg")  # no link failed under load: no Xid
+    out, status_ = s.execute("all_reduce_perf -b 1G -e 1G -g 8")
+    assert status_ == 1 and "Test NCCL failure common.cu:904 'unhandled cuda error" in out
+    assert "P2P is disabled between NVLINK connected GPUs" in out
 
 
 def test_fabric_manager_stopped_shows_in_systemctl_smi_and_dcgm():
@@ -149,19 +153,6 @@ def test_truth_time_is_the_instant_the_kernel_logged():
     s, t = faulty("xid", {"code": 48})
     first = next(ln for ln in run(s, "dmesg --time-format iso").splitlines() if "NVRM: Xid" in ln)
     assert first.startswith(t["time"].rstrip("Z") + ",")
-
-
-def test_nvlink_down_leaves_a_marginal_neighbour_whose_counters_rise():
-    s, t = faulty("nvlink-down", {"links": 1})
-    g = t["gpu"]
-
-    def replays() -> int:
-        out = run(s, f"nvidia-smi nvlink -e -i {g}")
-        return sum(int(ln.rsplit(": ", 1)[1]) for ln in out.splitlines() if "Replay Errors" in ln)
-
-    before = replays()
-    run(s, "sleep 60")
-    assert replays() > before
 
 
 def test_an_xid_that_kills_the_rank_ends_the_run_on_every_node():

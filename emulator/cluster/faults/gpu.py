@@ -25,10 +25,8 @@ from emulator.cluster.faults.gpu_targets import (
     log_kernel,
     pick_gpu,
     pick_node,
-    rank_process,
-    utc_stamp,
 )
-from emulator.cluster.faults.xid import ecc_dbe_remap, gpu_banner, xid, xid_event
+from emulator.cluster.faults.xid import ecc_dbe_remap, xid
 from emulator.cluster.hardware import KernelEvent
 from emulator.cluster.lifecycle import lose_psu
 from emulator.cluster.model import Cluster
@@ -95,34 +93,25 @@ def gpu_power_cap(cluster: Cluster, r: random.Random, params: dict[str, object])
 
 
 def nvlink_down(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
-    """One or more NVLinks of a GPU went inactive after a fatal link error (Xid 74)."""
+    """One or more access NVLinks of a GPU failed to train when the node booted.
+
+    On HGX H100 Fabric Manager's default ``ACCESS_LINK_FAILURE_MODE=0`` removes such a GPU from
+    NVSwitch routing: it registers with the fabric in error and loses NVLink peer-to-peer with
+    every other GPU, not a share of its bandwidth; CUDA still runs on it (NVIDIA Fabric Manager
+    User Guide, *High Availability Modes*). The failed links read ``<inactive>``; no Xid is
+    raised, since no link failed under load. NCCL's init on the node then fails
+    (:func:`emulator.cluster.collectives.check_p2p`), so the job's ranks there cannot start.
+    """
     node, gpu = pick_gpu(cluster, r, params)
     count = int(str(params.get("links") or 1))
     if not 1 <= count <= len(gpu.nvlinks):
         raise ValueError(f"nvlink-down: links must be 1..{len(gpu.nvlinks)}")
-    at = event_at(r, params)
-    pid, comm = rank_process(cluster, node, gpu)
-    events = gpu_banner(gpu, at)
     down = sorted(r.sample(range(len(gpu.nvlinks)), count))
-    for k, index in enumerate(down):
-        link = gpu.nvlinks[index]
-        link.up = False
-        link.replay_errors += r.randint(40, 400)
-        link.recovery_errors += r.randint(2, 9)
-        link.crc_flit_errors += r.randint(1000, 9000)
-        events.append(xid_event(gpu, at + 0.004 * k, 74, pid, comm,
-                           f"NVLink: fatal error detected on link {index}(0x10000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0)"))
-        gpu.xids.append(74)
-    # A neighbour on the same NVSwitch stays up but keeps retrying: its counters rise.
-    switch = gpu.nvlinks[down[0]].switch
-    marginal = [link for link in gpu.nvlinks if link.up and link.switch == switch]
-    if marginal:
-        weak = r.choice(marginal)
-        weak.replay_errors += r.randint(5, 40)
-        weak.replay_rate_per_s = round(r.uniform(0.5, 3.0), 2)
-        weak.crc_rate_per_s = round(r.uniform(5.0, 30.0), 1)
-    log_kernel(node, events)
-    return gpu_truth(node, gpu, "nvlink-down", links=",".join(map(str, down)), time=utc_stamp(cluster, at))
+    for index in down:
+        gpu.nvlinks[index].up = False
+    # Which nvmlReturn_t the failed registration reports is not documented for this case [unverified].
+    gpu.fabric_status = "Unknown Error"
+    return gpu_truth(node, gpu, "nvlink-down", links=",".join(map(str, down)))
 
 
 def fabricmanager_stopped(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
@@ -187,8 +176,8 @@ FAULTS: list[Fault] = [
           xid, {"node": "", "gpu": None, "code": 48, "at": None}),
     Fault("ecc-dbe-remap", "Double-bit ECC error in HBM: Xid 48, 63, 94 and a row remap pending reset",
           ecc_dbe_remap, {"node": "", "gpu": None, "at": None}),
-    Fault("nvlink-down", "NVLinks of one GPU inactive after Xid 74, error counters raised",
-          nvlink_down, {"node": "", "gpu": None, "links": 1, "at": None}),
+    Fault("nvlink-down", "NVLinks of one GPU failed at start-up: the GPU is out of the NVLink fabric, no P2P",
+          nvlink_down, {"node": "", "gpu": None, "links": 1}),
     Fault("fabricmanager-stopped", "nvidia-fabricmanager failed on a node: GPUs not in the NVLink fabric",
           fabricmanager_stopped, {"node": ""}),
     Fault("pcie-downgrade", "A GPU's PCIe link trained below Gen5 x16",

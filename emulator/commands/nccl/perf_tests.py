@@ -21,7 +21,7 @@ import argparse
 from collections.abc import Generator
 
 from emulator.cluster.catalog import H100
-from emulator.cluster.collectives import CollectiveError, check_usable, collective
+from emulator.cluster.collectives import CollectiveError, NcclInitError, check_p2p, check_usable, collective
 from emulator.cluster.ids import rng
 from emulator.cluster.nccl_debug import Proc, init_lines
 from emulator.cluster.scheduler import expand_hostlist
@@ -213,6 +213,16 @@ class NcclTest(ParsedCommand):
             ctx.outln("#")
             ctx.outln(f"# Reducing maxBytes to {hi} due to memory limitation")
         env = dict(ctx.env)
+        try:
+            check_p2p(cluster, ranks, env)
+        except NcclInitError as exc:
+            # NCCLCHECK prints ncclGetErrorString and ncclGetLastError (the last WARN, kept whatever
+            # NCCL_DEBUG says): ncclCommInitAll for one process, ncclGroupEnd after ncclCommInitRank.
+            at = 904 if len(hosts) == 1 else 910
+            pid = next((p.pid for p in procs if p.node == exc.node), procs[0].pid)
+            ctx.outln(f"{exc.node}: Test NCCL failure common.cu:{at} '{exc.cuda_error} / {exc.warning}'")
+            ctx.outln(f" .. {exc.node} pid {pid}: Test failure common.cu:842")
+            return 1
         for line in init_lines(cluster, procs, env):
             ctx.outln(line)
         ctx.outln("#")
