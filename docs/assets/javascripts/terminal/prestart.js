@@ -35,7 +35,7 @@
     var input = event.target;
     if (event.key !== "Enter" || event.shiftKey || event.isComposing) return;
     if (!input || !input.matches || !input.matches("[data-mdx-input]")) return;
-    var terminal = input.closest('[data-mdx-component="terminal"]');
+    var terminal = input.closest("[data-mdx-component=terminal]");
     if (!terminal || terminal.dataset.mdxState) return; // mounted: terminal.js handles its keys
     event.preventDefault();
     lines.push(input.value);
