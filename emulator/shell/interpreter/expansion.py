@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from emulator.cluster.ids import rng
-from emulator.shell.expand import expand_word, glob_relative
-from emulator.shell.interpreter.limits import DEPTH_LIMIT
+from emulator.errors import LineStopped
+from emulator.limits import DEPTH_LIMIT, VALUE_LIMIT, limit_reached
+from emulator.shell.expand import ExpansionError, expand_word, glob_relative
 from emulator.shell.interpreter.state import ShellState
 from emulator.shell.interpreter.streams import Buffer, Run, Sink, Terminal
-from emulator.shell.lexer import ShellSyntaxError, Word
+from emulator.shell.lexer import Word
 from emulator.shell.parser import Script, parse
 from emulator.shell.signals import ExitShell
 
@@ -44,6 +45,7 @@ class ExpansionEnv(ShellState):
         return _BASH_VARIABLES.get(name)
 
     def set_var(self, name: str, value: str) -> None:
+        _check_value(name, value)
         if name in self.env:
             self.env[name] = value
         else:
@@ -52,6 +54,7 @@ class ExpansionEnv(ShellState):
     def export(self, name: str, value: str | None = None) -> None:
         if value is None:
             value = self.vars.pop(name, self.env.get(name, ""))
+        _check_value(name, value)
         self.vars.pop(name, None)
         self.env[name] = value
 
@@ -67,7 +70,7 @@ class ExpansionEnv(ShellState):
 
     def substitute(self, source: str) -> str:
         """Run ``$(...)``: the inner line's stdout (stderr still reaches the screen)."""
-        out = Buffer()
+        out = Buffer("command substitution")
         self.subshells += 1
         try:
             self._nested(self.run_script(parse(source), "", out, Terminal(self, "err")))
@@ -80,7 +83,7 @@ class ExpansionEnv(ShellState):
     def _nested(self, run: Run) -> int:
         """Run to completion inside another command (no chunk boundaries)."""
         if self._depth >= DEPTH_LIMIT:
-            raise ShellSyntaxError("maximum nesting level exceeded")
+            raise LineStopped(limit_reached(f"bash: commands nested deeper than {DEPTH_LIMIT} levels"))
         self._depth += 1
         try:
             while True:
@@ -91,3 +94,9 @@ class ExpansionEnv(ShellState):
                 self.cluster.clock.advance(pause)
         finally:
             self._depth -= 1
+
+
+def _check_value(name: str, value: str) -> None:
+    """A variable's value stops at :data:`~emulator.limits.VALUE_LIMIT` characters."""
+    if len(value) > VALUE_LIMIT:
+        raise ExpansionError(limit_reached(f"{name}: value longer than {VALUE_LIMIT} characters"))
