@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from emulator.commands.awk.errors import AwkError, Break, Continue, Exit, Next
+from emulator.commands.awk.errors import AwkError, AwkLimit, Break, Continue, Exit, Next
 from emulator.commands.awk.interpreter import Interpreter
 from emulator.commands.awk.lexer import tokenize
 from emulator.commands.awk.parser import Parser
@@ -129,6 +129,9 @@ class Awk(RawCommand):
                     interp.run(block)
             except Exit as stop:
                 status = stop.status
+        except AwkLimit as exc:
+            ctx.err(f"awk: {exc}\n")
+            return 2
         except AwkError as exc:
             ctx.err(f"awk: {exc}\n\tFILENAME=\"{to_str(interp.vars['FILENAME'])}\" "
                     f"FNR={num_str(to_num(interp.vars['FNR']))} NR={num_str(to_num(interp.vars['NR']))}\n")

@@ -5,7 +5,10 @@ from __future__ import annotations
 import re
 
 from emulator.commands.kit.command import Context, Outcome, RawCommand
+from emulator.commands.kit.formats import oversized_field
 from emulator.commands.kit.spec import Flag
+from emulator.errors import CommandError
+from emulator.limits import OUTPUT_LIMIT
 
 SECTION = "Shell"
 
@@ -99,14 +102,22 @@ class Printf(RawCommand):
         fmt, values = words[0], words[1:]
         status = 0
         out: list[str] = []
-        for _ in range(10_000):
-            text, used, stop, bad = _printf_once(fmt, values)
+        size = first = 0
+        # The format is used again while arguments are left, as bash does; each pass uses at least one,
+        # and the passes stop once the output is past the limit (ctx.out keeps what fits and says so).
+        while size <= OUTPUT_LIMIT:
+            try:
+                text, used, stop, bad = _printf_once(fmt, values, first)
+            except CommandError:
+                ctx.out("".join(out))
+                raise
             out.append(text)
+            size += len(text)
             for word in bad:
                 ctx.err(f"bash: printf: {word}: invalid number\n")
                 status = 1
-            values = values[used:]
-            if stop or not values or used == 0:
+            first += used
+            if stop or first >= len(values) or used == 0:
                 break
         ctx.out("".join(out))
         return status
@@ -128,8 +139,8 @@ def _number(word: str, bad: list[str], integer: bool) -> float | int:
 
 
 
-def _printf_once(fmt: str, values: list[str]) -> tuple[str, int, bool, list[str]]:
-    """One pass of the format: (text, values used, stopped by \\c, invalid numbers)."""
+def _printf_once(fmt: str, values: list[str], first: int) -> tuple[str, int, bool, list[str]]:
+    """One pass of the format over ``values[first:]``: (text, values used, stopped by \\c, invalid numbers)."""
     out: list[str] = []
     used = 0
     bad: list[str] = []
@@ -137,7 +148,7 @@ def _printf_once(fmt: str, values: list[str]) -> tuple[str, int, bool, list[str]
 
     def take() -> str:
         nonlocal used
-        value = values[used] if used < len(values) else ""
+        value = values[first + used] if first + used < len(values) else ""
         used += 1
         return value
 
@@ -155,6 +166,9 @@ def _printf_once(fmt: str, values: list[str]) -> tuple[str, int, bool, list[str]
             width = str(int(_number(take(), bad, True)))
         if precision == "*":
             precision = str(int(_number(take(), bad, True)))
+        oversized = oversized_field("bash: printf", width, precision)
+        if oversized:
+            raise CommandError(oversized, 1)
         spec = "%" + flags + (width or "") + (f".{precision}" if precision is not None else "")
         arg = take()
         if conv in "diouxX":
