@@ -12,7 +12,8 @@ import posixpath
 from emulator.commands.kit.command import Context, Outcome, RawCommand
 from emulator.commands.kit.coreio import SECTION, flag_named
 from emulator.commands.kit.spec import Flag
-from emulator.vfs import Dir, File, FsError
+from emulator.limits import WALK_LIMIT, limit_reached
+from emulator.vfs import Dir, File, FsError, TreeTooLarge
 
 
 class Find(RawCommand):
@@ -77,14 +78,18 @@ class Find(RawCommand):
                 status = 1
                 continue
             base = fs.abspath(root)
-            for path, node in fs.walk(base):
-                rel = path[len(base):]
-                depth = rel.count("/")
-                if depth > maxdepth or depth < mindepth:
-                    continue
-                shown = root.rstrip("/") + rel if root != "/" else (path if rel else "/")
-                if all(_find_test(flag, value, shown, node) for flag, value in tests):
-                    ctx.out("".join(shown + end for end in ends or ["\n"]))
+            try:
+                for path, node in fs.walk(base):
+                    rel = path[len(base):]
+                    depth = rel.count("/")
+                    if depth > maxdepth or depth < mindepth:
+                        continue
+                    shown = root.rstrip("/") + rel if root != "/" else (path if rel else "/")
+                    if all(_find_test(flag, value, shown, node) for flag, value in tests):
+                        ctx.out("".join(shown + end for end in ends or ["\n"]))
+            except TreeTooLarge:
+                ctx.err(limit_reached(f"find: ‘{root}’: stopped after {WALK_LIMIT} entries") + "\n")
+                status = 1
         return status
 
 

@@ -21,7 +21,7 @@ from emulator.commands.nvsmi import query as nvsmi_query
 from emulator.commands.nvsmi import report as nvsmi_report
 from emulator.commands.nvsmi.help_pages import HELP, SUBCOMMAND_HELP
 from emulator.commands.nvsmi.modify import refuse
-from emulator.commands.nvsmi.options import FLAGS, LOOP_CAP, check_combination, parse_options, reads_only_words
+from emulator.commands.nvsmi.options import FLAGS, SAMPLES_STOPPED, check_combination, parse_options, reads_only_words
 from emulator.commands.nvsmi.selective import compute_apps_csv, csv_format, gpu_csv
 from emulator.commands.nvsmi.subcommands import run_subcommand
 from emulator.commands.nvsmi.summary import summary_table, timestamp
@@ -33,6 +33,7 @@ from emulator.commands.nvsmi.targets import (
     report_lost,
     select_gpus,
 )
+from emulator.limits import SAMPLE_LIMIT
 
 #: A render of one sample: given whether it is the first, it prints and returns the status.
 Render = Callable[[bool], int]
@@ -109,16 +110,17 @@ class NvidiaSmi(RawCommand):
     def _loop(self, ctx: Context, interval: float | None, render: Render) -> Outcome:
         if interval is None:
             return render(True)
-        return self._looping(max(interval, 0.001), render)
+        return self._looping(ctx, max(interval, 0.001), render)
 
-    def _looping(self, interval: float, render: Render) -> Generator[float, None, int]:
-        status = 0
-        for n in range(LOOP_CAP):
+    def _looping(self, ctx: Context, interval: float, render: Render) -> Generator[float, None, int]:
+        for n in range(SAMPLE_LIMIT):
             status = render(n == 0)
             if status:
                 return status
-            yield interval
-        return status
+            if n + 1 < SAMPLE_LIMIT:
+                yield interval
+        ctx.err(SAMPLES_STOPPED)
+        return 1
 
     def _summary(self, ctx: Context, gpus: list[GPU]) -> int:
         status = report_lost(ctx, gpus)
