@@ -138,9 +138,8 @@ class Ps(RawCommand):
             if not chars:
                 raise ctx.fail(error.format("unsupported option (BSD syntax)"), 1)
             for k, c in enumerate(chars):
-                rest = chars[k + 1:]
                 if (unix and c in UNIX_WITH_VALUE) or (not unix and c in "op"):
-                    val = rest or (queue.pop(0) if queue else "")
+                    val = chars[k + 1:] or (queue.pop(0) if queue else "")
                     if c in "oO":
                         fields += format_list(val)
                     elif c == "p":
