@@ -18,6 +18,7 @@ import errno
 import fnmatch
 import os
 import posixpath
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -266,8 +267,11 @@ class FileSystem:
                     stack.append((posixpath.join(current, name), node.entries()[name]))
 
 
+_MAGIC = re.compile(r"[*?\[]")
+
+
 def _has_magic(text: str) -> bool:
-    return any(c in text for c in "*?[")
+    return _MAGIC.search(text) is not None
 
 
 def _unescape(text: str) -> str:

@@ -48,6 +48,8 @@ from emulator.shell.lexer import Lit, Op, ShellSyntaxError, Tilde, Token, Word, 
 RESERVED = {"if", "then", "elif", "else", "fi", "for", "in", "do", "done", "while", "until", "case", "esac",
             "function", "{", "}", "!", "select", "time"}
 _UNSUPPORTED = {"function": "shell functions", "select": "select loops"}
+#: The reserved words that open a compound command: each nests one level (see :data:`~emulator.limits.NESTING_LIMIT`).
+_COMPOUND = {"{", "for", "case", "while", "until", "if"}
 _REDIRECTS = {">", ">>", ">|", ">&", "<&", "&>", "&>>", "<", "<<", "<<-", "<<<", "<>"}
 
 
@@ -151,7 +153,7 @@ class _Parser:
     def __init__(self, tokens: list[Token]) -> None:
         self.tokens = tokens
         self.i = 0
-        #: Commands being parsed inside one another (see :data:`~emulator.limits.NESTING_LIMIT`).
+        #: Compound commands being parsed inside one another (see :data:`~emulator.limits.NESTING_LIMIT`).
         self.depth = 0
 
     # -- token helpers ----------------------------------------------------------
@@ -241,6 +243,9 @@ class _Parser:
         return pipe
 
     def command(self, stop: set[str]) -> Command:
+        tok = self.peek()
+        if not (isinstance(tok, Op) and tok.kind == "(" or self.peek_word() in _COMPOUND):
+            return self._command(stop)
         self.depth += 1
         if self.depth > NESTING_LIMIT:
             raise too_deep()

@@ -17,7 +17,10 @@ from emulator.vfs import glob_escape, has_magic
 
 
 def _word_text(text: str, env: Env) -> str:
-    """The argument of ``${x:-ARG}``: expanded as the words it holds, joined by spaces."""
+    """The argument of ``${x:-ARG}``: expanded as the words it holds, joined by spaces; text without
+    quotes or expansions stands as it is (``${x// /-}`` replaces a space)."""
+    if not any(c in text for c in "$`'\"\\~"):
+        return text
     try:
         words = [t for t in tokenize(text) if isinstance(t, Word)]
         return " ".join("".join(expand_word(w, env, split=False, glob=False)) for w in words)
@@ -60,8 +63,7 @@ def _expand_one(word: Word, env: Env, split: bool, glob: bool, room: int, raw: s
         if value[:1].isspace() and fields[-1]:
             fields.append([])
         fields[-1].append((pieces[0], False))
-        for piece in pieces[1:]:
-            fields.append([(piece, False)])
+        fields.extend([[(piece, False)] for piece in pieces[1:]])
         if value[-1:].isspace():
             fields.append([])
 
@@ -92,6 +94,9 @@ def _expand_one(word: Word, env: Env, split: bool, glob: bool, room: int, raw: s
     out: list[str] = []
     for pieces in fields:
         if not pieces:
+            continue
+        if len(pieces) == 1 and not (glob and not pieces[0][1] and has_magic(pieces[0][0])):
+            out.append(pieces[0][0])  # the common field: one piece, nothing to glob
             continue
         text = "".join(t for t, _ in pieces)
         if glob and any(not q and has_magic(t) for t, q in pieces):
