@@ -85,6 +85,8 @@ SEQ_LIMIT = 100_000
 # -- files ------------------------------------------------------------------------------------
 #: Characters in one file the learner writes. ``bash: FILE: File too large``, status 1.
 FILE_LIMIT = 4_000_000
+#: Directories one ``ls -R`` lists. ``ls: stopped after listing 1000 directories``, status 2.
+LIST_LIMIT = 1_000
 #: Entries ``find`` and ``grep -r`` visit under one directory. ``find: stopped after 100000 entries``, status 1.
 WALK_LIMIT = 100_000
 

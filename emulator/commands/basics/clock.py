@@ -161,10 +161,10 @@ class Timeout(RawCommand):
 
     def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]
-        while words and words[0].startswith("-") and not _DURATION.match(words[0]):
-            flag = words.pop(0)
-            if flag in self._WITH_VALUE and words:
-                words.pop(0)
+        at = 0
+        while at < len(words) and words[at].startswith("-") and not _DURATION.match(words[at]):
+            at += 2 if words[at] in self._WITH_VALUE else 1
+        words = words[at:]
         if len(words) < 2:
             raise ctx.fail("timeout: missing operand\nTry 'timeout --help' for more information.", 125)
         match = _DURATION.match(words[0])

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 import posixpath
+from collections import deque
 
 from emulator.commands.kit.command import Context, Outcome, RawCommand
 from emulator.commands.kit.coreio import SECTION, flag_named
@@ -36,15 +37,15 @@ class Find(RawCommand):
              "the operators ( ) ! -o and -not are not supported, and -print and -print0 act after the tests.")
 
     def execute(self, ctx: Context) -> Outcome:
-        words = ctx.argv[1:]
+        words = deque(ctx.argv[1:])
         roots: list[str] = []
         while words and not words[0].startswith("-") and words[0] not in ("(", "!"):
-            roots.append(words.pop(0))
+            roots.append(words.popleft())
         tests: list[tuple[str, str]] = []
         ends: list[str] = []
         maxdepth, mindepth = 10_000, 0
         while words:
-            word = words.pop(0)
+            word = words.popleft()
             flag = flag_named(self.flags, word)
             if flag is None:
                 raise ctx.fail(f"find: unknown predicate `{word}'", 1)
@@ -56,7 +57,7 @@ class Find(RawCommand):
                 continue
             if not words:
                 raise ctx.fail(f"find: missing argument to `{word}'", 1)
-            value = words.pop(0)
+            value = words.popleft()
             if word in ("-maxdepth", "-mindepth"):
                 if not value.isdecimal():
                     raise ctx.fail(f"find: Expected a positive decimal integer argument to {word}, but got ‘{value}’", 1)
