@@ -16,7 +16,7 @@ single argument longer than :data:`ARG_LIMIT` and an argument list longer than
 :data:`ARGV_LIMIT` fail as Linux fails them (``Argument list too long``).
 
 Each constant below says what it bounds and what the terminal says at the limit;
-the handbook's page ``docs/emulator/limits.md`` lists them for readers. This
+the section "The terminal's limits" of ``docs/emulator/index.md`` lists them for readers. This
 module is on the bottom floor: it imports nothing of the emulator.
 """
 
@@ -91,8 +91,8 @@ LIST_LIMIT = 1_000
 WALK_LIMIT = 100_000
 
 # -- commands that would run on -------------------------------------------------------------
-#: Samples ``nvidia-smi -l``, ``dmon`` and ``pmon`` print before they stop by themselves.
-#: ``nvidia-smi: stopped after 3600 samples``, status 1.
+#: Samples a monitor prints without a count, or with a larger one: ``nvidia-smi -l``, ``nvidia-smi dmon``/``pmon``,
+#: ``dcgmi dmon``, ``vmstat`` and ``iostat`` with an interval. ``nvidia-smi: stopped after 3600 samples``, status 1.
 SAMPLE_LIMIT = 3600
 #: Refreshes ``watch`` makes when ``-c`` does not say (``-c`` may ask for up to :data:`WATCH_MAX`).
 #: ``watch: stopped after 10 refreshes; -c sets how many``, status 1.

@@ -6,7 +6,9 @@ import time
 import pytest
 
 from emulator import limits, vfs
+from emulator.commands.awk import interpreter as awk_interpreter
 from emulator.commands.files import find
+from emulator.commands.kit import sampling
 from emulator.commands.text import grep
 from tests.support import on
 
@@ -37,16 +39,18 @@ def assert_linear(session, line: str, small: int) -> None:
 def test_awk_string_doubling_stops_at_the_value_limit(s):
     assert s.execute("awk 'BEGIN { s = \"x\"; while (1) s = s s }'") == (
         f"awk: run time error: string longer than 2000000 characters {NOTE}\n", 2)
-    assert s.execute("awk 'BEGIN { s = \"ab\"; while (1) gsub(/./, \"&&\", s) }'")[1] == 2
+    assert s.execute("awk 'BEGIN { s = \"ab\"; while (1) gsub(/./, \"&&&&&&&&&&&&&&&&\", s) }'") == (
+        f"awk: run time error: string longer than 2000000 characters {NOTE}\n", 2)
 
 
-def test_awk_printf_widths_and_steps(s):
+def test_awk_printf_widths_and_steps(s, monkeypatch):
+    monkeypatch.setattr(awk_interpreter, "AWK_STEP_LIMIT", 1000)
     assert s.execute("awk 'BEGIN { printf \"a%999999999d\", 1 }'") == (
         f"awk: run time error: printf: field width 999999999 is more than 100000 {NOTE}\n", 2)
     assert s.execute("awk 'BEGIN { x = sprintf(\"%.*f\", 999999999, 1) }'") == (
         f"awk: run time error: sprintf: precision 999999999 is more than 100000 {NOTE}\n", 2)
     assert s.execute("awk 'BEGIN { print \"before\"; while (1) x++ }'") == (
-        f"before\nawk: program stopped after 2000000 steps {NOTE}\n", 2)
+        f"before\nawk: program stopped after 1000 steps {NOTE}\n", 2)
 
 
 def test_awk_split_past_the_field_limit_fails_instead_of_dropping_the_rest(s):
@@ -88,6 +92,14 @@ def test_nvidia_smi_loops_say_when_they_stop(s):
     out, status = s.execute("nvidia-smi dmon -i 0 -s u -c 4000")
     assert status == 1 and out.count("\n") == 2 + 3600 + 1 and out.endswith(stopped)
     assert s.execute("nvidia-smi dmon -i 0 -s u -c 2")[0].count("\n") == 4
+
+
+def test_other_monitors_say_when_they_stop(s, monkeypatch):
+    monkeypatch.setattr(sampling, "SAMPLE_LIMIT", 4)  # each vmstat or iostat sample reads the process table
+    for line, prog in (("vmstat 1", "vmstat"), ("iostat -c 1", "iostat"), ("dcgmi dmon -e 155 -i 0", "dcgmi")):
+        out, status = s.execute(line)
+        assert status == 1 and out.endswith(f"{prog}: stopped after 4 samples {NOTE}\n"), line
+    assert s.execute("vmstat 1 3 | wc -l; iostat -c 1 2 | wc -l; dcgmi dmon -e 155 -i 0 -c 4 | wc -l") == ("5\n8\n6\n", 0)
 
 
 def test_an_nccl_sweep_past_its_sizes_says_its_average_is_partial(s):

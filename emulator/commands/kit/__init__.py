@@ -3,7 +3,8 @@
 ``command`` (the command entry, its context, the command table), ``spec``
 (argument specs and help pages), ``coreio`` (coreutils' input and errors),
 ``formats`` (printf directives' limits), ``regex`` (POSIX regular expressions),
-``units`` (sizes and durations per real tool) and ``usage`` (getopt's wording).
+``sampling`` (monitors that run until stopped), ``units`` (sizes and durations
+per real tool) and ``usage`` (getopt's wording).
 It imports only the model, ``emulator.vfs``, ``emulator.errors`` and
 ``emulator.limits``.
 """

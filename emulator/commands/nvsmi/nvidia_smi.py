@@ -16,12 +16,13 @@ from collections.abc import Callable, Generator
 from emulator.cluster.catalog import H100, VERSIONS
 from emulator.cluster.hardware import GPU
 from emulator.commands.kit.command import Command, Context, Outcome, RawCommand
+from emulator.commands.kit.sampling import samples, stopped
 from emulator.commands.nvsmi import fields as nvsmi_fields
 from emulator.commands.nvsmi import query as nvsmi_query
 from emulator.commands.nvsmi import report as nvsmi_report
 from emulator.commands.nvsmi.help_pages import HELP, SUBCOMMAND_HELP
 from emulator.commands.nvsmi.modify import refuse
-from emulator.commands.nvsmi.options import FLAGS, SAMPLES_STOPPED, check_combination, parse_options, reads_only_words
+from emulator.commands.nvsmi.options import FLAGS, check_combination, parse_options, reads_only_words
 from emulator.commands.nvsmi.selective import compute_apps_csv, csv_format, gpu_csv
 from emulator.commands.nvsmi.subcommands import run_subcommand
 from emulator.commands.nvsmi.summary import summary_table, timestamp
@@ -33,7 +34,6 @@ from emulator.commands.nvsmi.targets import (
     report_lost,
     select_gpus,
 )
-from emulator.limits import SAMPLE_LIMIT
 
 #: A render of one sample: given whether it is the first, it prints and returns the status.
 Render = Callable[[bool], int]
@@ -113,14 +113,14 @@ class NvidiaSmi(RawCommand):
         return self._looping(ctx, max(interval, 0.001), render)
 
     def _looping(self, ctx: Context, interval: float, render: Render) -> Generator[float, None, int]:
-        for n in range(SAMPLE_LIMIT):
+        count = samples(None)
+        for n in range(count):
             status = render(n == 0)
             if status:
                 return status
-            if n + 1 < SAMPLE_LIMIT:
+            if n + 1 < count:
                 yield interval
-        ctx.err(SAMPLES_STOPPED)
-        return 1
+        return stopped(ctx, "nvidia-smi", None)
 
     def _summary(self, ctx: Context, gpus: list[GPU]) -> int:
         status = report_lost(ctx, gpus)

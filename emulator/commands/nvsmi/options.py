@@ -15,10 +15,6 @@ from typing import Any
 from emulator.commands.kit.spec import Flag
 from emulator.commands.nvsmi.modify import MODIFIERS, REFUSALS
 from emulator.commands.nvsmi.targets import BAD_COMBINATION, BadArgs
-from emulator.limits import SAMPLE_LIMIT, limit_reached
-
-#: What a loop (``-l``, ``dmon`` or ``pmon`` without ``-c`` or with a larger one) says when it stops by itself.
-SAMPLES_STOPPED = limit_reached(f"nvidia-smi: stopped after {SAMPLE_LIMIT} samples") + "\n"
 
 #: The flags ``nvidia-smi -h`` documents.
 LISTED = (

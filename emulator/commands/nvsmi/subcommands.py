@@ -12,12 +12,12 @@ from typing import Any
 
 from emulator.cluster.hardware import GPU
 from emulator.commands.kit.command import Context, Outcome
+from emulator.commands.kit.sampling import samples, stopped
 from emulator.commands.nvsmi import monitor as nvsmi_monitor
 from emulator.commands.nvsmi import topo as nvsmi_topo
 from emulator.commands.nvsmi.help_pages import NVLINK_HELP, SUBCOMMAND_HELP, TOPO_HELP
-from emulator.commands.nvsmi.options import SAMPLES_STOPPED, Cursor, split_inline
+from emulator.commands.nvsmi.options import Cursor, split_inline
 from emulator.commands.nvsmi.targets import NO_DRIVER, BadArgs, lost_gpu_message, report_lost, select_gpus
-from emulator.limits import SAMPLE_LIMIT
 
 #: Each sub-command flag → the option it sets (one table for all four sub-commands, as nvidia-smi reads them).
 SUBCOMMAND_KEYS = {
@@ -107,19 +107,6 @@ def _nvlink(ctx: Context, gpus: list[GPU], opts: dict[str, Any]) -> int:
     return 0
 
 
-def _samples(count: int | None) -> int:
-    """How many samples a monitor prints: ``-c``, or until Ctrl-C; at most :data:`~emulator.limits.SAMPLE_LIMIT`."""
-    return SAMPLE_LIMIT if count is None else min(count, SAMPLE_LIMIT)
-
-
-def _stopped(ctx: Context, count: int | None) -> int:
-    """After the last sample: status 0, or 1 with a message when the limit, not ``-c``, ended the monitor."""
-    if count is not None and count <= SAMPLE_LIMIT:
-        return 0
-    ctx.err(SAMPLES_STOPPED)
-    return 1
-
-
 def _dmon(ctx: Context, gpus: list[GPU], columns: list[tuple[str, str]], count: int | None, delay: int,
           options: str) -> Generator[float, None, int]:
     stamps = [(name, unit, fmt) for letter, name, unit, fmt in
@@ -129,24 +116,24 @@ def _dmon(ctx: Context, gpus: list[GPU], columns: list[tuple[str, str]], count: 
         header = ["#" + "".join(f"{name:<9}" for name, _, _ in stamps) + "  " + header[0][2:],
                   "#" + "".join(f"{unit:<9}" for _, unit, _ in stamps) + "  " + header[1][2:]]
     ctx.out("\n".join(header) + "\n")
-    samples = _samples(count)
-    for n in range(samples):
+    total = samples(count)
+    for n in range(total):
         now = ctx.clock.now()
         stamp = (" " + "".join(f"{now.strftime(fmt):<9}" for _, _, fmt in stamps)) if stamps else ""
         for gpu in gpus:
             ctx.outln(stamp + nvsmi_monitor.dmon_line(ctx.cluster, ctx.host, gpu, columns))
-        if n + 1 < samples:
+        if n + 1 < total:
             yield float(delay)
-    return _stopped(ctx, count)
+    return stopped(ctx, "nvidia-smi", count)
 
 
 def _pmon(ctx: Context, gpus: list[GPU], count: int | None, delay: int) -> Generator[float, None, int]:
     ctx.out("\n".join(nvsmi_monitor.PMON_HEADER) + "\n")
-    samples = _samples(count)
-    for n in range(samples):
+    total = samples(count)
+    for n in range(total):
         for gpu in gpus:
             for line in nvsmi_monitor.pmon_lines(ctx.cluster, ctx.host, gpu):
                 ctx.outln(line)
-        if n + 1 < samples:
+        if n + 1 < total:
             yield float(delay)
-    return _stopped(ctx, count)
+    return stopped(ctx, "nvidia-smi", count)
