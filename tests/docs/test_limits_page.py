@@ -1,4 +1,4 @@
-"""The handbook's page of limits names every limit in emulator/limits.py with its value (its console example is
+"""The handbook's section on limits (docs/emulator/index.md) names every limit in emulator/limits.py with its value (its console example is
 replayed by test_console_examples)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 
 from emulator import limits
 
-PAGE = Path(__file__).resolve().parents[2] / "docs" / "emulator" / "limits.md"
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "emulator" / "index.md"
 #: Limits the page states in other words than their number.
 IN_WORDS = {"SLEEP_LIMIT_S": "a week", "SESSION_LIMIT": "eight"}
 
