@@ -54,6 +54,9 @@ DEPTH_LIMIT = 16
 #: ``bash: WORD: expansion longer than 2000000 characters`` (the line ends, status 1),
 #: ``bash: NAME: value longer than 2000000 characters``, ``awk: run time error: string longer than ...`` (status 2).
 VALUE_LIMIT = 2_000_000
+#: Characters all shell variables hold together (each counted when a long value is set).
+#: ``bash: NAME: variables longer than 20000000 characters in all``, status 1; the line ends.
+VARIABLES_LIMIT = 20_000_000
 #: Words one brace expression makes (``{1..20000}``).
 #: ``bash: {1..20000}: brace expansion makes more than 10000 words``, status 1; the line ends.
 BRACE_LIMIT = 10_000

@@ -108,6 +108,12 @@ def test_appending_to_a_variable_stops_at_the_value_limit(s):
     assert s.execute("X+=y") == (f"bash: X: value longer than 2000000 characters {NOTE}\n", 1)
 
 
+def test_all_variables_together_stop_at_their_limit(s):
+    s.execute("X=$(printf '%100000s' {1..19})")
+    out, status = s.execute('for i in $(seq 20); do export "V$i=$X"; done')
+    assert (out, status) == (f"bash: V10: variables longer than 20000000 characters in all {NOTE}\n", 1)
+
+
 def test_a_loop_past_its_limit_says_so(s):
     assert s.execute("for i in $(seq 10001); do :; done; echo $?") == (
         f"bash: loop stopped after 10000 iterations {NOTE}\n1\n", 0)
