@@ -26,7 +26,11 @@ class UsageError(CommandError):
 
 
 class OutputLimitExceeded(EmulatorError):
-    """A command wrote more than the per-command output cap."""
+    """A command, a pipe or a ``$( )`` reached its output limit; ``str()`` is the one line to print."""
+
+
+class LineStopped(EmulatorError):
+    """A limit of the terminal ends the whole input line (commands run, screen output); ``str()`` is bash's line."""
 
 
 class Interrupted(EmulatorError):

@@ -23,6 +23,7 @@ from emulator.cluster.clock import COMMAND_COST_S
 from emulator.cluster.scheduler import compress_hostlist
 from emulator.replay import HISTORY_LIMIT, SCHEMA, Entry, SnapshotError, compact, read_snapshot, skippable
 from emulator.shell.completion import Completion, complete
+from emulator.shell.history import check_length
 from emulator.shell.history import expand as history_expand
 from emulator.shell.interpreter import Shell
 from emulator.shell.lexer import Op, ShellSyntaxError, tokenize
@@ -175,6 +176,7 @@ class Session:
         """Start one input line; the caller steps it."""
         line = line.rstrip("\n")
         try:
+            check_length(line)
             line, expanded = history_expand(line, self.history, self.history_base)
         except ShellSyntaxError as exc:
             self.current = Run(self, "", self.shell, preamble=[("err", f"bash: {exc.message}\n")], failed=1)

@@ -6,6 +6,10 @@ parallel filesystem are on a real cluster. A file's content is either text or
 a callable evaluated at read time, so ``/proc`` and ``/sys`` files render live
 from the cluster model. Errors carry an errno and read like the real ones
 through :func:`os.strerror` (``cat: /nope: No such file or directory``).
+
+A file the learner writes stops at :data:`~emulator.limits.FILE_LIMIT`
+characters (``File too large``), and a walk of a tree at
+:data:`~emulator.limits.WALK_LIMIT` entries (:class:`TreeTooLarge`).
 """
 
 from __future__ import annotations
@@ -14,26 +18,36 @@ import errno
 import fnmatch
 import os
 import posixpath
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+
+from emulator.limits import FILE_LIMIT, WALK_LIMIT, limit_reached
 
 Content = str | Callable[[], str]
 
 
 class FsError(Exception):
-    """A filesystem error with an errno; ``str()`` is ``path: strerror``."""
+    """A filesystem error with an errno; ``str()`` is ``path: strerror``.
 
-    def __init__(self, code: int, path: str) -> None:
-        super().__init__(f"{path}: {os.strerror(code)}")
+    ``strerror`` overrides the system's wording (a limit of this terminal says so after it).
+    """
+
+    def __init__(self, code: int, path: str, strerror: str | None = None) -> None:
+        self.strerror = strerror or os.strerror(code)
+        super().__init__(f"{path}: {self.strerror}")
         self.errno = code
         self.path = path
-        self.strerror = os.strerror(code)
 
     def message(self, prog: str, verb: str = "") -> str:
         """``prog: verb 'path': strerror`` or ``prog: path: strerror`` as coreutils print it."""
         if verb:
             return f"{prog}: {verb} '{self.path}': {self.strerror}"
         return f"{prog}: {self.path}: {self.strerror}"
+
+
+class TreeTooLarge(Exception):  # noqa: N818 - named for what happened, as FsError's errnos are
+    """:meth:`FileSystem.walk` stopped at :data:`~emulator.limits.WALK_LIMIT` entries; the caller says so."""
 
 
 @dataclass
@@ -177,8 +191,11 @@ class FileSystem:
             parent.children[name] = existing
         elif callable(existing.content) or existing.owner == "root":
             raise FsError(errno.EACCES, path)
-        existing.content = (existing.read() + text) if append else text
+        content = (existing.read() + text) if append else text
+        existing.content = content[:FILE_LIMIT]
         existing.mtime = self._now()
+        if len(content) > FILE_LIMIT:
+            raise FsError(errno.EFBIG, path, limit_reached(f"{os.strerror(errno.EFBIG)}: more than {FILE_LIMIT} characters"))
 
     def mkdir(self, path: str, parents: bool = False) -> None:
         if parents:
@@ -235,10 +252,13 @@ class FileSystem:
         return results
 
     def walk(self, path: str) -> Iterator[tuple[str, Node]]:
-        """Every (path, node) under ``path``, depth first, sorted, at most 100,000 entries."""
+        """Every (path, node) under ``path``, depth first, sorted; raises :class:`TreeTooLarge` after
+        :data:`~emulator.limits.WALK_LIMIT` entries if more are left."""
         count = 0
         stack: list[tuple[str, Node]] = [(path, self.lookup(path))]
-        while stack and count < 100_000:
+        while stack:
+            if count == WALK_LIMIT:
+                raise TreeTooLarge(path)
             current, node = stack.pop()
             count += 1
             yield current, node
@@ -247,8 +267,11 @@ class FileSystem:
                     stack.append((posixpath.join(current, name), node.entries()[name]))
 
 
+_MAGIC = re.compile(r"[*?\[]")
+
+
 def _has_magic(text: str) -> bool:
-    return any(c in text for c in "*?[")
+    return _MAGIC.search(text) is not None
 
 
 def _unescape(text: str) -> str:

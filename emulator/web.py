@@ -66,10 +66,8 @@ from itertools import count
 
 from emulator import labs
 from emulator.errors import LabError
+from emulator.limits import SESSION_LIMIT
 from emulator.session import Run, Session
-
-#: Sessions kept open at once; the least recently used is closed beyond it.
-SESSION_LIMIT = 8
 
 _sessions: OrderedDict[str, Session] = OrderedDict()
 _runs: dict[str, Run] = {}

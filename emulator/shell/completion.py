@@ -13,13 +13,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from emulator import labs
+from emulator.limits import MATCH_LIMIT, limit_reached
 from emulator.shell import table
 
 if TYPE_CHECKING:  # pragma: no cover
     from emulator.shell.interpreter import Shell
 
-#: Most matches returned.
-MATCH_LIMIT = 200
 _BREAKS = " \t\n;|&()<>"
 _HOST_COMMANDS = {"ssh", "ping", "ipmitool"}
 #: Commands whose next word is itself a command.
@@ -116,8 +115,11 @@ def complete(shell: Shell, line: str) -> Completion:
             if before[0] in ("man", "help", "which", "type") or _runs_a_command(before):
                 matches += sorted(n for n in table.commands().names() if n.startswith(word))
             matches += _paths(shell, word, dirs_only=before[0] == "cd")
-    matches = sorted(dict.fromkeys(matches))[:MATCH_LIMIT]
+    matches = sorted(dict.fromkeys(matches))
     common = os.path.commonprefix(matches) if matches else word
     if len(matches) == 1 and not matches[0].endswith("/"):
         common = matches[0] + " "
+    if len(matches) > MATCH_LIMIT:
+        # The common prefix above counts every match; the list shows the first ones and says how many are left.
+        matches = [*matches[:MATCH_LIMIT], limit_reached(f"... and {len(matches) - MATCH_LIMIT} more")]
     return Completion(start, matches, common)

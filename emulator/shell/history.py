@@ -1,11 +1,13 @@
 """Bash's history expansion: ``!!``, ``!$``, ``!N``, ``!-N`` and ``!prefix``.
 
 Expansion happens before the line is parsed; an expanded line is echoed, as
-bash echoes it, and recorded in the history in its expanded form.
+bash echoes it, and recorded in the history in its expanded form. A line, as
+typed and as expanded, stops at :data:`~emulator.limits.LINE_LIMIT` characters.
 """
 
 from __future__ import annotations
 
+from emulator.limits import LINE_LIMIT, limit_reached
 from emulator.shell.lexer import ShellSyntaxError
 
 _STOP = " \t\n;&|()<>=\"'"
@@ -14,6 +16,12 @@ _STOP = " \t\n;&|()<>=\"'"
 def _last_word(line: str) -> str:
     words = line.split()
     return words[-1] if words else ""
+
+
+def check_length(line: str) -> None:
+    """Refuse an input line longer than :data:`~emulator.limits.LINE_LIMIT` before anything reads it."""
+    if len(line) > LINE_LIMIT:
+        raise ShellSyntaxError(limit_reached(f"input line of {len(line)} characters is longer than {LINE_LIMIT}"))
 
 
 def expand(line: str, history: list[str], base: int) -> tuple[str, bool]:
@@ -25,6 +33,8 @@ def expand(line: str, history: list[str], base: int) -> tuple[str, bool]:
     if "!" not in line:
         return line, False
     out: list[str] = []
+    # How much longer the output so far is than the part of the line it came from.
+    grown = 0
     changed = False
     i, n = 0, len(line)
     quote = ""
@@ -69,6 +79,9 @@ def expand(line: str, history: list[str], base: int) -> tuple[str, bool]:
         out.append(event)
         changed = True
         i += length
+        grown += len(event) - length
+        if i + grown > LINE_LIMIT:
+            raise ShellSyntaxError(limit_reached(f"{line[i - length:i]}: expanded line longer than {LINE_LIMIT} characters"))
     return "".join(out), changed
 
 

@@ -12,9 +12,11 @@ spread that cursor's state across modules.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from emulator.errors import EmulatorError
+from emulator.limits import NESTING_LIMIT, limit_reached
 
 
 class ShellSyntaxError(EmulatorError):
@@ -23,6 +25,11 @@ class ShellSyntaxError(EmulatorError):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+
+
+def too_deep() -> ShellSyntaxError:
+    """The error for nesting past :data:`~emulator.limits.NESTING_LIMIT` (the lexer's and the parser's)."""
+    return ShellSyntaxError(limit_reached(f"syntax error: nesting deeper than {NESTING_LIMIT} levels"))
 
 
 @dataclass(frozen=True)
@@ -112,12 +119,21 @@ _REDIRECT = (">>", ">&", ">|", "&>>", "&>", "<&", "<<<", "<<-", "<<", "<>", "<",
 _SPECIAL_VARS = "?$#!@*-0123456789"
 _NAME_START = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"
 _NAME_CHARS = _NAME_START + "0123456789"
+#: The characters :func:`_find_closing` stops at, per kind of bracket; it skips the rest in one step.
+_BRACKETS = {"(": (")", re.compile(r"[\\'\"()]")), "{": ("}", re.compile(r"[\\'\"{}]"))}
+#: A backslash or the end of a double-quoted string.
+_QUOTE_END = re.compile(r'[\\"]')
+#: A run of characters a word takes as they are, outside quotes and inside double quotes.
+_PLAIN = re.compile(r"[^ \t\r\n;|&()<>\\'\"$`]+")
+_PLAIN_QUOTED = re.compile(r'[^"\\$`]+')
 
 
-def _find_closing(text: str, i: int, open_: str, close: str, what: str) -> int:
-    """Index of the ``close`` matching an ``open_`` just before ``i``, skipping quotes."""
+def _find_closing(text: str, i: int, open_: str) -> int:
+    """Index of the bracket closing an ``open_`` just before ``i``, skipping quotes (linear in the text)."""
     depth = 1
-    while i < len(text):
+    close, special = _BRACKETS[open_]
+    while (found := special.search(text, i)) is not None:
+        i = found.start()
         c = text[i]
         if c == "\\":
             i += 2
@@ -129,19 +145,28 @@ def _find_closing(text: str, i: int, open_: str, close: str, what: str) -> int:
             i = end + 1
             continue
         if c == '"':
-            i += 1
-            while i < len(text) and text[i] != '"':
-                i += 2 if text[i] == "\\" else 1
-            i += 1
+            i = _after_quote(text, i + 1)
             continue
         if c == open_:
             depth += 1
-        elif c == close:
+            if depth > NESTING_LIMIT:
+                raise too_deep()
+        else:
             depth -= 1
             if depth == 0:
                 return i
         i += 1
-    raise ShellSyntaxError(f"unexpected EOF while looking for matching `{what}'")
+    raise ShellSyntaxError(f"unexpected EOF while looking for matching `{close}'")
+
+
+def _after_quote(text: str, i: int) -> int:
+    """The index after the ``"`` that closes a double-quoted string whose text starts at ``i``."""
+    while (found := _QUOTE_END.search(text, i)) is not None:
+        i = found.start()
+        if text[i] == '"':
+            return i + 1
+        i += 2
+    return len(text) + 1
 
 
 class _Lexer:
@@ -149,6 +174,10 @@ class _Lexer:
         self.text = text
         self.i = 0
         self.tokens: list[Token] = []
+        #: Tokens up to here have had their here-documents read.
+        self._heredocs_read = 0
+        #: Each ``(``'s matching ``)``, counting parentheses only (built on the first ``((``).
+        self._parens: dict[int, int] | None = None
 
     def run(self) -> list[Token]:
         text = self.text
@@ -171,30 +200,27 @@ class _Lexer:
         return self.tokens
 
     def _arithmetic_command(self) -> bool:
-        """``(( expr ))`` as one token, when its closing ``))`` is on the line."""
+        """``(( expr ))`` as one token, when the ``)`` matching its second ``(`` is followed by ``)`` on the line."""
         text = self.text
-        depth = 0
-        j = self.i + 2
-        while j < len(text):
-            c = text[j]
-            if c == "(":
-                depth += 1
-            elif c == ")":
-                if depth == 0:
-                    if text.startswith("))", j):
-                        self.tokens.append(Op("((", source=text[self.i + 2:j]))
-                        self.i = j + 2
-                        return True
-                    return False
-                depth -= 1
-            elif c == "\n":
-                return False
-            j += 1
-        return False
+        if self._parens is None:
+            self._parens, opened = {}, []
+            for found in re.finditer(r"[()]", text):
+                if found.group() == "(":
+                    opened.append(found.start())
+                elif opened:
+                    self._parens[opened.pop()] = found.start()
+        j = self._parens.get(self.i + 1)
+        if j is None or not text.startswith("))", j) or text.find("\n", self.i, j) >= 0:
+            return False
+        self.tokens.append(Op("((", source=text[self.i + 2:j]))
+        self.i = j + 2
+        return True
 
     def _heredocs(self) -> None:
         """Read the bodies of the here-documents opened on the line just ended."""
-        for index, tok in enumerate(self.tokens):
+        start, self._heredocs_read = self._heredocs_read, len(self.tokens)
+        for index in range(start, len(self.tokens)):
+            tok = self.tokens[index]
             if not (isinstance(tok, Op) and tok.kind in ("<<", "<<-") and tok.heredoc is None):
                 continue
             target = self.tokens[index + 1] if index + 1 < len(self.tokens) else None
@@ -296,8 +322,10 @@ class _Lexer:
                 parts.append(Sub(text[self.i + 1:end], False))
                 self.i = end + 1
             else:
-                buf.append(c)
-                self.i += 1
+                run = _PLAIN.match(text, self.i)
+                assert run is not None
+                buf.append(run.group())
+                self.i = run.end()
         flush()
         self.tokens.append(Word(parts, text[start:self.i]))
 
@@ -334,8 +362,10 @@ class _Lexer:
                 quoted_empty = False
                 self.i = end + 1
             else:
-                buf.append(c)
-                self.i += 1
+                run = _PLAIN_QUOTED.match(text, self.i)
+                end = run.end() if run is not None else self.i + 1
+                buf.append(text[self.i:end])
+                self.i = end
         if buf or quoted_empty:
             parts.append(Lit("".join(buf), True))
 
@@ -344,17 +374,17 @@ class _Lexer:
         i = self.i + 1
         nxt = text[i] if i < len(text) else ""
         if text.startswith("((", i):
-            end = _find_closing(text, i + 2, "(", ")", ")")
+            end = _find_closing(text, i + 2, "(")
             if end + 1 >= len(text) or text[end + 1] != ")":
                 raise ShellSyntaxError("unexpected EOF while looking for matching `)'")
             parts.append(Arith(text[i + 2:end], quoted))
             self.i = end + 2
         elif nxt == "(":
-            end = _find_closing(text, i + 1, "(", ")", ")")
+            end = _find_closing(text, i + 1, "(")
             parts.append(Sub(text[i + 1:end], quoted))
             self.i = end + 1
         elif nxt == "{":
-            end = _find_closing(text, i + 1, "{", "}", "}")
+            end = _find_closing(text, i + 1, "{")
             parts.append(_brace_var(text[i + 1:end], quoted))
             self.i = end + 1
         elif nxt and nxt in _SPECIAL_VARS:

@@ -18,7 +18,8 @@ Deviations from bash (also listed on the handbook page about the shell):
   next one's input), except that a streaming command piped into line
   filters (``grep``, ``cut``, ``tr``, ``cat``) streams chunk by chunk.
 - Shell functions and ``select`` cannot be used (a clear error says so).
-- Loops stop after 10,000 iterations, a line runs at most 50,000 commands, and output is capped.
+- Loops stop after 10,000 iterations, a line runs at most 50,000 commands, nesting stops at 64 levels,
+  and output is capped; :mod:`emulator.limits` has every limit and what the terminal says at it.
 - ``( list )`` runs in the same shell, but ``cd`` and variables inside it do
   not leak out (the state is restored afterwards), as with a real subshell.
 - Brace expansion covers ``{a,b}`` and ``{1..8}`` (also zero-padded ``{01..16}``).
@@ -41,11 +42,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from emulator.shell.lexer import Lit, Op, ShellSyntaxError, Tilde, Token, Word, tokenize
+from emulator.limits import NESTING_LIMIT
+from emulator.shell.lexer import Lit, Op, ShellSyntaxError, Tilde, Token, Word, tokenize, too_deep
 
 RESERVED = {"if", "then", "elif", "else", "fi", "for", "in", "do", "done", "while", "until", "case", "esac",
             "function", "{", "}", "!", "select", "time"}
 _UNSUPPORTED = {"function": "shell functions", "select": "select loops"}
+#: The reserved words that open a compound command: each nests one level (see :data:`~emulator.limits.NESTING_LIMIT`).
+_COMPOUND = {"{", "for", "case", "while", "until", "if"}
 _REDIRECTS = {">", ">>", ">|", ">&", "<&", "&>", "&>>", "<", "<<", "<<-", "<<<", "<>"}
 
 
@@ -149,6 +153,8 @@ class _Parser:
     def __init__(self, tokens: list[Token]) -> None:
         self.tokens = tokens
         self.i = 0
+        #: Compound commands being parsed inside one another (see :data:`~emulator.limits.NESTING_LIMIT`).
+        self.depth = 0
 
     # -- token helpers ----------------------------------------------------------
     def peek(self) -> Token | None:
@@ -237,6 +243,18 @@ class _Parser:
         return pipe
 
     def command(self, stop: set[str]) -> Command:
+        tok = self.peek()
+        if not (isinstance(tok, Op) and tok.kind == "(" or self.peek_word() in _COMPOUND):
+            return self._command(stop)
+        self.depth += 1
+        if self.depth > NESTING_LIMIT:
+            raise too_deep()
+        try:
+            return self._command(stop)
+        finally:
+            self.depth -= 1
+
+    def _command(self, stop: set[str]) -> Command:
         tok = self.peek()
         if tok is None:
             raise self.error()

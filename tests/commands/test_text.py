@@ -21,14 +21,15 @@ def test_head_and_tail(s):
     assert s.execute("head /nope") == ("head: cannot open '/nope' for reading: No such file or directory\n", 1)
 
 
-def test_tail_follow_prints_new_log_lines_then_stops(s):
+def test_tail_follow_prints_new_log_lines_then_stops_and_says_so(s):
     run = s.run("tail -f -n 1 /lustre/jobs/llm-pretrain/train.log")
     chunks = []
     while (chunk := run.step()) is not None:
         chunks.append(chunk)
     text = "".join(c.text() for c in chunks)
-    assert run.status == 0 and len(chunks) > 3
+    assert run.status == 1 and len(chunks) > 3
     assert text.count(" step ") >= 2
+    assert text.endswith("tail: stopped following after 12 looks (a limit of this simulated terminal)\n")
 
 
 def test_wc_widths_follow_coreutils(s):

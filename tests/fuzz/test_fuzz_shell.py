@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
-from emulator.commands.kit import command as base
+from emulator.limits import SCREEN_LIMIT
 from emulator.session import Session
 from emulator.shell import table
 
@@ -74,7 +74,7 @@ def check(line: str, out: str, status: int) -> None:
     for word in FORBIDDEN:
         assert word not in out, f"{line!r} printed {word!r}:\n{out[-2000:]}"
     assert 0 <= status <= 255, f"{line!r} gave status {status}"
-    assert len(out) <= 3 * base.OUTPUT_LIMIT, f"{line!r} printed {len(out)} characters"
+    assert len(out) <= SCREEN_LIMIT + 1000, f"{line!r} printed {len(out)} characters"
     if any(phrase in out for phrase in USAGE_PHRASES):
         assert status != 0, f"{line!r} reported a usage error with status 0:\n{out[-1000:]}"
 

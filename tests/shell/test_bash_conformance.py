@@ -40,6 +40,8 @@ CASES = [
     'a=1; a+=2; echo $a',
     'echo ${x:=5}; echo $x',
     'echo {a..e} {1..10..3} {05..10} {x,y}{1,2}',
+    'echo {x{a,b}} {a,b {,}x {a} a}b{c,d} {{a,b}} x{,}y {a,{b,c}}',
+    'X=abcabcXabc; echo ${X//a*c/-} ${X/b?/-} ${X//[ab]/} ${X/#a*b/-} ${X/%c*c/-} ${X//c*a/_} ${X// /-}',
     'echo {a,b',
     'echo a{}b',
     "echo -e 'a\\tb\\nc'",

@@ -87,7 +87,7 @@ def test_every_line_costs_simulated_time(s):
 
 def test_nested_loops_stop_at_the_command_limit(s):
     out, status = s.execute("for i in {1..1000}; do for j in {1..1000}; do :; done; done")
-    assert status == 1 and out == "bash: stopped after running 50000 commands in one line\n"
+    assert status == 1 and out == "bash: stopped after running 50000 commands in one line (a limit of this simulated terminal)\n"
 
 
 def test_while_read_consumes_its_input_line_by_line(s):

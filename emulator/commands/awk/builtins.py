@@ -7,8 +7,9 @@ import random
 import re
 from typing import Any, Protocol
 
-from emulator.commands.awk.errors import AwkError
+from emulator.commands.awk.errors import AwkError, AwkLimit, check_fields, check_string
 from emulator.commands.awk.values import NEG_NAN, StrNum, to_num, to_str
+from emulator.commands.kit.formats import oversized_field
 from emulator.commands.kit.regex import Found, Regex, substitute_all
 
 
@@ -66,7 +67,8 @@ def call(interp: Interpreter, name: str, args: list) -> Any:
             parts = s.split(sep)
         else:
             parts = [p for p in interp.regex(sep).split(s) if p is not None]
-        for i, p in enumerate(parts[:100_000], 1):
+        check_fields(len(parts))
+        for i, p in enumerate(parts, 1):
             arr[str(i)] = StrNum(p)
         return float(len(parts))
     if name in ("sub", "gsub"):
@@ -77,11 +79,13 @@ def call(interp: Interpreter, name: str, args: list) -> Any:
         if target[0] not in ("var", "field", "index"):
             raise AwkError(f"run time error: {name}: third argument is not a variable")
         s = to_str(interp.eval(target))
-        count = 0
+        count = grown = 0
 
         def replace(m: Found) -> str:
-            nonlocal count
+            nonlocal count, grown
             count += 1
+            grown += len(repl) + len(m.group(0)) * repl.count("&")
+            check_string(len(s) + grown)
             out, i = [], 0
             while i < len(repl):
                 if repl[i] == "\\" and i + 1 < len(repl) and repl[i + 1] in "&\\":
@@ -152,14 +156,21 @@ def _arity(name: str, n: int, low: int, high: int) -> None:
 def awk_format(fmt: str, values: list[Any], function: str = "printf") -> str:
     """printf/sprintf formatting with awk's conversions (%c takes a number or a string)."""
     out: list[str] = []
-    index = 0
+    index = size = 0
     pos = 0
+
+    def emit(text: str) -> None:
+        nonlocal size
+        size += len(text)
+        check_string(size)
+        out.append(text)
+
     for m in re.finditer(r"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d+))?([diouxXeEfgGcs%])", fmt):
-        out.append(fmt[pos:m.start()])
+        emit(fmt[pos:m.start()])
         pos = m.end()
         flags, width, precision, conv = m.groups()
         if conv == "%":
-            out.append("%")
+            emit("%")
             continue
 
         def take() -> Any:
@@ -174,23 +185,26 @@ def awk_format(fmt: str, values: list[Any], function: str = "printf") -> str:
             width = str(int(to_num(take())))
         if precision == "*":
             precision = str(int(to_num(take())))
+        oversized = oversized_field(f"run time error: {function}", width, precision)
+        if oversized:
+            raise AwkLimit(oversized)
         spec = "%" + flags + (width or "") + (f".{precision}" if precision is not None else "")
         value = take()
         try:
             if conv in "diouxX":
                 num = to_num(value)
                 integer = int(num) if math.isfinite(num) else 0
-                out.append((spec + ("d" if conv in "iu" else conv)) % integer)
+                emit((spec + ("d" if conv in "iu" else conv)) % integer)
             elif conv in "eEfgG":
-                out.append((spec + conv) % to_num(value))
+                emit((spec + conv) % to_num(value))
             elif conv == "c":
                 if isinstance(value, float):
-                    out.append((spec + "s") % chr(int(value) % 0x110000))
+                    emit((spec + "s") % chr(int(value) % 0x110000))
                 else:
-                    out.append((spec + "s") % to_str(value)[:1])
+                    emit((spec + "s") % to_str(value)[:1])
             else:
-                out.append((spec + "s") % to_str(value))
+                emit((spec + "s") % to_str(value))
         except (ValueError, OverflowError):
-            out.append(m.group(0))
-    out.append(fmt[pos:])
+            emit(m.group(0))
+    emit(fmt[pos:])
     return "".join(out)

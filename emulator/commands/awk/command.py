@@ -19,8 +19,9 @@ Error messages follow mawk, Ubuntu's default awk.
 from __future__ import annotations
 
 import re
+from collections import deque
 
-from emulator.commands.awk.errors import AwkError, Break, Continue, Exit, Next
+from emulator.commands.awk.errors import AwkError, AwkLimit, Break, Continue, Exit, Next
 from emulator.commands.awk.interpreter import Interpreter
 from emulator.commands.awk.lexer import tokenize
 from emulator.commands.awk.parser import Parser
@@ -46,12 +47,12 @@ class Awk(RawCommand):
     )
 
     def execute(self, ctx: Context) -> Outcome:
-        words = ctx.argv[1:]
+        words = deque(ctx.argv[1:])
         fs: str | None = None
         assigns: dict[str, str] = {}
         program_files: list[str] = []
         while words and words[0].startswith("-") and words[0] != "-":
-            word = words.pop(0)
+            word = words.popleft()
             if word == "--":
                 break
             flag = flag_named(self.flags, word if word.startswith("--") else word[:2])
@@ -60,7 +61,7 @@ class Awk(RawCommand):
             if flag.long == "--help":
                 ctx.out(self.help_text())
                 return 0
-            value = word[2:] or (words.pop(0) if words else None)
+            value = word[2:] or (words.popleft() if words else None)
             if value is None:
                 raise ctx.fail(f"awk: option {flag.short} lacks argument", 2)
             if flag.short == "-F":
@@ -85,7 +86,7 @@ class Awk(RawCommand):
             if not words:
                 raise ctx.fail("usage: awk [-F value] [-v var=value] [--] 'program text' [file ...]\n"
                                "usage: awk [-F value] [-v var=value] [-f program-file] [--] [file ...]", 2)
-            program_text = words.pop(0)
+            program_text = words.popleft()
         try:
             program = Parser(tokenize(program_text)).program()
         except AwkError as exc:
@@ -95,7 +96,7 @@ class Awk(RawCommand):
         interp = Interpreter(ctx, program, assigns)
         if fs is not None:
             interp.vars["FS"] = fs
-        return self._run(ctx, interp, words)
+        return self._run(ctx, interp, list(words))
 
     def _run(self, ctx: Context, interp: Interpreter, operands: list[str]) -> int:
         status = 0
@@ -129,6 +130,9 @@ class Awk(RawCommand):
                     interp.run(block)
             except Exit as stop:
                 status = stop.status
+        except AwkLimit as exc:
+            ctx.err(f"awk: {exc}\n")
+            return 2
         except AwkError as exc:
             ctx.err(f"awk: {exc}\n\tFILENAME=\"{to_str(interp.vars['FILENAME'])}\" "
                     f"FNR={num_str(to_num(interp.vars['FNR']))} NR={num_str(to_num(interp.vars['NR']))}\n")

@@ -1,6 +1,8 @@
 """awk's interpreter: records split into fields, expressions evaluated, statements run.
 
-Work is capped at :data:`STEP_LIMIT` statements and loop iterations, so that no program runs forever.
+Work stops at :data:`~emulator.limits.AWK_STEP_LIMIT` statements and loop iterations, so that no program
+runs forever; a string stops at :data:`~emulator.limits.VALUE_LIMIT` characters and a record at
+:data:`~emulator.limits.AWK_FIELD_LIMIT` fields. Each says so in one line (:class:`AwkLimit`).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import re
 from typing import Any
 
 from emulator.commands.awk.builtins import awk_format, call
-from emulator.commands.awk.errors import AwkError, Break, Continue, Exit, Next
+from emulator.commands.awk.errors import AwkError, AwkLimit, Break, Continue, Exit, Next, check_fields, check_string
 from emulator.commands.awk.values import (
     NEG_NAN,
     UNINIT,
@@ -25,10 +27,8 @@ from emulator.commands.awk.values import (
 )
 from emulator.commands.kit.command import Context
 from emulator.commands.kit.regex import Regex, RegexError, RegexRefused, compile_python, posix_regex
+from emulator.limits import AWK_STEP_LIMIT, limit_reached
 from emulator.vfs import FsError
-
-#: Statements and loop iterations one program may execute.
-STEP_LIMIT = 2_000_000
 
 
 class Interpreter:
@@ -66,6 +66,7 @@ class Interpreter:
             parts = text.split(fs) if fs != "\t" else text.split("\t")
         else:
             parts = self.regex(fs).split(text)
+        check_fields(len(parts))
         self.fields = [self.fields[0], *(StrNum(p) for p in parts)]
         self.vars["NF"] = float(len(parts))
 
@@ -81,8 +82,7 @@ class Interpreter:
         i = int(index)
         if i < 0:
             raise AwkError(f"run time error: negative field index ${i}")
-        if i > 100_000:
-            raise AwkError(f"run time error: field index ${i} too large")
+        check_fields(i)
         if i == 0:
             self.fields = [StrNum(to_str(value))]
             self._split_fields()
@@ -95,10 +95,13 @@ class Interpreter:
 
     def _rebuild(self) -> None:
         ofs = to_str(self.vars["OFS"])
-        self.fields[0] = StrNum(ofs.join(to_str(f) for f in self.fields[1:]))
+        fields = [to_str(f) for f in self.fields[1:]]
+        check_string(sum(map(len, fields)) + len(ofs) * max(0, len(fields) - 1))
+        self.fields[0] = StrNum(ofs.join(fields))
 
     def set_nf(self, value: float) -> None:
         n = max(0, int(value))
+        check_fields(n)
         fields = self.fields[1:n + 1]
         fields += [StrNum("")] * (n - len(fields))
         self.fields = [self.fields[0], *fields]
@@ -121,8 +124,8 @@ class Interpreter:
     # evaluation ---------------------------------------------------------------------------------
     def tick(self) -> None:
         self.steps += 1
-        if self.steps > STEP_LIMIT:
-            raise AwkError("run time error: program stopped after too many steps")
+        if self.steps > AWK_STEP_LIMIT:
+            raise AwkLimit(limit_reached(f"program stopped after {AWK_STEP_LIMIT} steps"))
 
     def lvalue_set(self, node: tuple, value: Any) -> None:
         kind = node[0]
@@ -173,7 +176,9 @@ class Interpreter:
         if kind == "group":
             return to_str(self.eval(node[1][-1]))
         if kind == "concat":
-            return to_str(self.eval(node[1])) + to_str(self.eval(node[2]))
+            left, right = to_str(self.eval(node[1])), to_str(self.eval(node[2]))
+            check_string(len(left) + len(right))
+            return left + right
         if kind == "bin":
             return self.arith(node[1], to_num(self.eval(node[2])), to_num(self.eval(node[3])))
         if kind == "neg":

@@ -9,17 +9,9 @@ from datetime import UTC, datetime, timedelta
 from emulator.commands.kit.command import Context, Outcome, ParsedCommand, RawCommand
 from emulator.commands.kit.spec import ArgumentParser, Flag
 from emulator.errors import CommandError
+from emulator.limits import SLEEP_LIMIT_S, WATCH_COUNT, WATCH_MAX, limit_reached
 
 SECTION = "Shell"
-
-
-#: Default ``watch`` refreshes before it stops by itself.
-WATCH_COUNT = 10
-
-
-
-#: Longest simulated ``sleep``.
-SLEEP_LIMIT_S = 7 * 86_400.0
 
 
 
@@ -169,10 +161,10 @@ class Timeout(RawCommand):
 
     def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]
-        while words and words[0].startswith("-") and not _DURATION.match(words[0]):
-            flag = words.pop(0)
-            if flag in self._WITH_VALUE and words:
-                words.pop(0)
+        at = 0
+        while at < len(words) and words[at].startswith("-") and not _DURATION.match(words[at]):
+            at += 2 if words[at] in self._WITH_VALUE else 1
+        words = words[at:]
         if len(words) < 2:
             raise ctx.fail("timeout: missing operand\nTry 'timeout --help' for more information.", 125)
         match = _DURATION.match(words[0])
@@ -217,18 +209,22 @@ class Sleep(RawCommand):
             if not match:
                 raise ctx.fail(f"sleep: invalid time interval ‘{word}’\nTry 'sleep --help' for more information.", 1)
             total += float(match.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86_400}[match.group(2)]
-        return self._wait(min(total, SLEEP_LIMIT_S))
+        return self._wait(ctx, total)
 
     @staticmethod
-    def _wait(total: float) -> Outcome:
+    def _wait(ctx: Context, asked: float) -> Outcome:
+        total = min(asked, SLEEP_LIMIT_S)
         for _ in range(5):
             if total <= 0:
-                return 0
+                break
             step = min(1.0, total)
             total -= step
             yield step
         if total > 0:
             yield total
+        if asked > SLEEP_LIMIT_S:
+            ctx.err(limit_reached(f"sleep: stopped after {SLEEP_LIMIT_S:.0f} seconds") + "\n")
+            return 1
         return 0
 
 
@@ -238,14 +234,14 @@ class Watch(ParsedCommand):
     streams = True
     summary = "run a command every N simulated seconds and show its output (bounded)"
     section = SECTION
-    notes = (f"Unlike procps watch, -c takes a number of refreshes (default {WATCH_COUNT}) after which "
-             "watch stops by itself; Ctrl-C stops it sooner.")
+    notes = (f"Unlike procps watch, -c takes a number of refreshes (default {WATCH_COUNT}, at most {WATCH_MAX}) "
+             "after which watch stops by itself and says so; Ctrl-C stops it sooner.")
 
     def configure(self, parser: ArgumentParser) -> None:
         parser.add_argument("-n", "--interval", type=float, default=2.0, metavar="SECS",
                             help="seconds to wait between updates")
-        parser.add_argument("-c", "--count", type=int, default=WATCH_COUNT, metavar="COUNT",
-                            help="number of refreshes before stopping")
+        parser.add_argument("-c", "--count", type=int, metavar="COUNT",
+                            help=f"number of refreshes before stopping (default {WATCH_COUNT})")
         parser.add_argument("-t", "--no-title", action="store_true", help="turn off header")
         parser.add_argument("-d", "--differences", action="store_true", help="highlight changes (accepted, ignored)")
         parser.add_argument("command", nargs=argparse.REMAINDER, help="the command line to run")
@@ -257,7 +253,7 @@ class Watch(ParsedCommand):
         if not args.command:
             raise ctx.fail("\nUsage:\n watch [options] command\n", 1)
         interval = max(0.1, min(args.interval, 86_400.0))
-        count = max(1, min(args.count, 1_000))
+        count = max(1, min(WATCH_COUNT if args.count is None else args.count, WATCH_MAX))
         line = " ".join(args.command)
         for refresh in range(count):
             output = ctx.shell.capture(line)
@@ -270,6 +266,12 @@ class Watch(ParsedCommand):
             ctx.out(output)
             if refresh + 1 < count:
                 yield interval
+        if args.count is None:
+            ctx.err(limit_reached(f"watch: stopped after {count} refreshes; -c sets how many") + "\n")
+            return 1
+        if args.count > WATCH_MAX:
+            ctx.err(limit_reached(f"watch: stopped after {WATCH_MAX} refreshes") + "\n")
+            return 1
         return 0
 
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 
 from emulator.commands.kit.command import Context, Outcome, RawCommand
+from emulator.commands.kit.formats import oversized_field
 from emulator.commands.kit.spec import Flag
+from emulator.limits import OUTPUT_LIMIT
 
 SECTION = "Shell"
 
@@ -28,12 +30,15 @@ class Echo(RawCommand):
     def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]
         newline, escapes = True, False
-        while words and len(words[0]) > 1 and words[0][0] == "-" and set(words[0][1:]) <= self._LETTERS:
-            for flag in words.pop(0)[1:]:
+        at = 0
+        while at < len(words) and len(words[at]) > 1 and words[at][0] == "-" and set(words[at][1:]) <= self._LETTERS:
+            for flag in words[at][1:]:
                 if flag == "n":
                     newline = False
                 else:
                     escapes = flag == "e"
+            at += 1
+        words = words[at:]
         text = " ".join(words)
         if escapes:
             text, stop = unescape(text)
@@ -99,15 +104,24 @@ class Printf(RawCommand):
         fmt, values = words[0], words[1:]
         status = 0
         out: list[str] = []
-        for _ in range(10_000):
-            text, used, stop, bad = _printf_once(fmt, values)
-            out.append(text)
-            for word in bad:
-                ctx.err(f"bash: printf: {word}: invalid number\n")
-                status = 1
-            values = values[used:]
-            if stop or not values or used == 0:
-                break
+        size = first = 0
+        # The format is used again while arguments are left, as bash does; each pass uses at least one,
+        # and the passes stop once the output is past the limit (ctx.out keeps what fits and says so).
+        try:
+            pieces = _pieces(fmt)
+            while size <= OUTPUT_LIMIT:
+                text, used, stop, bad = _printf_once(pieces, values, first)
+                out.append(text)
+                size += len(text)
+                for word in bad:
+                    ctx.err(f"bash: printf: {word}: invalid number\n")
+                    status = 1
+                first += used
+                if stop or first >= len(values) or used == 0:
+                    break
+        except _Oversized as stop:
+            ctx.out("".join(out) + stop.text)
+            raise ctx.fail(stop.message, 1) from None
         ctx.out("".join(out))
         return status
 
@@ -128,33 +142,64 @@ def _number(word: str, bad: list[str], integer: bool) -> float | int:
 
 
 
-def _printf_once(fmt: str, values: list[str]) -> tuple[str, int, bool, list[str]]:
-    """One pass of the format: (text, values used, stopped by \\c, invalid numbers)."""
+#: A format read once: per directive, the text before it (unescaped), whether a ``\\c`` stopped that text,
+#: and the directive's flags, width, precision and conversion (None after the last directive).
+Pieces = list[tuple[str, bool, tuple[str, str | None, str | None, str] | None]]
+
+
+class _Oversized(Exception):  # noqa: N818 - a signal carrying the pass's text so far, like StopIteration
+    """A directive's width or precision is past the limit: ``text`` is what the pass made before it."""
+
+    def __init__(self, text: str, message: str) -> None:
+        super().__init__(message)
+        self.text, self.message = text, message
+
+
+def _pieces(fmt: str) -> Pieces:
+    """The format's directives and the text between them, read once for every pass over the arguments."""
+    pieces: Pieces = []
+    pos = 0
+    for match in _FORMAT.finditer(fmt):
+        literal, stop = unescape(fmt[pos:match.start()])
+        pieces.append((literal, stop, match.groups()))  # type: ignore[arg-type]
+        if stop:
+            return pieces
+        pos = match.end()
+    literal, stop = unescape(fmt[pos:])
+    pieces.append((literal, stop, None))
+    return pieces
+
+
+def _printf_once(pieces: Pieces, values: list[str], first: int) -> tuple[str, int, bool, list[str]]:
+    """One pass of the format over ``values[first:]``: (text, values used, stopped by \\c, invalid numbers)."""
     out: list[str] = []
     used = 0
     bad: list[str] = []
-    pos = 0
 
     def take() -> str:
         nonlocal used
-        value = values[used] if used < len(values) else ""
+        value = values[first + used] if first + used < len(values) else ""
         used += 1
         return value
 
-    for match in _FORMAT.finditer(fmt):
-        literal, stop = unescape(fmt[pos:match.start()])
+    for literal, stop, directive in pieces:
         out.append(literal)
         if stop:
             return "".join(out), used, True, bad
-        pos = match.end()
-        flags, width, precision, conv = match.groups()
+        if directive is None:
+            break
+        flags, width, precision, conv = directive
         if conv == "%":
             out.append("%")
             continue
-        if width == "*":
-            width = str(int(_number(take(), bad, True)))
-        if precision == "*":
-            precision = str(int(_number(take(), bad, True)))
+        if width or precision:
+            if width == "*":
+                width = str(int(_number(take(), bad, True)))
+            if precision == "*":
+                precision = str(int(_number(take(), bad, True)))
+            oversized = oversized_field("bash: printf", width, precision)
+            if oversized:
+                raise _Oversized("".join(out), oversized)
         spec = "%" + flags + (width or "") + (f".{precision}" if precision is not None else "")
         arg = take()
         if conv in "diouxX":
@@ -175,9 +220,7 @@ def _printf_once(fmt: str, values: list[str]) -> tuple[str, int, bool, list[str]
             out.append((spec + "s") % _bash_quote(arg))
         else:
             out.append((spec + "s") % arg)
-    literal, stop = unescape(fmt[pos:])
-    out.append(literal)
-    return "".join(out), used, stop, bad
+    return "".join(out), used, False, bad
 
 
 

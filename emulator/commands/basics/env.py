@@ -50,15 +50,20 @@ class Env(RawCommand):
     def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]
         env = dict(ctx.env)
-        while words and (words[0] in self._EMPTY or words[0] == "--"):
-            if words[0] in self._EMPTY:
+        at = 0
+        while at < len(words) and (words[at] in self._EMPTY or words[at] == "--"):
+            if words[at] in self._EMPTY:
                 env = {}
-            words = words[1:]
+            at += 1
+        words = words[at:]
         if words and words[0].startswith("-"):
             raise ctx.fail(f"env: invalid option -- '{words[0].lstrip('-')[:1]}'\nTry 'env --help' for more information.", 125)
-        while words and "=" in words[0] and _NAME.match(words[0].split("=", 1)[0]):
-            name, value = words.pop(0).split("=", 1)
+        at = 0
+        while at < len(words) and "=" in words[at] and _NAME.match(words[at].split("=", 1)[0]):
+            name, value = words[at].split("=", 1)
             env[name] = value
+            at += 1
+        words = words[at:]
         if not words:
             for name, value in env.items():
                 ctx.outln(f"{name}={value}")
@@ -150,14 +155,17 @@ class Sudo(RawCommand):
     def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]
         user = "root"
-        while words and words[0].startswith("-"):
-            flag = words.pop(0)
+        at = 0
+        while at < len(words) and words[at].startswith("-"):
+            flag = words[at]
+            at += 1
             if flag == "--":
                 break
-            if flag in self._WITH_VALUE and words:
-                value = words.pop(0)
+            if flag in self._WITH_VALUE and at < len(words):
                 if flag == "-u":
-                    user = value
+                    user = words[at]
+                at += 1
+        words = words[at:]
         if user not in UIDS:
             # sudo 1.9.9 (Ubuntu 22.04) refuses an unknown -u user in these two lines, exit 1.
             raise ctx.fail(f"sudo: unknown user {user}\nsudo: error initializing audit plugin sudoers_audit", 1)

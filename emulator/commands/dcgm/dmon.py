@@ -16,6 +16,7 @@ from emulator.cluster.ids import rng
 from emulator.cluster.model import Node
 from emulator.commands.dcgm.options import HELP_FLAG, parse_options
 from emulator.commands.kit.command import Context, Outcome
+from emulator.commands.kit.sampling import samples, stopped
 from emulator.commands.kit.spec import Flag
 
 #: The flags of ``dmon``.
@@ -109,7 +110,7 @@ def run_dmon(ctx: Context, argv: list[str]) -> Outcome:
     delay_text = opts.get("d", opts.get("delay", "1000"))
     if not count_text.isdecimal() or not delay_text.isdecimal() or int(delay_text) < 1:
         raise ctx.fail("Error: count and delay must be positive integers.\n", 255)
-    count = int(count_text) or 3600
+    asked = int(count_text) or None
     gpus = [g for g in ctx.host.gpus if g.present]
     if "i" in opts or "gpu-id" in opts:
         wanted = opts.get("i", opts.get("gpu-id", ""))
@@ -117,10 +118,10 @@ def run_dmon(ctx: Context, argv: list[str]) -> Outcome:
         gpus = [g for g in gpus if g.index in ids]
         if not gpus:
             raise ctx.fail(f"Error: Invalid GPU ID list '{wanted}'.\n", 255)
-    return _dmon_run(ctx, gpus, fields, min(count, 3600), int(delay_text) / 1000.0)
+    return _dmon_run(ctx, gpus, fields, asked, int(delay_text) / 1000.0)
 
 
-def _dmon_run(ctx: Context, gpus: list[GPU], fields: list[int], count: int,
+def _dmon_run(ctx: Context, gpus: list[GPU], fields: list[int], asked: int | None,
               delay: float) -> Generator[float, None, int]:
     """Rows as DCGM's DeviceMonitor prints them: a 10-wide entity column, then each field left-aligned in
     its width + 6, two spaces apart; the header and unit rows come back every 14 samples."""
@@ -130,6 +131,7 @@ def _dmon_run(ctx: Context, gpus: list[GPU], fields: list[int], count: int,
     ctx.outln(header)
     ctx.outln(units)
     since_header = 0
+    count = samples(asked)
     for n in range(count):
         for gpu in gpus:
             values = [_dmon_value(ctx, ctx.host, gpu, FIELDS[f][2]) for f in fields]
@@ -142,4 +144,4 @@ def _dmon_run(ctx: Context, gpus: list[GPU], fields: list[int], count: int,
                 ctx.outln(units)
                 since_header = 0
             since_header += 1
-    return 0
+    return stopped(ctx, "dcgmi", asked)

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import fnmatch
 import posixpath
+from collections import deque
 
 from emulator.commands.kit.command import Context, Outcome, RawCommand
 from emulator.commands.kit.coreio import SECTION, flag_named
 from emulator.commands.kit.spec import Flag
-from emulator.vfs import Dir, File, FsError
+from emulator.limits import WALK_LIMIT, limit_reached
+from emulator.vfs import Dir, File, FsError, TreeTooLarge
 
 
 class Find(RawCommand):
@@ -35,15 +37,15 @@ class Find(RawCommand):
              "the operators ( ) ! -o and -not are not supported, and -print and -print0 act after the tests.")
 
     def execute(self, ctx: Context) -> Outcome:
-        words = ctx.argv[1:]
+        words = deque(ctx.argv[1:])
         roots: list[str] = []
         while words and not words[0].startswith("-") and words[0] not in ("(", "!"):
-            roots.append(words.pop(0))
+            roots.append(words.popleft())
         tests: list[tuple[str, str]] = []
         ends: list[str] = []
         maxdepth, mindepth = 10_000, 0
         while words:
-            word = words.pop(0)
+            word = words.popleft()
             flag = flag_named(self.flags, word)
             if flag is None:
                 raise ctx.fail(f"find: unknown predicate `{word}'", 1)
@@ -55,7 +57,7 @@ class Find(RawCommand):
                 continue
             if not words:
                 raise ctx.fail(f"find: missing argument to `{word}'", 1)
-            value = words.pop(0)
+            value = words.popleft()
             if word in ("-maxdepth", "-mindepth"):
                 if not value.isdecimal():
                     raise ctx.fail(f"find: Expected a positive decimal integer argument to {word}, but got ‘{value}’", 1)
@@ -77,14 +79,18 @@ class Find(RawCommand):
                 status = 1
                 continue
             base = fs.abspath(root)
-            for path, node in fs.walk(base):
-                rel = path[len(base):]
-                depth = rel.count("/")
-                if depth > maxdepth or depth < mindepth:
-                    continue
-                shown = root.rstrip("/") + rel if root != "/" else (path if rel else "/")
-                if all(_find_test(flag, value, shown, node) for flag, value in tests):
-                    ctx.out("".join(shown + end for end in ends or ["\n"]))
+            try:
+                for path, node in fs.walk(base):
+                    rel = path[len(base):]
+                    depth = rel.count("/")
+                    if depth > maxdepth or depth < mindepth:
+                        continue
+                    shown = root.rstrip("/") + rel if root != "/" else (path if rel else "/")
+                    if all(_find_test(flag, value, shown, node) for flag, value in tests):
+                        ctx.out("".join(shown + end for end in ends or ["\n"]))
+            except TreeTooLarge:
+                ctx.err(limit_reached(f"find: ‘{root}’: stopped after {WALK_LIMIT} entries") + "\n")
+                status = 1
         return status
 
 

@@ -12,6 +12,7 @@ from emulator.commands.kit.command import Context, Outcome
 from emulator.commands.kit.coreio import SECTION, CoreutilsErrors, Intermixed, columns
 from emulator.commands.kit.spec import ArgumentParser
 from emulator.commands.kit.units import coreutils_size
+from emulator.limits import LIST_LIMIT, limit_reached
 from emulator.vfs import Dir, File, FsError
 
 
@@ -76,7 +77,7 @@ class Ls(CoreutilsErrors, Intermixed):
         show_names = len(paths) > 1 or args.recursive
         queue = list(dirs)
         count = 0
-        while queue and count < 1_000:
+        while queue and count < LIST_LIMIT:
             count += 1
             path, node = queue.pop(0)
             entries = [(name, child) for name, child in node.entries().items()
@@ -101,6 +102,9 @@ class Ls(CoreutilsErrors, Intermixed):
                 out.append("")
             out += block
         ctx.out("".join(line + "\n" for line in out))
+        if queue:
+            ctx.err(limit_reached(f"ls: stopped after listing {LIST_LIMIT} directories") + "\n")
+            return 2
         return status
 
     @staticmethod

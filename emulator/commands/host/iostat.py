@@ -14,6 +14,7 @@ from emulator.cluster.ids import rng
 from emulator.cluster.model import Node
 from emulator.cluster.processes import cpu_split, processes, running_jobs
 from emulator.commands.kit.command import Context, Outcome, ParsedCommand
+from emulator.commands.kit.sampling import samples, stopped
 from emulator.commands.kit.spec import ArgumentParser
 
 IOSTAT_HEAD = ("Device            r/s     rkB/s   rrqm/s  %rrqm r_await rareq-sz     w/s     wkB/s   wrqm/s  %wrqm "
@@ -75,8 +76,7 @@ class Iostat(ParsedCommand):
         if len(numbers) > 2 or (numbers and args.devices[-len(numbers):] != numbers):
             raise ctx.fail(self.usage_error(""), 1)
         interval = int(numbers[0]) if numbers else 0
-        count = int(numbers[1]) if len(numbers) > 1 else (1 if not interval else 1_000)
-        count = min(count, 1_000)
+        count = int(numbers[1]) if len(numbers) > 1 else (1 if not interval else None)
         node = ctx.host
         devices = [d.name for d in node.hw.disks]
         if node.local_disk is not None:
@@ -89,13 +89,13 @@ class Iostat(ParsedCommand):
         return self._report(ctx, args, devices, interval, count)
 
     def _report(self, ctx: Context, args: argparse.Namespace, devices: list[str], interval: int,
-                count: int) -> Generator[float, None, int]:
+                asked: int | None) -> Generator[float, None, int]:
         node = ctx.host
         ctx.outln(f"Linux {ctx.cluster.versions.kernel} ({node.name}) \t{ctx.clock.now():%m/%d/%y} \t_x86_64_\t"
                   f"({node.cpu.count} CPU)")
         ctx.outln()
         first = 1 if args.y else 0
-        for n in range(first, first + count):
+        for n in range(first, first + samples(asked)):
             if n > first or (args.y and interval):
                 yield float(interval)
             show_cpu = args.c or not args.d
@@ -125,4 +125,4 @@ class Iostat(ParsedCommand):
                         ctx.outln(f"{dev:<12} {v[0] + v[6]:>9.2f} {v[1]:>12.2f} {v[7]:>12.2f} {0.0:>12.2f} "
                                   f"{int(v[1] * span):>10} {int(v[7] * span):>10} {0:>10}")
                 ctx.outln()
-        return 0
+        return stopped(ctx, "iostat", asked)

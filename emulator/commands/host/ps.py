@@ -8,6 +8,7 @@ workers (``pt_data_worker``). Without options ps shows this shell's processes.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 
 from emulator.cluster.accounts import uid_of
@@ -121,9 +122,9 @@ class Ps(RawCommand):
             except ValueError:
                 raise ctx.fail("error: process ID list syntax error\n\nUsage:\n ps [options]", 1) from None
 
-        queue = list(words)
+        queue = deque(words)
         while queue:
-            w = queue.pop(0)
+            w = queue.popleft()
             if w == "--help":
                 ctx.out("\nUsage:\n ps [options]\n\n Try 'ps --help <simple|list|output|threads|misc|all>'\n"
                         "  or 'ps --help <s|l|o|t|m|a>'\n for additional help text.\n")
@@ -135,7 +136,7 @@ class Ps(RawCommand):
                     continue
                 if name not in LONG_WITH_VALUE:
                     raise ctx.fail(error.format("unknown gnu long option"), 1)
-                val = val if eq else (queue.pop(0) if queue else "")
+                val = val if eq else (queue.popleft() if queue else "")
                 if name == "--sort":
                     sort = val
                 elif name == "--pid":
@@ -150,9 +151,8 @@ class Ps(RawCommand):
             if not chars:
                 raise ctx.fail(error.format("unsupported option (BSD syntax)"), 1)
             for k, c in enumerate(chars):
-                rest = chars[k + 1:]
                 if (unix and c in UNIX_WITH_VALUE) or (not unix and c in "op"):
-                    val = rest or (queue.pop(0) if queue else "")
+                    val = chars[k + 1:] or (queue.popleft() if queue else "")
                     if c in "oO":
                         fields += format_list(val)
                     elif c == "p":

@@ -37,14 +37,17 @@ class Taskset(RawCommand):
                 return 0
             raise ctx.fail(usage, 1)
         flags = ""
-        while words and words[0].startswith("-"):
-            flag = words.pop(0)
+        at = 0
+        while at < len(words) and words[at].startswith("-"):
+            flag = words[at]
+            at += 1
             if flag in LETTER_OF:
                 flags += LETTER_OF[flag]
             elif all(c in LETTERS for c in flag[1:]) and len(flag) > 1:
                 flags += flag[1:]
             else:
                 raise ctx.fail(f"taskset: invalid option -- '{flag.lstrip('-')[:1]}'\n{usage}", 1)
+        words = words[at:]
         if "p" in flags:
             if len(words) != 1 or not words[0].isdecimal():
                 raise ctx.fail(usage, 1)

@@ -9,6 +9,7 @@ from emulator.cluster.ids import rng
 from emulator.cluster.processes import cpu_split, memory, processes
 from emulator.commands.host.iostat import device_load
 from emulator.commands.kit.command import Context, Outcome, ParsedCommand
+from emulator.commands.kit.sampling import samples, stopped
 from emulator.commands.kit.spec import ArgumentParser
 from emulator.commands.kit.usage import getopt_error
 
@@ -34,17 +35,17 @@ class Vmstat(ParsedCommand):
         if len(numbers) > 2 or any(n < 0 for n in numbers):
             raise ctx.fail("vmstat: Unable to parse argument\n\nUsage:\n vmstat [options] [delay [count]]", 1)
         delay = numbers[0] if numbers else 0
-        count = numbers[1] if len(numbers) > 1 else (1 if not delay else 1_000)
+        asked = numbers[1] if len(numbers) > 1 else (1 if not delay else None)
         if delay == 0:
-            count = 1
-        return self._lines(ctx, delay, min(count, 1_000), (args.unit or "k"))
+            asked = 1
+        return self._lines(ctx, delay, asked, (args.unit or "k"))
 
-    def _lines(self, ctx: Context, delay: int, count: int, unit: str) -> Generator[float, None, int]:
+    def _lines(self, ctx: Context, delay: int, asked: int | None, unit: str) -> Generator[float, None, int]:
         node = ctx.host
         div = 1024 if unit in ("m", "M") else 1
         ctx.outln("procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu-----")
         ctx.outln(" r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id wa st")
-        for n in range(count):
+        for n in range(samples(asked)):
             if n:
                 yield float(delay)
             procs = processes(ctx.cluster, node)
@@ -60,4 +61,4 @@ class Vmstat(ParsedCommand):
             ctx.outln(f"{running:>2} {blocked:>2} {0:>6} {mem.free // div:>6} {mem.buffers // div:>6} "
                       f"{mem.cached // div:>6} {0:>4} {0:>4} {bi:>5} {bo:>5} {irq:>4} {cs:>4} {round(us):>2} "
                       f"{round(sy):>2} {round(idle):>2} {round(wa):>2} {0:>2}")
-        return 0
+        return stopped(ctx, "vmstat", asked)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from emulator.cluster.accounts import LEARNER
 from emulator.commands.kit.spec import ArgumentParser, Flag, HelpRequested, render_help, render_raw_help
 from emulator.errors import CommandError, OutputLimitExceeded
+from emulator.limits import OUTPUT_LIMIT, limit_reached
 
 if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
     from emulator.cluster.clock import SimClock
@@ -31,9 +32,6 @@ if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
 
 #: What ``execute`` may return: a status, None (status 0), or a generator of pauses.
 Outcome = int | None | Generator[float, None, int | None]
-
-#: Cap on what one command may write, in characters (stdout and stderr together).
-OUTPUT_LIMIT = 2_000_000
 
 
 @dataclass
@@ -84,9 +82,14 @@ class Context:
         self._write(("ok", text))
 
     def _write(self, chunk: tuple[str, str]) -> None:
-        self._size += len(chunk[1])
-        if self._size > OUTPUT_LIMIT:
-            raise OutputLimitExceeded(f"{self.argv[0]}: output limit of {OUTPUT_LIMIT} characters exceeded")
+        """Queue output; past :data:`~emulator.limits.OUTPUT_LIMIT` keep what fits and stop the command."""
+        stream, text = chunk
+        room = OUTPUT_LIMIT - self._size
+        self._size += len(text)
+        if len(text) > room:
+            if room > 0:
+                self._out.append((stream, text[:room]))  # type: ignore[arg-type]
+            raise OutputLimitExceeded(limit_reached(f"{self.argv[0]}: output stopped after {OUTPUT_LIMIT} characters"))
         self._out.append(chunk)  # type: ignore[arg-type]
 
     def take_output(self) -> list[tuple[str, str]]:

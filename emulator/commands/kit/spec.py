@@ -44,6 +44,12 @@ class HelpRequested(Exception):
 
 
 
+#: Longest cluster of short flags (``-ltr``) read as typed; a longer one is squeezed first.
+_SHORT_CLUSTER = 64
+#: Flags whose repeats count, so that a squeeze keeps them all.
+_COUNTED = (argparse._CountAction, argparse._AppendConstAction)
+
+
 class ArgumentParser(argparse.ArgumentParser):
     """An argparse parser that never exits and never prints.
 
@@ -62,6 +68,32 @@ class ArgumentParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> Any:
         raise UsageError(self.command.usage_error(message), self.command.usage_status)
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        if args is not None:
+            args = [self._squeeze(word) for word in args]
+        return super().parse_known_args(args, namespace)
+
+    def _squeeze(self, word: str) -> str:
+        """A long cluster of short flags (``-llll...``) with each repeated flag that only sets a value kept once.
+
+        argparse takes a cluster one letter at a time, copying the rest each time: a cluster as long as an
+        argument may be would cost seconds. Setting a value twice is setting it once, so only the last of each
+        such letter is kept (the order of the last ones stays); counted flags (``-vvv``) and a flag's value
+        after it are kept as typed, and a letter that is no flag ends the squeeze there.
+        """
+        if len(word) <= _SHORT_CLUSTER or not word.startswith("-") or word.startswith("--"):
+            return word
+        letters: list[str] = []
+        rest = ""
+        for at, letter in enumerate(word[1:], 1):
+            action = self._option_string_actions.get("-" + letter)
+            if action is None or action.nargs != 0 or isinstance(action, _COUNTED):
+                rest = word[at:]
+                break
+            letters.append(letter)
+        kept = "".join(reversed(dict.fromkeys(reversed(letters))))
+        return "-" + kept + rest
 
     def exit(self, status: int = 0, message: str | None = None) -> Any:
         raise UsageError(message or "", status)

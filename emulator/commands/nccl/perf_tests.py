@@ -28,13 +28,12 @@ from emulator.cluster.scheduler import expand_hostlist
 from emulator.commands.kit.command import Command, Context, ParsedCommand
 from emulator.commands.kit.spec import ArgumentParser
 from emulator.commands.nccl.numbers import c_float, c_int, parse_size
+from emulator.limits import SIZES_LIMIT, limit_reached
 
 TYPES = {"int8": 1, "char": 1, "uint8": 1, "int32": 4, "int": 4, "uint32": 4, "int64": 8, "uint64": 8,
          "half": 2, "float16": 2, "float": 4, "float32": 4, "double": 8, "float64": 8, "bfloat16": 2}
 TYPE_NAMES = {"char": "int8", "int": "int32", "float16": "half", "float32": "float", "float64": "double"}
 REDOPS = ("sum", "prod", "max", "min", "avg", "mulsum")
-#: Rows a sweep may print (bounded work).
-MAX_ROWS = 2000
 
 #: The usage text nccl-tests prints for -h and after a bad option (each line ends in a space).
 USAGE = "USAGE: {prog} \n\t" + " \n\t".join((
@@ -239,7 +238,7 @@ class NcclTest(ParsedCommand):
         root_col = root if self.op in ("broadcast", "reduce") else -1
         total, count_bw, rows = 0.0, 0, 0
         size = lo
-        while size <= hi and rows < MAX_ROWS:
+        while size <= hi and rows < SIZES_LIMIT:
             count = size // word
             if self.op in ("all_gather", "reduce_scatter", "alltoall"):
                 count = count // n
@@ -278,6 +277,9 @@ class NcclTest(ParsedCommand):
         ctx.outln(f"# Avg bus bandwidth    : {avg:g} {verdict}")
         ctx.outln("#")
         ctx.outln("")
+        if size <= hi:
+            ctx.err(limit_reached(f"{self.name}: stopped after {SIZES_LIMIT} sizes; the average is of those") + "\n")
+            return 1
         return 1 if verdict == "FAILED" else 0
 
 

@@ -16,12 +16,13 @@ from collections.abc import Callable, Generator
 from emulator.cluster.catalog import H100, VERSIONS
 from emulator.cluster.hardware import GPU
 from emulator.commands.kit.command import Command, Context, Outcome, RawCommand
+from emulator.commands.kit.sampling import samples, stopped
 from emulator.commands.nvsmi import fields as nvsmi_fields
 from emulator.commands.nvsmi import query as nvsmi_query
 from emulator.commands.nvsmi import report as nvsmi_report
 from emulator.commands.nvsmi.help_pages import HELP, SUBCOMMAND_HELP
 from emulator.commands.nvsmi.modify import refuse
-from emulator.commands.nvsmi.options import FLAGS, LOOP_CAP, check_combination, parse_options, reads_only_words
+from emulator.commands.nvsmi.options import FLAGS, check_combination, parse_options, reads_only_words
 from emulator.commands.nvsmi.selective import compute_apps_csv, csv_format, gpu_csv
 from emulator.commands.nvsmi.subcommands import run_subcommand
 from emulator.commands.nvsmi.summary import summary_table, timestamp
@@ -110,16 +111,17 @@ class NvidiaSmi(RawCommand):
     def _loop(self, ctx: Context, interval: float | None, render: Render) -> Outcome:
         if interval is None:
             return render(True)
-        return self._looping(max(interval, 0.001), render)
+        return self._looping(ctx, max(interval, 0.001), render)
 
-    def _looping(self, interval: float, render: Render) -> Generator[float, None, int]:
-        status = 0
-        for n in range(LOOP_CAP):
+    def _looping(self, ctx: Context, interval: float, render: Render) -> Generator[float, None, int]:
+        count = samples(None)
+        for n in range(count):
             status = render(n == 0)
             if status:
                 return status
-            yield interval
-        return status
+            if n + 1 < count:
+                yield interval
+        return stopped(ctx, "nvidia-smi", None)
 
     def _summary(self, ctx: Context, gpus: list[GPU]) -> int:
         status = report_lost(ctx, gpus)

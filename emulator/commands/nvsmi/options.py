@@ -16,9 +16,6 @@ from emulator.commands.kit.spec import Flag
 from emulator.commands.nvsmi.modify import MODIFIERS, REFUSALS
 from emulator.commands.nvsmi.targets import BAD_COMBINATION, BadArgs
 
-#: Most samples a loop (``-l``, ``dmon`` without ``-c``) prints before it stops by itself.
-LOOP_CAP = 3600
-
 #: The flags ``nvidia-smi -h`` documents.
 LISTED = (
     Flag("-h", "--help", "", "print usage information and exit"),

@@ -12,10 +12,11 @@ from typing import Any
 
 from emulator.cluster.hardware import GPU
 from emulator.commands.kit.command import Context, Outcome
+from emulator.commands.kit.sampling import samples, stopped
 from emulator.commands.nvsmi import monitor as nvsmi_monitor
 from emulator.commands.nvsmi import topo as nvsmi_topo
 from emulator.commands.nvsmi.help_pages import NVLINK_HELP, SUBCOMMAND_HELP, TOPO_HELP
-from emulator.commands.nvsmi.options import LOOP_CAP, Cursor, split_inline
+from emulator.commands.nvsmi.options import Cursor, split_inline
 from emulator.commands.nvsmi.targets import NO_DRIVER, BadArgs, lost_gpu_message, report_lost, select_gpus
 
 #: Each sub-command flag → the option it sets (one table for all four sub-commands, as nvidia-smi reads them).
@@ -63,7 +64,7 @@ def run_subcommand(ctx: Context, sub: str, argv: list[str]) -> Outcome:
         return 0
     if sub == "nvlink":
         return _nvlink(ctx, gpus, opts)
-    count = _number(opts.get("count"), sub, minimum=1) if "count" in opts else LOOP_CAP
+    count = _number(opts.get("count"), sub, minimum=1) if "count" in opts else None
     delay = _number(opts.get("delay"), sub, minimum=1) if "delay" in opts else 1
     if sub == "dmon":
         select = str(opts.get("select", "puc"))
@@ -77,7 +78,7 @@ def _number(value: Any, sub: str, minimum: int) -> int:
     text = str(value)
     if not text.isdecimal() or int(text) < minimum:
         raise BadArgs(f"Invalid value: {text}. Please run 'nvidia-smi {sub} -h'.\n")
-    return min(int(text), LOOP_CAP)
+    return int(text)
 
 
 def _nvlink(ctx: Context, gpus: list[GPU], opts: dict[str, Any]) -> int:
@@ -106,7 +107,7 @@ def _nvlink(ctx: Context, gpus: list[GPU], opts: dict[str, Any]) -> int:
     return 0
 
 
-def _dmon(ctx: Context, gpus: list[GPU], columns: list[tuple[str, str]], count: int, delay: int,
+def _dmon(ctx: Context, gpus: list[GPU], columns: list[tuple[str, str]], count: int | None, delay: int,
           options: str) -> Generator[float, None, int]:
     stamps = [(name, unit, fmt) for letter, name, unit, fmt in
               (("D", "Date", "YYYYMMDD", "%Y%m%d"), ("T", "Time", "HH:MM:SS", "%H:%M:%S")) if letter in options]
@@ -115,22 +116,24 @@ def _dmon(ctx: Context, gpus: list[GPU], columns: list[tuple[str, str]], count: 
         header = ["#" + "".join(f"{name:<9}" for name, _, _ in stamps) + "  " + header[0][2:],
                   "#" + "".join(f"{unit:<9}" for _, unit, _ in stamps) + "  " + header[1][2:]]
     ctx.out("\n".join(header) + "\n")
-    for n in range(count):
+    total = samples(count)
+    for n in range(total):
         now = ctx.clock.now()
         stamp = (" " + "".join(f"{now.strftime(fmt):<9}" for _, _, fmt in stamps)) if stamps else ""
         for gpu in gpus:
             ctx.outln(stamp + nvsmi_monitor.dmon_line(ctx.cluster, ctx.host, gpu, columns))
-        if n + 1 < count:
+        if n + 1 < total:
             yield float(delay)
-    return 0
+    return stopped(ctx, "nvidia-smi", count)
 
 
-def _pmon(ctx: Context, gpus: list[GPU], count: int, delay: int) -> Generator[float, None, int]:
+def _pmon(ctx: Context, gpus: list[GPU], count: int | None, delay: int) -> Generator[float, None, int]:
     ctx.out("\n".join(nvsmi_monitor.PMON_HEADER) + "\n")
-    for n in range(count):
+    total = samples(count)
+    for n in range(total):
         for gpu in gpus:
             for line in nvsmi_monitor.pmon_lines(ctx.cluster, ctx.host, gpu):
                 ctx.outln(line)
-        if n + 1 < count:
+        if n + 1 < total:
             yield float(delay)
-    return 0
+    return stopped(ctx, "nvidia-smi", count)

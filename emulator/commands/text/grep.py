@@ -9,14 +9,14 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import re
-from collections.abc import Callable
 
 from emulator.commands.kit.command import Context, Outcome
 from emulator.commands.kit.coreio import SECTION, Intermixed, coreutils_error, join_lines, split_lines
-from emulator.commands.kit.regex import RegexError, compile_python, compile_regex, posix_regex
+from emulator.commands.kit.regex import Regex, RegexError, compile_python, compile_regex, posix_regex
 from emulator.commands.kit.spec import ArgumentParser
 from emulator.errors import CommandError
-from emulator.vfs import Dir, FsError
+from emulator.limits import OUTPUT_LIMIT, WALK_LIMIT, limit_reached
+from emulator.vfs import Dir, FsError, TreeTooLarge
 
 
 class Grep(Intermixed):
@@ -91,7 +91,7 @@ class Grep(Intermixed):
             return 2
         return 0 if found_any else 1
 
-    def _matcher(self, patterns: list[str], args: argparse.Namespace) -> Callable[[str], list[tuple[int, int]]]:
+    def _matcher(self, patterns: list[str], args: argparse.Namespace) -> Regex:
         flags = re.IGNORECASE if args.ignore_case else 0
         parts = []
         for pattern in patterns:
@@ -120,16 +120,7 @@ class Grep(Intermixed):
             except RegexError as exc:
                 raise CommandError(f"grep: {exc}", 2) from None
             raise CommandError("grep: Invalid regular expression", 2) from None
-
-        def spans(line: str) -> list[tuple[int, int]]:
-            found = []
-            for m in compiled.finditer(line):
-                found.append(m.span())
-                if len(found) > 1000:
-                    break
-            return found
-
-        return spans
+        return compiled
 
     def _targets(self, ctx: Context, files: list[str], args: argparse.Namespace) -> tuple[list[tuple[str, str]], int]:
         targets: list[tuple[str, str]] = []
@@ -153,25 +144,28 @@ class Grep(Intermixed):
                     status = 2
                     continue
                 base = fs.abspath(path)
-                for full, child in fs.walk(base):
-                    if isinstance(child, Dir):
-                        continue
-                    shown = path.rstrip("/") + full[len(base):] if path != "." or args.operands else full[len(base) + 1:]
-                    if args.include and not any(re.fullmatch(_glob_to_re(g), full.rsplit("/", 1)[-1]) for g in args.include):
-                        continue
-                    targets.append((shown, child.read()))
-                    if len(targets) > 10_000:
-                        break
+                try:
+                    for full, child in fs.walk(base):
+                        if isinstance(child, Dir):
+                            continue
+                        shown = path.rstrip("/") + full[len(base):] if path != "." or args.operands else full[len(base) + 1:]
+                        if args.include and not any(re.fullmatch(_glob_to_re(g), full.rsplit("/", 1)[-1])
+                                                    for g in args.include):
+                            continue
+                        targets.append((shown, child.read()))
+                except TreeTooLarge:
+                    ctx.err(limit_reached(f"grep: {path}: stopped after {WALK_LIMIT} entries") + "\n")
+                    status = 2
             else:
                 targets.append((path, node.read()))
         return targets, status
 
-    def _search(self, ctx: Context, name: str | None, text: str, matcher: Callable[[str], list[tuple[int, int]]],
+    def _search(self, ctx: Context, name: str | None, text: str, matcher: Regex,
                 args: argparse.Namespace, before: int, after: int) -> int:
         lines = split_lines(text)
         selected_idx = []
         for i, line in enumerate(lines):
-            hit = bool(matcher(line))
+            hit = matcher.search(line) is not None
             if hit != args.invert_match:
                 selected_idx.append(i)
                 if args.max_count is not None and len(selected_idx) >= args.max_count:
@@ -190,6 +184,7 @@ class Grep(Intermixed):
         printed_until = -1
         selected = set(selected_idx)
         last_context_end = -1
+        shown = 0
         for i in selected_idx:
             start = max(0, i - before, printed_until + 1)
             if out and (before or after) and start > printed_until + 1:
@@ -197,9 +192,12 @@ class Grep(Intermixed):
             for j in range(start, i):
                 out.append(self._prefix(prefix_name, j, "-", args) + lines[j])
             if args.only_matching and not args.invert_match:
-                for a, b in matcher(lines[i]):
-                    if b > a:
-                        out.append(self._prefix(prefix_name, i, ":", args) + lines[i][a:b])
+                for found in matcher.finditer(lines[i]):
+                    if found.end() > found.start():
+                        out.append(self._prefix(prefix_name, i, ":", args) + found.group())
+                        shown += len(out[-1]) + 1
+                        if shown > OUTPUT_LIMIT:
+                            break  # ctx.out keeps what fits and says so
             elif not args.only_matching:
                 out.append(self._prefix(prefix_name, i, ":", args) + lines[i])
             printed_until = i

@@ -14,10 +14,10 @@ from emulator.commands.kit.coreio import SECTION, CoreutilsErrors, Intermixed, r
 from emulator.commands.kit.spec import ArgumentParser
 from emulator.commands.kit.usage import follows
 from emulator.errors import CommandError
+from emulator.limits import FOLLOW_LIMIT, limit_reached
 from emulator.vfs import FsError
 
-#: Rounds ``tail -f`` polls before it stops by itself, and the pause between them.
-FOLLOW_ROUNDS = 12
+#: The pause between two looks of ``tail -f`` at its files, unless ``-s`` says.
 FOLLOW_INTERVAL_S = 10.0
 
 
@@ -139,7 +139,7 @@ class Tail(CoreutilsErrors, Intermixed):
     @staticmethod
     def _follow(ctx: Context, seen: dict[str, str], headers: bool, interval: float) -> Outcome:
         last = list(seen)[-1]
-        for _ in range(FOLLOW_ROUNDS):
+        for _ in range(FOLLOW_LIMIT):
             yield interval
             for path, old in seen.items():
                 try:
@@ -157,7 +157,8 @@ class Tail(CoreutilsErrors, Intermixed):
                     ctx.err(f"tail: {path}: file truncated\n")
                     ctx.out(new)
                 seen[path] = new
-        return 0
+        ctx.err(limit_reached(f"tail: stopped following after {FOLLOW_LIMIT} looks") + "\n")
+        return 1
 
 
 def _tail_text(text: str, count: int, from_start: bool, as_bytes: bool) -> str:

@@ -6,10 +6,10 @@ import re
 
 from emulator.commands.kit.command import Context, Outcome, RawCommand
 from emulator.commands.kit.coreio import SECTION, getopt_long
+from emulator.commands.kit.formats import oversized_field
 from emulator.commands.kit.spec import Flag
+from emulator.limits import OUTPUT_LIMIT, SEQ_LIMIT, limit_reached
 
-#: Most numbers one seq prints.
-LIMIT = 100_000
 #: One printf directive for a double, split into what Python's ``%`` accepts and what it does not:
 #: flags (``'`` groups thousands, a no-op in the C locale), width, precision, ``L``, conversion.
 _DIRECTIVE = re.compile(r"%([-+#0 ']*)(\d*)(\.\d*)?(L?)(.?)")
@@ -68,17 +68,29 @@ class Seq(RawCommand):
         if step == 0:
             raise ctx.fail(f"seq: invalid Zero increment value: ‘{words[1]}’\nTry 'seq --help' for more information.", 1)
         decimals = max((len(w.split(".")[1]) for w in words if "." in w and "e" not in w.lower()), default=0)
-        values = []
+        oversized = oversized_field("seq", None, str(decimals))
+        if oversized:
+            raise ctx.fail(oversized, 1)
+        values: list[str] = []
         value = first
+        size = 0
+        stopped = False
         while (step > 0 and value <= last + 1e-9) or (step < 0 and value >= last - 1e-9):
-            values.append(fmt % value if fmt is not None else f"{value:.{decimals}f}")
-            if len(values) >= LIMIT:
+            if len(values) == SEQ_LIMIT:
+                stopped = True
                 break
+            if size > OUTPUT_LIMIT:
+                break  # ctx.out stops at the output limit and says so
+            values.append(fmt % value if fmt is not None else f"{value:.{decimals}f}")
+            size += len(values[-1]) + len(separator)
             value = first + step * len(values)
         if width and values:
             size = max(len(v) for v in values)
             values = [v.zfill(size) for v in values]
         ctx.out(separator.join(values) + ("\n" if values else ""))
+        if stopped:
+            ctx.err(limit_reached(f"seq: output stopped after {SEQ_LIMIT} lines") + "\n")
+            return 1
         return 0
 
 
@@ -92,6 +104,9 @@ def _python_format(ctx: Context, fmt: str) -> str:
     if m is None or not m.group(5):
         raise ctx.fail(f"seq: format ‘{fmt}’ ends in %", 1)
     flags, width, precision, _, conversion = m.groups()
+    oversized = oversized_field("seq", width, (precision or ".")[1:])
+    if oversized:
+        raise ctx.fail(oversized, 1)
     if conversion in "aA":
         raise ctx.fail(f"seq: format ‘{fmt}’: the %{conversion} directive is not supported here", 1)
     if conversion not in "efgEFG":

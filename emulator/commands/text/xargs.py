@@ -8,6 +8,7 @@ from emulator.commands.kit.command import Context, Outcome
 from emulator.commands.kit.coreio import SECTION, CoreutilsErrors, split_lines
 from emulator.commands.kit.spec import ArgumentParser
 from emulator.errors import CommandError
+from emulator.limits import XARGS_LIMIT, limit_reached
 
 
 def split_words(text: str) -> list[str]:
@@ -51,8 +52,6 @@ class Xargs(CoreutilsErrors):
     summary = "build and run command lines from standard input (-I REPLACE, -n MAX, -t)"
     section = SECTION
     usage_status = 1
-    #: Most command lines one xargs runs.
-    RUN_LIMIT = 1_000
 
     def configure(self, parser: ArgumentParser) -> None:
         parser.add_argument("-I", dest="replace", metavar="R", help="replace R in the command with each input line")
@@ -80,7 +79,7 @@ class Xargs(CoreutilsErrors):
             batches = [base + items[i:i + size] for i in range(0, len(items), size)] or (
                 [] if args.no_run_if_empty else [list(base)])
         status = 0
-        for argv in batches[: self.RUN_LIMIT]:
+        for argv in batches[:XARGS_LIMIT]:
             if args.verbose:
                 ctx.err(" ".join(argv) + "\n")
             result = ctx.run(argv)
@@ -90,4 +89,7 @@ class Xargs(CoreutilsErrors):
                 return 127
             if result.status:
                 status = 123
+        if len(batches) > XARGS_LIMIT:
+            ctx.err(limit_reached(f"xargs: stopped after running {XARGS_LIMIT} commands") + "\n")
+            return 1
         return status

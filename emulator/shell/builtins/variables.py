@@ -84,16 +84,20 @@ class Read(RawCommand):
     def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]
         raw = False
-        while words and words[0].startswith("-") and len(words[0]) > 1:
-            flag = words.pop(0)
+        at = 0
+        while at < len(words) and words[at].startswith("-") and len(words[at]) > 1:
+            flag = words[at]
+            at += 1
             if flag == "-r":
                 raw = True
-            elif flag in self._WITH_VALUE and words:
-                value = words.pop(0)
+            elif flag in self._WITH_VALUE and at < len(words):
+                value = words[at]
+                at += 1
                 if flag == "-p":
                     ctx.err(value)
             elif flag == "--":
                 break
+        words = words[at:]
         for name in words:
             if not _NAME.match(name):
                 raise ctx.fail(f"bash: read: `{name}': not a valid identifier", 1)

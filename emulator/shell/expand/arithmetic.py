@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from emulator.limits import NESTING_LIMIT, limit_reached
 from emulator.shell.expand.env import Env, ExpansionError
 
 _ARITH_TOKEN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|\d+)|([A-Za-z_][A-Za-z_0-9]*)|"
@@ -82,6 +83,14 @@ class _ArithParser:
 
     def __init__(self, tokens: list[str], source: str, env: Env) -> None:
         self.tokens, self.i, self.source, self.env = tokens, 0, source, env
+        #: Operands and sub-expressions being read inside one another (see :data:`~emulator.limits.NESTING_LIMIT`).
+        self.depth = 0
+
+    def _deeper(self) -> None:
+        self.depth += 1
+        if self.depth > NESTING_LIMIT:
+            raise ExpansionError(limit_reached(f"{self.source}: expression recursion level exceeded: "
+                                               f"more than {NESTING_LIMIT} levels"))
 
     def _value(self, name: str) -> int:
         text = self.env.lookup_var(name) or "0"
@@ -114,14 +123,24 @@ class _ArithParser:
         cond = self.expr(0)
         if self.i < len(self.tokens) and self.tokens[self.i] == "?":
             self.i += 1
+            self._deeper()
             yes = self.ternary()
             if self.i >= len(self.tokens) or self.tokens[self.i] != ":":
                 raise ExpansionError(f"{self.source}: `:' expected for conditional expression "
                                      f"(error token is \"{' '.join(self.tokens[self.i:])}\")")
             self.i += 1
             no = self.ternary()
+            self.depth -= 1
             return yes if cond else no
         return cond
+
+    def unary(self) -> int:
+        """The operand of a unary operator: one level deeper."""
+        self._deeper()
+        try:
+            return self.atom()
+        finally:
+            self.depth -= 1
 
     def atom(self) -> int:
         if self.i >= len(self.tokens):
@@ -142,15 +161,15 @@ class _ArithParser:
             if nxt.startswith("$"):
                 self.i += 1
                 return self._store(nxt[1:], self._value(nxt[1:]) + (1 if tok == "++" else -1))
-            return self.atom()  # -(-x) or +(+x)
+            return self.unary()  # -(-x) or +(+x)
         if tok == "-":
-            return -self.atom()
+            return -self.unary()
         if tok == "+":
-            return self.atom()
+            return self.unary()
         if tok == "!":
-            return int(not self.atom())
+            return int(not self.unary())
         if tok == "~":
-            return ~self.atom()
+            return ~self.unary()
         if _INTEGER.match(tok):
             try:
                 return _integer(tok)
@@ -159,6 +178,13 @@ class _ArithParser:
         raise ExpansionError(f"{self.source}: syntax error: operand expected (error token is \"{tok}\")")
 
     def expr(self, min_prec: int) -> int:
+        self._deeper()
+        try:
+            return self._expr(min_prec)
+        finally:
+            self.depth -= 1
+
+    def _expr(self, min_prec: int) -> int:
         left = self.atom()
         if self.i < len(self.tokens) and self.tokens[self.i] in ("++", "--"):
             # After an operand, ``5--3`` is 5 - (-3), as bash reads it.

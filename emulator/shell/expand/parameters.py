@@ -6,64 +6,19 @@ The word an operator takes (``${x:-WORD}``) is expanded by the caller's
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Callable
 
 from emulator.shell.expand.arithmetic import arithmetic
 from emulator.shell.expand.env import Env, ExpansionError
+from emulator.shell.expand.patterns import remove, replace
 from emulator.shell.lexer import Var
 
-#: Longest value the pattern operators (``${x%pat}``, ``${x/a/b}``) work on.
-PATTERN_LIMIT = 4096
 
-
-def _remove(value: str, pattern: str, op: str) -> str:
-    n = len(value)
-    if op in ("#", "##"):
-        ends = range(n + 1) if op == "#" else range(n, -1, -1)
-        for end in ends:
-            if fnmatch.fnmatchcase(value[:end], pattern):
-                return value[end:]
-    else:
-        starts = range(n, -1, -1) if op == "%" else range(n + 1)
-        for start in starts:
-            if fnmatch.fnmatchcase(value[start:], pattern):
-                return value[:start]
-    return value
-
-
-def _replace(value: str, arg: str, every: bool, expand_text: Callable[[str], str]) -> str:
+def _replace(value: str, arg: str, every: bool, expand_text: Callable[[str], str], what: str) -> str:
     pattern, _, replacement = arg.partition("/")
     anchor = pattern[:1] if pattern[:1] in ("#", "%") else ""
     pattern, replacement = expand_text(pattern[len(anchor):]), expand_text(replacement)
-    if anchor == "#":
-        for end in range(len(value), -1, -1):
-            if fnmatch.fnmatchcase(value[:end], pattern):
-                return replacement + value[end:]
-        return value
-    if anchor == "%":
-        for start in range(len(value) + 1):
-            if fnmatch.fnmatchcase(value[start:], pattern):
-                return value[:start] + replacement
-        return value
-    if not pattern:
-        return value
-    out: list[str] = []
-    i = 0
-    n = len(value)
-    while i <= n:
-        for end in range(n, i, -1):
-            if fnmatch.fnmatchcase(value[i:end], pattern):
-                out.append(replacement)
-                i = end
-                if not every:
-                    return "".join(out) + value[i:]
-                break
-        else:
-            if i < n:
-                out.append(value[i])
-            i += 1
-    return "".join(out)
+    return replace(value, pattern, replacement, anchor, every, what)
 
 
 def _substring(value: str, arg: str, env: Env) -> str:
@@ -100,12 +55,11 @@ def parameter_value(part: Var, env: Env, expand_text: Callable[[str], str]) -> s
             raise ExpansionError(f"{part.name}: {expand_text(part.arg) or 'parameter null or not set'}")
         return value or ""
     text = value or ""
-    if len(text) > PATTERN_LIMIT:
-        return text
+    what = f"${{{part.name}{op}{part.arg}}}"
     if op in ("#", "##", "%", "%%"):
-        return _remove(text, expand_text(part.arg), op)
+        return remove(text, expand_text(part.arg), op, what)
     if op in ("/", "//"):
-        return _replace(text, part.arg, op == "//", expand_text)
+        return _replace(text, part.arg, op == "//", expand_text, what)
     if op == ":":
         return _substring(text, part.arg, env)
     if op == "^^":

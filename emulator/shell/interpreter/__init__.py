@@ -1,7 +1,7 @@
 """The interpreter: runs a parsed line against the shell's state, one concern per module.
 
-At the bottom ``streams`` (the sinks a command writes to, a loop's input) and
-``limits``; then ``state`` (hosts, environment, filesystems, queued output),
+At the bottom ``streams`` (the sinks a command writes to, a loop's input; the
+limits themselves are in :mod:`emulator.limits`); then ``state`` (hosts, environment, filesystems, queued output),
 and one class per concern, each built on the one before: ``redirects``,
 ``simple`` (simple-command dispatch), ``compound`` (groups, loops, ``case``,
 ``if``), ``pipelines`` (lists and pipelines, streaming ones included) and

@@ -10,14 +10,18 @@ import fnmatch
 from dataclasses import replace
 from typing import Any
 
+from emulator.errors import LineStopped
+from emulator.limits import COMMAND_LIMIT, LOOP_LIMIT, limit_reached
 from emulator.shell.expand import arithmetic, expand_word
-from emulator.shell.interpreter.limits import COMMAND_LIMIT, LOOP_LIMIT, WorkLimitExceeded
 from emulator.shell.interpreter.simple import SimpleCommands
 from emulator.shell.interpreter.streams import Input, Run, Sink
 from emulator.shell.lexer import Lit, Word
 from emulator.shell.parser import ArithCommand, Case, For, Group, If, Simple, While
 from emulator.shell.signals import ExitShell
 from emulator.vfs import glob_escape
+
+#: What a loop says when :data:`~emulator.limits.LOOP_LIMIT` stops it.
+LOOP_STOPPED = limit_reached(f"bash: loop stopped after {LOOP_LIMIT} iterations")
 
 
 class CompoundCommands(SimpleCommands):
@@ -26,7 +30,7 @@ class CompoundCommands(SimpleCommands):
     def run_command(self, command: Any, stdin: str, out: Sink, err: Sink) -> Run:
         self._commands += 1
         if self._commands > COMMAND_LIMIT:
-            raise WorkLimitExceeded(f"stopped after running {COMMAND_LIMIT} commands in one line")
+            raise LineStopped(limit_reached(f"bash: stopped after running {COMMAND_LIMIT} commands in one line"))
         if isinstance(command, Simple):
             return (yield from self.run_simple(command, stdin, out, err))
         redirected = self.redirect(command.redirects, stdin, out, err)
@@ -55,6 +59,9 @@ class CompoundCommands(SimpleCommands):
             for value in values[:LOOP_LIMIT]:
                 self.set_var(command.name, value)
                 status = yield from self.run_script(command.body, stdin, out, err)
+            if len(values) > LOOP_LIMIT:
+                err.write(f"{LOOP_STOPPED}\n")
+                return 1
             return status
         if isinstance(command, While):
             status = 0
@@ -68,7 +75,7 @@ class CompoundCommands(SimpleCommands):
                     status = yield from self.run_script(command.body, cursor.rest, out, err)
             finally:
                 self.inputs.pop()
-            err.write(f"bash: loop stopped after {LOOP_LIMIT} iterations\n")
+            err.write(f"{LOOP_STOPPED}\n")
             return 1
         if isinstance(command, ArithCommand):
             return 0 if arithmetic(command.source, self) else 1

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 from emulator.cluster.ids import rng
+from emulator.errors import LineStopped
+from emulator.limits import DEPTH_LIMIT, VALUE_LIMIT, VARIABLES_LIMIT, limit_reached
 from emulator.shell.expand import expand_word, glob_relative
-from emulator.shell.interpreter.limits import DEPTH_LIMIT
 from emulator.shell.interpreter.state import ShellState
 from emulator.shell.interpreter.streams import Buffer, Run, Sink, Terminal
-from emulator.shell.lexer import ShellSyntaxError, Word
+from emulator.shell.lexer import Word
 from emulator.shell.parser import Script, parse
 from emulator.shell.signals import ExitShell
 
 #: The process id ``$$`` reports.
 SHELL_PID = 24817
+#: A value longer than this makes :meth:`ExpansionEnv._check_value` count what all variables hold.
+_LONG_VALUE = 65_536
 
 
 #: Variables bash sets without exporting them (Ubuntu 22.04's bash).
@@ -44,14 +47,26 @@ class ExpansionEnv(ShellState):
         return _BASH_VARIABLES.get(name)
 
     def set_var(self, name: str, value: str) -> None:
+        self._check_value(name, value)
         if name in self.env:
             self.env[name] = value
         else:
             self.vars[name] = value
 
+    def _check_value(self, name: str, value: str) -> None:
+        """A value stops at :data:`~emulator.limits.VALUE_LIMIT` characters, and all variables together at
+        :data:`~emulator.limits.VARIABLES_LIMIT` (counted when a long value is set, so that short ones cost nothing)."""
+        if len(value) > VALUE_LIMIT:
+            raise LineStopped(limit_reached(f"bash: {name}: value longer than {VALUE_LIMIT} characters"))
+        if len(value) > _LONG_VALUE:
+            held = sum(len(v) for table in (self.vars, self.env) for n, v in table.items() if n != name)
+            if held + len(value) > VARIABLES_LIMIT:
+                raise LineStopped(limit_reached(f"bash: {name}: variables longer than {VARIABLES_LIMIT} characters in all"))
+
     def export(self, name: str, value: str | None = None) -> None:
         if value is None:
             value = self.vars.pop(name, self.env.get(name, ""))
+        self._check_value(name, value)
         self.vars.pop(name, None)
         self.env[name] = value
 
@@ -67,7 +82,7 @@ class ExpansionEnv(ShellState):
 
     def substitute(self, source: str) -> str:
         """Run ``$(...)``: the inner line's stdout (stderr still reaches the screen)."""
-        out = Buffer()
+        out = Buffer("command substitution")
         self.subshells += 1
         try:
             self._nested(self.run_script(parse(source), "", out, Terminal(self, "err")))
@@ -80,7 +95,7 @@ class ExpansionEnv(ShellState):
     def _nested(self, run: Run) -> int:
         """Run to completion inside another command (no chunk boundaries)."""
         if self._depth >= DEPTH_LIMIT:
-            raise ShellSyntaxError("maximum nesting level exceeded")
+            raise LineStopped(limit_reached(f"bash: commands nested deeper than {DEPTH_LIMIT} levels"))
         self._depth += 1
         try:
             while True:
@@ -91,3 +106,4 @@ class ExpansionEnv(ShellState):
                 self.cluster.clock.advance(pause)
         finally:
             self._depth -= 1
+

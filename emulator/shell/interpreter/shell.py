@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 
 from emulator.cluster.accounts import LEARNER
 from emulator.commands.kit.command import Context, Result
-from emulator.errors import OutputLimitExceeded
+from emulator.errors import LineStopped, OutputLimitExceeded
+from emulator.limits import limit_reached
 from emulator.shell.interpreter.pipelines import Pipelines
 from emulator.shell.interpreter.state import Frame
 from emulator.shell.interpreter.streams import Buffer, ContextSink, Run, Terminal
@@ -25,12 +26,17 @@ if TYPE_CHECKING:  # pragma: no cover
     from emulator.cluster.model import Node
 
 
+#: What the line says when Python's own recursion limit stops it before :data:`~emulator.limits.NESTING_LIMIT`
+#: does (nesting of several kinds at once: groups inside ``$( )`` inside ``${ }``...).
+TOO_DEEP = limit_reached("bash: nesting too deep")
+
+
 class Shell(Pipelines):
     """The interpreter of one session: its state, and the ways a line gets run."""
 
     def run_line(self, line: str) -> Run:
         """Run one input line; every error becomes a message and a status."""
-        self._pending_size = 0
+        self._shown = 0
         self._commands = 0
         err = Terminal(self, "err")
         try:
@@ -40,7 +46,7 @@ class Shell(Pipelines):
             self.last_status = 2
             return 2
         except RecursionError:
-            err.write("bash: expression nesting too deep\n")
+            err.write(f"{TOO_DEEP}\n")
             self.last_status = 2
             return 2
         try:
@@ -50,13 +56,13 @@ class Shell(Pipelines):
             self.end_shell()
         except ShellSyntaxError as exc:
             # An expansion error ends the whole line, as in an interactive bash.
-            self.emit("err", f"bash: {exc.message}\n")
+            self.pending.append(("err", f"bash: {exc.message}\n"))
             status = 1
-        except OutputLimitExceeded as exc:
-            self.pending.append(("err", f"bash: {exc}\n"))
+        except (LineStopped, OutputLimitExceeded) as exc:
+            self.pending.append(("err", f"{exc}\n"))
             status = 1
         except RecursionError:
-            self.pending.append(("err", "bash: expression nesting too deep\n"))
+            self.pending.append(("err", f"{TOO_DEEP}\n"))
             status = 2
         self.last_status = status
         return status

@@ -14,11 +14,13 @@ from __future__ import annotations
 import posixpath
 import shlex
 from collections.abc import Generator
+from contextlib import suppress
 
 from emulator.cluster.accounts import LEARNER
 from emulator.cluster.scheduler import compress_hostlist
 from emulator.commands.kit.command import Command, Context
-from emulator.errors import CommandError, EmulatorError, OutputLimitExceeded
+from emulator.errors import CommandError, EmulatorError, LineStopped, OutputLimitExceeded
+from emulator.limits import ARG_LIMIT, ARGV_LIMIT, limit_reached
 from emulator.shell.expand import expand_word
 from emulator.shell.interpreter.redirects import Redirections
 from emulator.shell.interpreter.streams import ContextSink, Run, Sink, Terminal
@@ -66,8 +68,9 @@ class SimpleCommands(Redirections):
 
     def run_command_argv(self, argv: list[str], stdin: str, out: Sink, err: Sink,
                          env: dict[str, str], user: str = LEARNER) -> Run:
-        if argv[0] in self.aliases and self._alias_depth < 8:
-            self._alias_depth += 1
+        if argv[0] in self.aliases and argv[0] not in self._aliasing:
+            # As bash does, an alias is not expanded again inside its own expansion (alias ls='ls -F').
+            self._aliasing.add(argv[0])
             try:
                 expanded = shlex.split(self.aliases[argv[0]]) + argv[1:]
             except ValueError:
@@ -75,11 +78,15 @@ class SimpleCommands(Redirections):
             try:
                 return (yield from self.run_command_argv(expanded or argv, stdin, out, err, env, user))
             finally:
-                self._alias_depth -= 1
+                self._aliasing.discard(argv[0])
         name = argv[0]
         command = self.commands.lookup(name) if "/" not in name else None
         if command is None:
             return self._not_found(name, err)
+        too_long = _too_long(command, name, argv)
+        if too_long:
+            err.write(too_long[0])
+            return too_long[1]
         ctx = Context(argv=argv, stdin=stdin, env={**self.env, **env}, shell=self, isatty=isinstance(out, Terminal),
                       user=user)
         status = 0
@@ -96,27 +103,29 @@ class SimpleCommands(Redirections):
                     yield max(0.0, float(pause or 0.0))
             else:
                 status = int(outcome or 0)
+            self._route(ctx, out, err)
         except CommandError as exc:
             self._route(ctx, out, err)
             if exc.message:
                 err.write(exc.message if exc.message.endswith("\n") else exc.message + "\n")
             status = exc.status
         except OutputLimitExceeded as exc:
-            ctx.take_output()
+            # The command, or the pipe it writes to, reached its limit: what fitted goes on, then the one line.
+            with suppress(OutputLimitExceeded):
+                self._route(ctx, out, err)
             err.write(f"{exc}\n")
             status = 1
+        except (LineStopped, ExitShell):
+            self._route(ctx, out, err)
+            raise
         except (EmulatorError, ShellSyntaxError) as exc:
             self._route(ctx, out, err)
             err.write(f"bash: {name}: {exc}\n")
             status = 1
-        except ExitShell:
-            self._route(ctx, out, err)
-            raise
         except Exception as exc:  # noqa: BLE001 - a bug in a command must not end the session
             ctx.take_output()
             err.write(f"bash: internal error in {name}: {type(exc).__name__}: {exc}\n")
             status = 1
-        self._route(ctx, out, err)
         if status and command.needs_gpus:
             self._gpu_tip(command)
         return status
@@ -137,6 +146,8 @@ class SimpleCommands(Redirections):
                        f"ssh to one (ssh {nodes[0]}), then run {command.name} there.\n")
 
     def _route(self, ctx: Context, out: Sink, err: Sink) -> None:
+        """Hand the command's output to its sinks; a full pipe raises after the rest went to the other sink."""
+        full: OutputLimitExceeded | None = None
         for stream, text in ctx.take_output():
             try:
                 if stream == "ok" and isinstance(out, Terminal):
@@ -145,6 +156,10 @@ class SimpleCommands(Redirections):
                     (out if stream in ("out", "ok") else err).write(text)
             except FsError as exc:
                 err.write(f"bash: {exc.path}: {exc.strerror}\n")
+            except OutputLimitExceeded as exc:
+                full = exc
+        if full is not None:
+            raise full
 
     def _not_found(self, name: str, err: Sink) -> int:
         if "/" in name:
@@ -160,3 +175,13 @@ class SimpleCommands(Redirections):
             return 126
         err.write(f"bash: {name}: command not found\n")
         return 127
+
+
+def _too_long(command: Command, name: str, argv: list[str]) -> tuple[str, int] | None:
+    """The message and status for arguments past Linux's limits (bash's builtins: past the terminal's), or None."""
+    total = sum(len(word) + 1 for word in argv)
+    if total <= ARGV_LIMIT and (command.builtin or all(len(word) < ARG_LIMIT for word in argv)):
+        return None
+    if command.builtin:
+        return limit_reached(f"bash: {name}: arguments longer than {ARGV_LIMIT} characters in all") + "\n", 1
+    return f"bash: {command.path(name) or name}: Argument list too long\n", 126

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from emulator import hostfs
 from emulator.cluster.accounts import LEARNER
-from emulator.commands.kit.command import OUTPUT_LIMIT
-from emulator.errors import OutputLimitExceeded
+from emulator.errors import LineStopped
+from emulator.limits import SCREEN_LIMIT, limit_reached
 from emulator.shell import table
 from emulator.shell.interpreter.streams import Input
 from emulator.vfs import FileSystem
@@ -56,7 +56,8 @@ class ShellState:
         self.vars: dict[str, str] = {}
         self.last_status = 0
         self.pending: list[tuple[str, str]] = []
-        self._pending_size = 0
+        #: Characters the running line has shown so far (see :data:`~emulator.limits.SCREEN_LIMIT`).
+        self._shown = 0
         self._commands = 0
         self._random = 0
         #: Subshells ``( ... )`` running now (``exit`` ends the innermost).
@@ -70,7 +71,8 @@ class ShellState:
         self.commands = table.commands()
         #: Ubuntu's default aliases from ~/.bashrc, plus those the learner defines.
         self.aliases = {"ll": "ls -alF", "la": "ls -A", "l": "ls -CF"}
-        self._alias_depth = 0
+        #: Aliases being expanded now (bash does not expand an alias again inside its own expansion).
+        self._aliasing: set[str] = set()
         self._sync_env()
 
     # -- hosts and the working directory ------------------------------------------
@@ -162,11 +164,15 @@ class ShellState:
 
     # -- output -------------------------------------------------------------------
     def emit(self, stream: str, text: str) -> None:
+        """Queue text for the screen; past :data:`~emulator.limits.SCREEN_LIMIT` keep what fits and end the line."""
         if not text:
             return
-        self._pending_size += len(text)
-        if self._pending_size > OUTPUT_LIMIT * 2:
-            raise OutputLimitExceeded(f"output limit of {OUTPUT_LIMIT} characters exceeded")
+        room = SCREEN_LIMIT - self._shown
+        self._shown += len(text)
+        if len(text) > room:
+            if room > 0:
+                self.pending.append((stream, text[:room]))
+            raise LineStopped(limit_reached(f"bash: output stopped after {SCREEN_LIMIT} characters"))
         self.pending.append((stream, text))
 
     def take_pending(self) -> list[tuple[str, str]]:

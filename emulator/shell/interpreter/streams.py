@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Protocol
 
-from emulator.commands.kit.command import OUTPUT_LIMIT, Context
+from emulator.commands.kit.command import Context
 from emulator.errors import OutputLimitExceeded
+from emulator.limits import PIPE_LIMIT, limit_reached
 from emulator.vfs import FileSystem
 
 #: A running piece of the line: yields pauses (simulated seconds), returns a status.
@@ -42,14 +43,27 @@ class Terminal(Sink):
 
 
 class Buffer(Sink):
-    def __init__(self) -> None:
+    """A pipe or a ``$( )``: it keeps up to :data:`~emulator.limits.PIPE_LIMIT` characters.
+
+    The write that overflows it keeps what fits and raises once, naming the limit
+    (``what`` is the pipe or the command substitution); later writes are dropped.
+    """
+
+    def __init__(self, what: str = "pipe") -> None:
         self.parts: list[str] = []
         self.size = 0
+        self.what = what
+        self.full = False
 
     def write(self, text: str) -> None:
+        if self.full:
+            return
+        room = PIPE_LIMIT - self.size
+        if len(text) > room:
+            self.parts.append(text[:room])
+            self.size, self.full = PIPE_LIMIT, True
+            raise OutputLimitExceeded(limit_reached(f"bash: {self.what}: output stopped after {PIPE_LIMIT} characters"))
         self.size += len(text)
-        if self.size > OUTPUT_LIMIT:
-            raise OutputLimitExceeded(f"output limit of {OUTPUT_LIMIT} characters exceeded")
         self.parts.append(text)
 
     def text(self) -> str:
