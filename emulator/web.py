@@ -47,6 +47,9 @@ a JSON string (or None). Sessions live in this module, keyed by ``sid``.
     JSON list of the lines entered, oldest first.
 ``close(sid) -> None``
     Forget a session.
+``warm_next() -> bool``
+    Import one more command family, so that a tool's first use does not pay
+    its import; False once all are. The worker calls it while the terminal is idle.
 ``incomplete(text) -> str``
     JSON bool: whether ``text`` (the lines typed so far, joined by newlines)
     needs another line, as bash prompts ``> `` after an open quote, a
@@ -65,6 +68,7 @@ from contextlib import suppress
 from itertools import count
 
 from emulator import labs
+from emulator.commands import registry
 from emulator.errors import LabError
 from emulator.limits import SESSION_LIMIT
 from emulator.session import Run, Session
@@ -197,3 +201,8 @@ def close(sid: str) -> None:
 
 def incomplete(text: str) -> str:
     return json.dumps(Session.incomplete(str(text)))
+
+
+def warm_next() -> bool:
+    """Import the next command family not imported yet; False when every one is."""
+    return registry.warm_next()

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import sys
 from collections.abc import Iterable
 from functools import cache
 from importlib import resources
@@ -52,6 +53,15 @@ def index_entry(name: str, command: Command) -> dict[str, Any]:
         "purity": "words" if custom_pure else "reads" if command.reads_only else "never",
         "options": command.option_strings(), "subcommands": command.subcommands(),
     }
+
+
+def warm_next() -> bool:
+    """Import the first family not imported yet; False when every family is (the worker calls it when idle)."""
+    for name in FAMILIES:
+        if f"emulator.commands.{name}" not in sys.modules:
+            family(name)
+            return True
+    return False
 
 
 def build_index() -> list[dict[str, Any]]:

@@ -1,6 +1,8 @@
 /**
  * The emulator worker's background work, which waits for the terminal to be
- * quiet so the learner's commands never wait for it: after a restore, the
+ * quiet so the learner's commands never wait for it: after the first command,
+ * the command families not yet imported, one at a time (a tool's first use
+ * then does not pay its import); after a restore, the
  * wheel's files are unpacked again (they are not part of a snapshot); after a
  * normal load, once the terminal has been idle, maker.js makes the snapshot in
  * a worker of its own, with a fresh session of each lab the visit opened.
@@ -24,6 +26,22 @@ const visited = [];
 const VISITED_KEPT = 3;
 let idleTimer = null;
 
+/** How long the terminal must be idle before the next command family is imported, and between families. */
+const WARM_AFTER_IDLE_MS = 150;
+/** Imports the next command family; false once every family is imported. */
+let warmNext = null;
+let warmTimer = null;
+
+/** The runtime is loaded: `next` imports one command family a call, whenever the terminal is quiet. */
+export function warmWhenQuiet(next) {
+  warmNext = next;
+}
+
+function warmStep() {
+  if (warmNext && !warmNext()) warmNext = null;
+  if (warmNext) warmTimer = setTimeout(warmStep, WARM_AFTER_IDLE_MS);
+}
+
 export function visit(lab, seed) {
   const entry = [typeof lab === "string" ? lab : null, Number.isSafeInteger(seed) ? seed : 0];
   const at = visited.findIndex(([l, s]) => l === entry[0] && s === entry[1]);
@@ -45,6 +63,7 @@ export function makeWhenQuiet(what) {
 /** A message came: the terminal is in use, so the snapshot waits for the next quiet moment. */
 export function inUse() {
   clearTimeout(idleTimer);
+  clearTimeout(warmTimer);
 }
 
 /** After each request: background work waits for the terminal to be quiet (the first command done). */
@@ -56,6 +75,8 @@ export function whenQuiet(handled) {
     setTimeout(unpack, handled === Msg.RUN ? 0 : UNPACK_AFTER_IDLE_MS);
   }
   if (maker) idleTimer = setTimeout(startMaker, MAKE_AFTER_IDLE_MS);
+  clearTimeout(warmTimer);
+  if (warmNext) warmTimer = setTimeout(warmStep, WARM_AFTER_IDLE_MS);
 }
 
 function startMaker() {

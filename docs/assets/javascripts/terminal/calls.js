@@ -10,13 +10,14 @@
 
 import { Msg, MAX_PAUSE_MS } from "./protocol.js";
 import { post } from "./port.js";
-import { visit } from "./background.js";
+import { visit, warmWhenQuiet } from "./background.js";
 
 /** `emulator.web` once the runtime has loaded, else null. */
 let web = null;
 
 export function attach(module) {
   web = module;
+  warmWhenQuiet(() => call("warm_next"));
 }
 
 /** Call emulator.web.NAME and give back plain JavaScript values. */
