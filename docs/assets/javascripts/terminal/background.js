@@ -40,10 +40,15 @@ export function warmWhenQuiet(next) {
   warmNext = next;
 }
 
-/** One family; the next one in a task of its own, so that a request that came meanwhile goes first. */
+/** One family; the next one in a task of its own, so that a request that came meanwhile goes first. A family
+ * that fails to import stops the warming: its first command imports it again and reports the error. */
 function warmStep() {
   warmStarted = true;
-  if (warmNext && !warmNext()) warmNext = null;
+  try {
+    if (warmNext && !warmNext()) warmNext = null;
+  } catch {
+    warmNext = null;
+  }
   if (warmNext) warmTimer = setTimeout(warmStep, 0);
 }
 
