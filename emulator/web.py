@@ -49,7 +49,8 @@ a JSON string (or None). Sessions live in this module, keyed by ``sid``.
     Forget a session.
 ``warm_next() -> bool``
     Import one more command family, so that a tool's first use does not pay
-    its import; False once all are. The worker calls it while the terminal is idle.
+    its import; False once all are. From the first command done, the worker
+    calls it once a task until it answers False, any request going first.
 ``incomplete(text) -> str``
     JSON bool: whether ``text`` (the lines typed so far, joined by newlines)
     needs another line, as bash prompts ``> `` after an open quote, a

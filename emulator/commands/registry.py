@@ -57,7 +57,7 @@ def index_entry(name: str, command: Command) -> dict[str, Any]:
 
 
 def warm_next() -> bool:
-    """Import the first family not imported yet; False when every family is (the worker calls it when idle)."""
+    """Import the first family not imported yet; False when every family is (the worker calls it between requests)."""
     for name in FAMILIES:
         if f"emulator.commands.{name}" not in sys.modules:
             family(name)
