@@ -21,9 +21,17 @@ import argparse
 from collections.abc import Generator
 
 from emulator.cluster.catalog import H100
-from emulator.cluster.collectives import CollectiveError, NcclInitError, check_p2p, check_usable, collective
+from emulator.cluster.collectives import (
+    CollectiveError,
+    NcclCallError,
+    NcclInitError,
+    check_p2p,
+    check_usable,
+    collective,
+)
 from emulator.cluster.ids import rng
-from emulator.cluster.nccl_debug import Proc, init_lines
+from emulator.cluster.nccl_algo import tuning_line
+from emulator.cluster.nccl_debug import Proc, init_lines, level, subsystems
 from emulator.cluster.scheduler import expand_hostlist
 from emulator.commands.kit.command import Command, Context, ParsedCommand
 from emulator.commands.kit.spec import ArgumentParser
@@ -236,19 +244,30 @@ class NcclTest(ParsedCommand):
         reduces = self.op in ("all_reduce", "reduce_scatter", "reduce", "sendrecv")
         redop = op_name if reduces else "none"
         root_col = root if self.op in ("broadcast", "reduce") else -1
+        # With NCCL_DEBUG_SUBSYS including TUNING, rank 0 logs NCCL's pick on every call (NCCL 2.21),
+        # interleaved with the row nccl-tests is printing: warm-up at the largest and smallest sizes,
+        # then each timed iteration and the validation call of each place.
+        tuning = level(env) in ("INFO", "TRACE") and "TUNING" in subsystems(env)
+        prefix = f"{procs[0].node}:{procs[0].pid}:{procs[0].pid} [{procs[0].gpu}] NCCL INFO "
+        calls = iters * max(1, agg) + (1 if check else 0)
+        try:
+            for warm in (hi, lo):
+                res = collective(cluster, self.op, self._shown(warm, n, word), ranks, env, sample=("warmup",))
+                if tuning and res.option is not None:
+                    ctx.out((prefix + tuning_line(res.option, res.size_bytes, res.predicted_us) + "\n") * warmup)
+        except NcclCallError as exc:
+            return self._call_failed(ctx, exc, procs, env)
         total, count_bw, rows = 0.0, 0, 0
         size = lo
         while size <= hi and rows < SIZES_LIMIT:
-            count = size // word
-            if self.op in ("all_gather", "reduce_scatter", "alltoall"):
-                count = count // n
-                shown = count * n * word
-            else:
-                shown = count * word
-            cells = []
+            shown = self._shown(size, n, word)
+            count = shown // word // (n if self.op in ("all_gather", "reduce_scatter", "alltoall") else 1)
+            ctx.out(f"{shown:12d}  {count:12d}  {dtype:>8}  {redop:>6}  {root_col:6d}")
             pause = 0.0
             for place in ("oop", "ip"):
                 res = collective(cluster, self.op, shown, ranks, env, sample=(place, rows))
+                if tuning and res.option is not None:
+                    ctx.out((prefix + tuning_line(res.option, shown, res.predicted_us) + "\n") * calls)
                 t = res.time_us
                 if t >= 10000.0:
                     ts = f"{t:7.0f}"
@@ -259,11 +278,11 @@ class NcclTest(ParsedCommand):
                 # alltoall and sendrecv have no in-place variant to validate: nccl-tests prints N/A there.
                 no_inplace = place == "ip" and self.op in ("alltoall", "sendrecv")
                 wrong = f"{0:6d}" if check and not no_inplace else "   N/A"
-                cells.append(f"  {ts}  {res.algbw:6.2f}  {res.busbw:6.2f} {wrong}")
+                ctx.out(f"  {ts}  {res.algbw:6.2f}  {res.busbw:6.2f} {wrong}")
                 total += res.busbw
                 count_bw += 1
                 pause += (warmup + iters * max(1, agg)) * t / 1e6
-            ctx.outln(f"{shown:12d}  {count:12d}  {dtype:>8}  {redop:>6}  {root_col:6d}" + "".join(cells))
+            ctx.out("\n")
             rows += 1
             yield pause + 0.05
             if factor > 1:
@@ -281,6 +300,24 @@ class NcclTest(ParsedCommand):
             ctx.err(limit_reached(f"{self.name}: stopped after {SIZES_LIMIT} sizes; the average is of those") + "\n")
             return 1
         return 1 if verdict == "FAILED" else 0
+
+
+    def _shown(self, size: int, n: int, word: int) -> int:
+        """The size column for a requested size: whole elements, and whole per-rank counts where the count is per rank."""
+        count = size // word
+        if self.op in ("all_gather", "reduce_scatter", "alltoall"):
+            return count // n * n * word
+        return count * word
+
+    def _call_failed(self, ctx: Context, exc: NcclCallError, procs: list[Proc], env: dict[str, str]) -> int:
+        """NCCLCHECK around the first collective call: NCCL's WARN (when logging), then nccl-tests' failure lines."""
+        first = procs[0]
+        if level(env) in ("WARN", "INFO", "TRACE"):
+            ctx.outln("")
+            ctx.outln(f"{first.node}:{first.pid}:{first.pid} [{first.gpu}] enqueue.cc:1567 NCCL WARN {exc.warning}")
+        ctx.outln(f"{first.node}: Test NCCL failure {self.op}.cu:44 '{exc.cuda_error} / {exc.warning}'")
+        ctx.outln(f" .. {first.node} pid {first.pid}: Test failure common.cu:377")
+        return 1
 
 
 def commands() -> list[Command]:
