@@ -6,7 +6,9 @@ the IB devices after ``NCCL_IB_HCA``, the socket fallback, NVLS, the rings
 and how each channel connects (NVLink P2P inside a node, ``NET/IB/<dev>/
 GDRDMA`` or ``NET/Socket`` across). Rank 0 prints its whole init; other
 ranks print their bootstrap and network lines, which is what a reader scans
-for. ``NCCL_DEBUG_SUBSYS`` filters by subsystem like NCCL does.
+for; under ``TUNING`` rank 0 prints the tuning model's latency/bandwidth table
+(:func:`tuning_table`), under ``ENV`` the ``NCCL_ALGO``/``NCCL_PROTO`` it was
+given. ``NCCL_DEBUG_SUBSYS`` filters by subsystem like NCCL does.
 """
 
 from __future__ import annotations

@@ -11,8 +11,12 @@ only rank 0 prints, like the real tests built with MPI:
   and ``OMPI_COMM_WORLD_HOSTS`` (the host of each rank, comma-separated: the
   emulator's stand-in for what PMIx tells the ranks).
 
-Each row's time comes from :func:`emulator.cluster.collectives.collective`;
-``NCCL_DEBUG=INFO`` adds the init lines of :mod:`emulator.cluster.nccl_debug`.
+Each row's time comes from :func:`emulator.cluster.collectives.collective`,
+with the algorithm and protocol NCCL's tuning model picks for the size
+(``NCCL_ALGO``/``NCCL_PROTO`` narrow the pick; nothing left fails the first
+call as NCCL does); ``NCCL_DEBUG=INFO`` adds the init lines of
+:mod:`emulator.cluster.nccl_debug`, and with ``NCCL_DEBUG_SUBSYS`` naming
+``TUNING`` rank 0's per-call choice, interleaved with the rows as in real logs.
 """
 
 from __future__ import annotations
@@ -83,8 +87,10 @@ class NcclTest(ParsedCommand):
         self.directory = "/opt/nccl-tests/build"
         self.summary = summary
         self.notes = ("Runs on a compute node (-g GPUs per process) or across nodes under srun or mpirun, where "
-                      "rank 0 prints. Times come from the cluster model: NVLink/NVLS inside a node, the slowest "
-                      "network hop across nodes.")
+                      "rank 0 prints. Times come from the cluster model and the algorithm NCCL picks per size: NVLS "
+                      "inside a node, NVLSTree across 2 nodes (above what the NICs carry in a ring), a ring at its "
+                      "slowest hop; NCCL_ALGO=Ring forces the ring. NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING "
+                      "prints the choice.")
 
     def configure(self, parser: ArgumentParser) -> None:
         add = parser.add_argument
