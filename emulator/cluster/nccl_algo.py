@@ -49,8 +49,6 @@ class Topology:
     per_node: int
     #: NVLink SHARP usable: NVSwitch multicast, more than 4 GPUs a node, not disabled.
     nvls: bool
-    #: An in-network reduction (CollNet/SHARP) plugin loaded for the fabric.
-    collnet: bool = False
 
 
 @dataclass(frozen=True)
@@ -82,11 +80,13 @@ def parse_list(spec: str | None, names: Sequence[str]) -> frozenset[str]:
 
 
 def algorithms_for(op: str, topo: Topology) -> tuple[str, ...]:
-    """The algorithms NCCL 2.21 implements for ``op`` on this topology ((): not tuned, point-to-point)."""
+    """The algorithms NCCL 2.21 can run ``op`` with on this topology ((): not tuned, point-to-point).
+
+    CollNet needs a network plugin with in-network reduction (SHARP) and ``NCCL_COLLNET_ENABLE=1``;
+    the model's nodes load no plugin, so it is never among them.
+    """
     if op == "all_reduce":
         found = ["Tree", "Ring"]
-        if topo.collnet and topo.nodes > 1:
-            found += ["CollNetDirect", "CollNetChain"]
         if topo.nvls:
             found.append("NVLS" if topo.nodes == 1 else "NVLSTree")
         return tuple(found)

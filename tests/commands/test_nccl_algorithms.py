@@ -122,3 +122,15 @@ def test_point_to_point_collectives_ignore_nccl_algo() -> None:
 def test_without_nccl_debug_nothing_is_logged() -> None:
     out, _ = Session().execute(f"{TWO} -x NCCL_ALGO=Ring all_reduce_perf -b 1M -e 1M -g 1")
     assert "NCCL INFO" not in out and "NCCL WARN" not in out
+
+
+def test_an_unknown_protocol_leaves_nothing_and_fails_like_an_unknown_algorithm() -> None:
+    out, status = Session().execute("ssh node07 NCCL_PROTO=LL256 all_reduce_perf -b 1M -e 1M -g 8")
+    assert status == 1
+    assert "'internal error - please report this issue to the NCCL developers / Error : no algorithm/protocol " \
+           "available'" in out
+
+
+def test_collnet_is_never_chosen_without_a_network_plugin() -> None:
+    out, status = Session().execute(f"{TWO} -x NCCL_ALGO=CollNetDirect,CollNetChain all_reduce_perf -b 1M -e 1M -g 1")
+    assert status == 1 and "no algorithm/protocol available" in out
