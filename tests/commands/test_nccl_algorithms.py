@@ -134,3 +134,16 @@ def test_an_unknown_protocol_leaves_nothing_and_fails_like_an_unknown_algorithm(
 def test_collnet_is_never_chosen_without_a_network_plugin() -> None:
     out, status = Session().execute(f"{TWO} -x NCCL_ALGO=CollNetDirect,CollNetChain all_reduce_perf -b 1M -e 1M -g 1")
     assert status == 1 and "no algorithm/protocol available" in out
+
+
+def test_without_nvls_a_tree_beats_a_network_bound_ring_on_two_nodes() -> None:
+    """On 200 Gb/s rails (25 GB/s a NIC) the ring is network-bound; Tree goes past it, NCCL picks Tree."""
+    s = Session()
+    for node in ("node07", "node08"):
+        for port in range(8):
+            apply_fault(s.cluster, "link-rate", {"node": node, "port": f"mlx5_{port}"})
+    out, status = s.execute(f"{TWO} -x NCCL_NVLS_ENABLE=0 {TUNING} all_reduce_perf -b 8G -e 8G -g 1 -n 1")
+    assert status == 0 and picks(out)[8 * 2**30] == {(0, 2)}      # Tree / Simple
+    tree = busbw(s, f"{TWO} -x NCCL_NVLS_ENABLE=0 all_reduce_perf -b 8G -e 8G -g 1")
+    ring = busbw(s, f"{TWO} -x NCCL_ALGO=Ring all_reduce_perf -b 8G -e 8G -g 1")
+    assert ring <= 25.0 * RAILS < tree
