@@ -49,9 +49,7 @@ from emulator.cluster.links import effective_gbps
 from emulator.cluster.model import Cluster, Node
 from emulator.cluster.nccl_algo import (
     BANDWIDTH_SCALE,
-    INTERNAL_ERROR,
     LATENCY_SCALE,
-    NO_ALGORITHM,
     Option,
     Topology,
     algorithms_for,
@@ -107,14 +105,6 @@ class NcclInitError(CollectiveError):
     def __init__(self, node: str, nccl_error: str, warning: str) -> None:
         super().__init__(node, nccl_error)
         self.warning = warning
-
-
-class NcclCallError(CollectiveError):
-    """A collective call failed: ``NCCL_ALGO``/``NCCL_PROTO`` left no algorithm for it (topoGetAlgoInfo)."""
-
-    def __init__(self, node: str) -> None:
-        super().__init__(node, INTERNAL_ERROR)
-        self.warning = NO_ALGORITHM
 
 
 #: ncclGetErrorString(ncclUnhandledCudaError) in NCCL 2.21.
@@ -455,10 +445,7 @@ def ramp_bytes(nodes: int) -> float:
 
 def collective(cluster: Cluster, op: str, size_bytes: int, ranks: Sequence[tuple[str, int]],
                env: Mapping[str, str] | None = None, sample: object = 0) -> CollectiveResult:
-    """Time one collective of ``size_bytes`` (nccl-tests' size column) over ``ranks``.
-
-    Raises :class:`NcclCallError` when ``NCCL_ALGO``/``NCCL_PROTO`` leave no option for ``op``.
-    """
+    """Time one collective of ``size_bytes`` (nccl-tests' size column) over ``ranks``."""
     if op not in OPS:
         raise ValueError(f"unknown collective: {op}")
     if not ranks:
@@ -476,10 +463,8 @@ def collective(cluster: Cluster, op: str, size_bytes: int, ranks: Sequence[tuple
     else:
         every, transport, topo = options(cluster, op, ranks, env)
         tuned = bool(algorithms_for(op, topo))
-        left = enabled(every, env) if tuned else every
-        best = choose(left, size_bytes, factor, ramp)
-        if best is None:
-            raise NcclCallError(ranks[0][0])
+        best = choose(enabled(every, env, topo) if tuned else every, size_bytes, factor, ramp)
+        assert best is not None, "a ring is always left"
         chosen = best
     predicted = predicted_us(chosen, size_bytes, factor, ramp)
     jitter = rng(cluster.seed, "collective", op, size_bytes, n, ",".join(_by_node(ranks)), sample).gauss(0.0, 0.006)

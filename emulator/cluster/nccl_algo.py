@@ -7,8 +7,10 @@ it takes the option with the lowest ``latency + size / bandwidth``
 and the rules of that table: which algorithms a collective has on a topology,
 which protocols each algorithm runs, what ``NCCL_ALGO`` and ``NCCL_PROTO``
 leave enabled (parsed as NCCL 2.21's ``parseList`` does: a comma-separated,
-case-insensitive list, ``^`` to exclude, unknown names silently ignored), and
-the pick itself. The latencies and peaks come from
+case-insensitive list, ``^`` to exclude, unknown names silently ignored) with
+2.21's fallbacks when they leave nothing (``ncclTopoTuneModel``: Ring and Tree
+back on when none of Ring, Tree, NVLS, NVLSTree is left; a ring for a
+collective with no option left), and the pick itself. The latencies and peaks come from
 :mod:`emulator.cluster.collectives`, which knows the hardware.
 """
 
@@ -36,9 +38,6 @@ BANDWIDTH_SCALE = {"LL": 0.25, "LL128": 0.92, "Simple": 1.0}
 #: Tree and Ring; the NVLink SHARP and CollNet algorithms run Simple only, with 640 threads.
 MAX_THREADS = {"Tree": (512, 640, 512), "Ring": (512, 640, 512), "CollNetDirect": (0, 0, 640),
                "CollNetChain": (0, 0, 640), "NVLS": (0, 0, 640), "NVLSTree": (0, 0, 640)}
-#: ncclGetErrorString(ncclInternalError) and the WARN of topoGetAlgoInfo when nothing is left.
-INTERNAL_ERROR = "internal error - please report this issue to the NCCL developers"
-NO_ALGORITHM = "Error : no algorithm/protocol available"
 
 
 @dataclass(frozen=True)
@@ -100,11 +99,21 @@ def protocols_for(algorithm: str) -> tuple[str, ...]:
     return PROTOCOLS if algorithm in ("Tree", "Ring") else ("Simple",)
 
 
-def enabled(options: Sequence[Option], env: Mapping[str, str]) -> list[Option]:
-    """The options ``NCCL_ALGO`` and ``NCCL_PROTO`` leave."""
-    algos = parse_list(env.get("NCCL_ALGO"), ALGORITHMS)
+def enabled(options: Sequence[Option], env: Mapping[str, str], topo: Topology) -> list[Option]:
+    """The options ``NCCL_ALGO`` and ``NCCL_PROTO`` leave, with NCCL 2.21's fallbacks.
+
+    NVLS runs on one node only, NVLSTree across nodes only, CollNet never without its plugin; if
+    what is left holds none of Ring, Tree, NVLS and NVLSTree, NCCL turns Ring and Tree back on (a
+    typo in ``NCCL_ALGO`` silently costs NVLS). A collective with no option left runs as a ring
+    with every protocol (``ringbdw``, "at least set ring algo available").
+    """
+    algos = set(parse_list(env.get("NCCL_ALGO"), ALGORITHMS)) - {"CollNetDirect", "CollNetChain"}
+    algos.discard("NVLSTree" if topo.nodes == 1 else "NVLS")
+    if not algos & {"Ring", "Tree", "NVLS", "NVLSTree"}:
+        algos |= {"Ring", "Tree"}
     protos = parse_list(env.get("NCCL_PROTO"), PROTOCOLS)
-    return [o for o in options if o.algorithm in algos and o.protocol in protos]
+    left = [o for o in options if o.algorithm in algos and o.protocol in protos]
+    return left or [o for o in options if o.algorithm == "Ring"]
 
 
 def ramped(busbw: float, size_bytes: int, ramp_bytes: float) -> float:

@@ -213,8 +213,8 @@ def tuning_table(cluster: Cluster, procs: Sequence[Proc], env: Mapping[str, str]
     cells: dict[tuple[str, str, str], tuple[float, float]] = {}
     for function in FUNCTIONS:
         op = FUNCTION_OP[function]
-        every, _transport, _topo = options(cluster, op, ranks, env)
-        left = set(enabled(every, env))
+        every, _transport, topo = options(cluster, op, ranks, env)
+        left = set(enabled(every, env, topo))
         factor = bus_factor(op, len(ranks))
         for o in every:
             cells[(function, o.algorithm, o.protocol)] = (o.latency_us, o.busbw / factor if o in left else 0.0)
