@@ -84,7 +84,9 @@ REPRODUCERS: list[list[str]] = [
 ]
 #: Patterns that make a backtracking matcher take exponential time, and the texts that trigger them.
 CATASTROPHIC = ["(a+)+$", "(a|a)+$", "(a|aa)*$", "(a|a?)+$", "a*a*a*a*a*a*$", "(.*a){12}$", "(a*){20}b",
-                "(x+x+)+y", "^(\\w+\\s?)*$", "(a|a)*(b|b)*(c|c)*$", "((a+)+)+$", "(a?){30}a{30}", "(.*){20}x"]
+                "(x+x+)+y", "^(\\w+\\s?)*$", "(a|a)*(b|b)*(c|c)*$", "((a+)+)+$", "(a?){30}a{30}", "(.*){20}x",
+                # with a back reference, which only Python's backtracking matcher runs
+                "(a|a)*\\1b", "(a|aa)+\\1$", "(a*)a*a*\\1b", "(a)\\1*a*b"]
 TEXTS = ["a" * 24 + "!", "a" * 30 + "b", AS + "!", "x" * 3000, "ab " * 1000 + "!"]
 
 
