@@ -109,6 +109,8 @@ FOLLOW_LIMIT = 12
 SLEEP_LIMIT_S = 7 * 86_400.0
 #: Command lines one ``xargs`` runs. ``xargs: stopped after running 1000 commands``, status 1.
 XARGS_LIMIT = 1_000
+#: Ranks one ``mpirun`` starts. ``mpirun: stopped after starting 1024 ranks``, status 1.
+RANK_LIMIT = 1_024
 #: Message sizes one NCCL test (``all_reduce_perf``...) sweeps.
 #: ``all_reduce_perf: stopped after 2000 sizes; the average is of those``, status 1.
 SIZES_LIMIT = 2_000
