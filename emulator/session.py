@@ -283,7 +283,7 @@ class Session:
 
         ``fresh``, if given, is an unused session of the snapshot's lab and seed to replay onto.
         Replaying stops running lines after :data:`~emulator.limits.RESTORE_TIME_LIMIT_S` real seconds: the
-        rest are only counted (history, clock cost), and ``notices`` says how many.
+        rest are only counted (history, clock cost) and leave the journal, and ``notices`` says how many.
         """
         snapshot = read_snapshot(data)
         lab, seed, entries, status = snapshot.lab, snapshot.seed, snapshot.entries, snapshot.status
@@ -292,8 +292,12 @@ class Session:
         unreplayed = 0
         for index, (line, stop) in enumerate(entries):
             if time.perf_counter() > deadline:
+                # Counted (history, clock) but not run, and so left out of the journal: a later restore
+                # rebuilds the session as it is now, and does not spend the time again.
                 unreplayed += 1
                 session.skip(line)
+                if session.journal and session.journal[-1][0] == line:
+                    session.journal.pop()
                 continue
             if skippable(entries, index, status, session.shell.aliases):
                 session.skip(line)

@@ -70,6 +70,9 @@ def test_a_restore_out_of_time_counts_the_rest_and_says_so(monkeypatch: pytest.M
                                 "were not run again."]
     assert restored.history == ["export A=kept", "cd /tmp", "false"]
     assert run(restored, "echo $?") == "1\n"
+    # The lines not run leave the journal: the next restore rebuilds this session, not the original.
+    assert restored.journal == [("echo $?", None)]
+    assert run(restored, "echo ${A:-unset} $PWD") == "unset /home/alice\n"
 
 
 def test_the_page_hears_the_notice_in_one_line() -> None:
