@@ -36,6 +36,9 @@ class Verdict:
     lab: str = ""
     seed: int = -1
     student: str = ""
+    #: What the replay counted (valid codes only): the hints shown, the reference procedure printed.
+    hints: int = 0
+    solutions: bool = False
 
 
 def verify(code: str, workshop: str | None = None) -> str:
@@ -83,7 +86,8 @@ def check(code: str, workshop: str | None = None) -> Verdict:
         return invalid("its lines do not solve the lab at this seed")
     shown = student or "-"
     return Verdict(True, f"OK lab={lab} seed={seed} student={shown} hints={state.hints} "
-                         f"solutions={'yes' if state.solutions else 'no'}", lab, seed, student)
+                         f"solutions={'yes' if state.solutions else 'no'}", lab, seed, student,
+                   state.hints, state.solutions)
 
 
 def _replay(lab: str, seed: int, lines: list[tuple[str, int | None]]) -> labs.Progress | None:

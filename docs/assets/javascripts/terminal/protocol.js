@@ -11,6 +11,7 @@
  *   {type: COMPLETE,  id, sid, line}
  *   {type: SNAPSHOT,  id, sid}
  *   {type: RESET,     id, sid}
+ *   {type: VERIFY,    id, codes, workshop}    completion codes (strings) to check by replay; workshop or null
  *
  * Worker → page
  *   {type: PROGRESS,   stage, loaded, total}  while the runtime loads (bytes, or 0)
@@ -23,7 +24,8 @@
  *                                         the lab it is in, else null
  *   {type: OUTPUT,     id, chunks}            chunks: [[kind, text], ...] of a RUN; kind is one of Chunk
  *   {type: DONE,       id, status, prompt, state, more, lab, seed, title, goal, solved}   end of a RUN (state
- *                                         null) or reply to SNAPSHOT; more: true when the RUN's text needs
+ *                                         null) or reply to SNAPSHOT (state: the snapshot) and VERIFY (state:
+ *                                         the verdicts as JSON, emulator.web.verify); more: true when the RUN's text needs
  *                                         another line (not run); lab..goal: the lab the session is in
  *                                         after the RUN (a `lab start` changes it)
  *   {type: COMPLETION, id, start, matches, common}
@@ -38,6 +40,7 @@ export const Msg = Object.freeze({
   COMPLETE: "complete",
   SNAPSHOT: "snapshot",
   RESET: "reset",
+  VERIFY: "verify",
   READY: "ready",
   PROGRESS: "progress",
   OUTPUT: "output",
