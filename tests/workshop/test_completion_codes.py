@@ -153,3 +153,8 @@ def test_student_seeds_are_four_digit_fnv1a_values_the_page_computes_too():
 
 #: FNV-1a 32 of "gpu week\nana lima" and "gpu week\nbo", mod 9000, + 1000 (the page pins the same).
 PINNED = (7536, 5040)
+
+
+def test_progress_export_and_import_point_to_the_page_that_holds_every_terminal():
+    out, status = Session("storage", 0).execute("progress export")
+    assert status == 1 and "My progress page" in out

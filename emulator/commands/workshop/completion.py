@@ -6,7 +6,9 @@ terminal solved. ``--student NAME`` (or ``$STUDENT``) writes a name into the
 code; ``python -m emulator verify CODE`` and the instructor page check it by
 replaying its lines (:mod:`emulator.labs.codes`). ``progress`` lists each lab
 run of this terminal: seed, solved or not, attempts, hints, the reference
-procedure printed, solved by enumeration.
+procedure printed, solved by enumeration; ``progress export`` and ``progress
+import`` say where the progress file is made: the My progress page, which
+holds every terminal of the browser, not one session.
 """
 
 from __future__ import annotations
@@ -60,10 +62,19 @@ class ProgressCommand(ParsedCommand):
     directory = "/usr/local/bin"
     summary = "list the labs run on this terminal: solved, attempts, hints"
     section = SECTION
-    notes = "'completion' prints the code of a solved lab."
+    notes = ("'completion' prints the code of a solved lab. Every terminal of this browser is saved to one\n"
+             "file, and loaded from one, on the site's My progress page (Workshops).")
     reads_only = True
 
+    def configure(self, parser: ArgumentParser) -> None:
+        parser.add_argument("action", nargs="?", choices=("export", "import"), metavar="export|import",
+                            help="points to the page that saves or loads the progress file")
+
     def execute(self, ctx: Context, args: argparse.Namespace) -> int:
+        if args.action:
+            raise ctx.fail(f"progress {args.action}: the progress file holds every terminal of this browser, so it is "
+                           f"saved and loaded on the site's My progress page (Workshops > My progress), "
+                           f"not in one terminal", 1)
         runs = _runs(ctx)
         if not runs:
             ctx.outln("No lab run on this terminal yet. 'lab list' shows them; 'lab start ID' starts one.")
