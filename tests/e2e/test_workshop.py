@@ -65,7 +65,8 @@ def test_export_then_import_in_a_fresh_browser_restores_everything(browser, site
     page.wait_for_selector(f'{STATUS}[data-mdx-outcome="imported"]')
     now = stored(page)
     assert {key: now.get(key) for key in kept} == kept
-    assert "input-wait" in page.inner_text("[data-mdx-progress-table]")
+    report = page.inner_text("[data-mdx-progress-table]")
+    assert "input-wait" in report and "input-wait, seed 5: the 2 line(s) typed" in report
     page.goto(f"{site.url}guides/data-loading/?lab=input-wait&seed=5")
     page.click(INPUT)
     wait_ready(page, 90000)

@@ -76,11 +76,22 @@ function showProgress(el) {
     cell(row, String(record.seed));
     cell(row, String(record.history.length));
   }
+  const trails = data.terminals.filter((record) => record.history.length).map((record) => {
+    const trail = document.createElement("details");
+    trail.className = "mdx-progress__trail";
+    const summary = document.createElement("summary");
+    summary.textContent = `${record.lab}, seed ${record.seed}: the ${record.history.length} line(s) typed`;
+    const lines = document.createElement("pre");
+    lines.textContent = record.history.map((line) => `$ ${line}`).join("\n");
+    trail.append(summary, lines);
+    return trail;
+  });
   out.replaceChildren(
     Object.assign(document.createElement("h2"), { textContent: "Labs solved in this browser" }),
     Object.keys(data.solved).length ? solved : Object.assign(document.createElement("p"), { textContent: "None yet." }),
     Object.assign(document.createElement("h2"), { textContent: "Terminals kept in this browser" }),
     data.terminals.length ? kept : Object.assign(document.createElement("p"), { textContent: "None yet." }),
+    ...(trails.length ? [Object.assign(document.createElement("h2"), { textContent: "What you typed, lab by lab" }), ...trails] : []),
   );
 }
 
@@ -218,6 +229,11 @@ function mount(doc) {
   for (const el of doc.querySelectorAll('[data-mdx-component="progress-file"]')) mountProgress(el);
   for (const el of doc.querySelectorAll('[data-mdx-component="workshop"]')) mountWorkshop(el);
 }
+
+// The study report prints every lab's trail open.
+window.addEventListener("beforeprint", () => {
+  for (const trail of document.querySelectorAll(".mdx-progress__trail")) trail.open = true;
+});
 
 if (window.document$ && typeof window.document$.subscribe === "function") {
   window.document$.subscribe((doc) => mount(doc));
