@@ -78,10 +78,13 @@ def check(code: str, workshop: str | None = None) -> Verdict:
         if seed != expected:
             who = f"student {student!r}" if student else "a code without a student name"
             return invalid(f"seed {seed} is not the seed of {who} in workshop {workshop!r} ({expected})")
-    lines = codes.replay_lines(completion.proof)
-    if len(lines) > REPLAY_LIMIT:
-        return invalid(f"the proof has {len(lines)} lines, more than a solve takes ({REPLAY_LIMIT})")
-    state = _replay(lab, seed, lines)
+    count = sum(entry if isinstance(entry, int) else 1 for entry in completion.proof)
+    if count > REPLAY_LIMIT:
+        return invalid(f"its proof has {count} lines, more than a solve takes ({REPLAY_LIMIT})")
+    try:
+        state = _replay(lab, seed, codes.replay_lines(completion.proof))
+    except Exception as exc:  # noqa: BLE001 - the last guard: a verdict line, never a traceback
+        return invalid(f"its lines could not be replayed ({type(exc).__name__})")
     if state is None or not state.solved:
         return invalid("its lines do not solve the lab at this seed")
     shown = student or "-"
