@@ -6,6 +6,8 @@ PYTHON  ?= python3
 VENV    := .venv
 BIN     := $(VENV)/bin
 PORT    ?= 8000
+# The address the server answers on: this machine only; HOST=0.0.0.0 serves the local network (a room).
+HOST    ?= 127.0.0.1
 SITE_URL ?= http://127.0.0.1:$(PORT)/
 export NO_MKDOCS_2_WARNING := 1
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -36,7 +38,7 @@ site: setup
 	SITE_URL=$(SITE_URL) $(BIN)/mkdocs build --strict
 
 serve: site
-	$(BIN)/python tools/serve_site.py site --port $(PORT)
+	$(BIN)/python tools/serve_site.py site --port $(PORT) --host $(HOST)
 
 # The browser tests build their own copy of the site once, for the port they serve it on.
 # Tests marked slow run only when asked for: make test PYTEST_ARGS="-m slow".
@@ -54,14 +56,17 @@ BENCH_ARGS ?=
 bench: setup chromium
 	$(BIN)/python -m bench.run $(BENCH_ARGS)
 
+# One copy per laptop (the default), or one laptop serving the room: make workshop SITE_URL=http://ADDRESS:8000/
+# with the instructor's address on the local network, then python3 workshop/serve.py --host 0.0.0.0.
 workshop: setup
 	rm -rf dist/workshop
 	mkdir -p dist/workshop
-	SITE_URL=http://127.0.0.1:8000/ $(BIN)/mkdocs build --strict -d dist/workshop/site
+	SITE_URL=$(SITE_URL) $(BIN)/mkdocs build --strict -d dist/workshop/site
 	cp tools/serve_site.py dist/workshop/serve.py
 	tar -C dist -czf dist/workshop.tar.gz workshop
-	@echo "Offline copy: dist/workshop/ and dist/workshop.tar.gz"
-	@echo "On the laptop: tar -xzf workshop.tar.gz && python3 workshop/serve.py, then open http://127.0.0.1:8000/"
+	@echo "Offline copy for $(SITE_URL): dist/workshop/ and dist/workshop.tar.gz"
+	@echo "Each laptop: tar -xzf workshop.tar.gz && python3 workshop/serve.py, then open http://127.0.0.1:8000/"
+	@echo "One laptop for the room: python3 workshop/serve.py --host 0.0.0.0, learners open $(SITE_URL)"
 
 clean:
 	rm -rf site dist .cache test-results

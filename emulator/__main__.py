@@ -4,6 +4,9 @@
 readline history and tab completion (``exit`` on the login node, or Ctrl-D,
 leaves it); ``-c 'LINE'`` runs one line, prints its
 output (stdout and stderr to their own streams) and exits with its status.
+``python -m emulator verify [--workshop NAME] CODE...`` checks completion
+codes (:mod:`emulator.completion`): one line per code, status 0 when all are
+valid, else 1.
 A terminal tip (chunk kind ``tip``) goes to stderr, dimmed on a terminal; a
 verdict (kind ``ok``) goes to stdout, in bold green on a terminal.
 
@@ -157,7 +160,24 @@ def _interactive(session: Session, timeout: float) -> int:
             return status
 
 
+def _verify(argv: Sequence[str]) -> int:
+    """``verify [--workshop NAME] CODE...``: one verdict line per code; 0 when all are valid."""
+    from emulator.completion import verify_all
+
+    parser = argparse.ArgumentParser(prog=f"{PROG} verify", description="Check completion codes by replaying them.")
+    parser.add_argument("--workshop", metavar="NAME", help="also check each code's seed is its student's seed here")
+    parser.add_argument("codes", nargs="+", metavar="CODE", help="a completion code, as the terminal printed it")
+    args = parser.parse_args(argv)
+    lines, valid = verify_all(args.codes, args.workshop)
+    for line in lines:
+        print(line)
+    return 0 if valid else 1
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["verify"]:
+        return _verify(argv[1:])
     args = _parser().parse_args(argv)
     if args.seed < 0:
         print(f"{PROG}: --seed must be 0 or more", file=sys.stderr)

@@ -70,7 +70,7 @@ from collections import OrderedDict
 from contextlib import suppress
 from itertools import count
 
-from emulator import labs
+from emulator import completion, labs
 from emulator.commands import registry
 from emulator.errors import LabError
 from emulator.limits import SESSION_LIMIT
@@ -196,6 +196,15 @@ def reset(sid: str) -> str:
 
 def history(sid: str) -> str:
     return json.dumps(_session(sid).history)
+
+
+def verify(codes: str, workshop: str | None) -> str:
+    """The instructor page's check of completion codes (a JSON list of strings): a JSON list with, per code,
+    ``ok``, ``line`` (what ``python -m emulator verify`` prints), ``lab``, ``seed``, ``student``, ``hints`` and
+    ``solutions``; with a workshop name, a code whose seed is not its student's seed is refused."""
+    verdicts = [completion.check(str(code), workshop or None) for code in json.loads(codes)]
+    return json.dumps([{"ok": v.ok, "line": v.line, "lab": v.lab, "seed": v.seed, "student": v.student,
+                        "hints": v.hints, "solutions": v.solutions} for v in verdicts])
 
 
 def close(sid: str) -> None:

@@ -30,7 +30,7 @@ from emulator.commands.kit.command import Command, CommandTable, Context, Outcom
 
 #: The tool families, by package name under ``emulator.commands``.
 FAMILIES: tuple[str, ...] = ("basics", "help", "files", "text", "awk", "nvsmi", "system", "dcgm", "lab", "slurm",
-                             "fabric", "host", "bmc", "nccl", "training", "snapshot")
+                             "fabric", "host", "bmc", "nccl", "training", "snapshot", "workshop")
 #: How a command's purity is decided: always, never, or by its arguments (its family must load to say).
 PURITY = ("reads", "never", "words")
 

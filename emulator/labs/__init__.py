@@ -5,7 +5,8 @@ A lab is one TOML file in ``labs/`` (shipped in the wheel as
 ``schema``, ``loader`` finds and caches the files, ``clusters`` builds a lab's
 cluster and picks its fault parameters per seed, ``findings`` judges a finding
 against the model's truth (``phrases`` reads a free-text cause against the
-lab's phrases), ``progress`` counts a learner's hints and attempts,
+lab's phrases), ``progress`` counts a learner's hints and attempts, ``codes`` writes a
+solve as a completion code and reads one back,
 ``evidence`` sets what the learner ran against the reference procedure, and
 ``placeholders`` fills ``<field>`` names from the truth. This package imports
 only the model (``emulator.cluster``) and ``emulator.errors``; the names below
@@ -16,6 +17,7 @@ MkDocs hooks.
 from __future__ import annotations
 
 from emulator.labs.clusters import build, cluster_for, fault_params, spec_for
+from emulator.labs.codes import CodeError, Completion, build_id, completion_code, student_seed
 from emulator.labs.evidence import evidence_report, tool_runs
 from emulator.labs.findings import ALTERNATES, Part, Verdict, ambiguous, canonical_cause, judge, normalise
 from emulator.labs.loader import SANDBOX, all_labs, get, known_labs, load_text
@@ -33,6 +35,8 @@ __all__ = [
     "SANDBOX",
     "Advice",
     "Check",
+    "CodeError",
+    "Completion",
     "Evidence",
     "FaultSpec",
     "Feedback",
@@ -45,7 +49,9 @@ __all__ = [
     "all_labs",
     "ambiguous",
     "build",
+    "build_id",
     "canonical_cause",
+    "completion_code",
     "cluster_for",
     "evidence_report",
     "fault_params",
@@ -56,6 +62,7 @@ __all__ = [
     "normalise",
     "parse_lab",
     "spec_for",
+    "student_seed",
     "substitute",
     "substitute_pattern",
     "tool_runs",

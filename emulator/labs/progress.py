@@ -12,7 +12,7 @@ lab was solved, ``solutions`` and ``enumerated``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 #: A line that submits more findings than this and solves the lab solved it by enumeration.
 ENUMERATION_LIMIT = 3
@@ -44,6 +44,8 @@ class Progress:
     #: The history line that solved the lab (-1: not solved), and how many findings it submitted.
     solved_line: int = -1
     solved_line_findings: int = 0
+    #: The lines that solved it, for its completion code (:mod:`emulator.labs.codes`); empty until solved.
+    proof: tuple[tuple[str, int | None] | int, ...] = field(default=())
 
     @property
     def enumerated(self) -> bool:

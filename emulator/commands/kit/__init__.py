@@ -3,10 +3,10 @@
 ``command`` (the command entry, its context, the command table), ``spec``
 (argument specs and help pages), ``coreio`` (coreutils' input and errors),
 ``formats`` (printf directives' limits), ``regex`` (POSIX regular expressions),
-``sampling`` (monitors that run until stopped), ``units`` (sizes and durations
-per real tool) and ``usage`` (getopt's wording).
-It imports only the model, ``emulator.vfs``, ``emulator.errors`` and
-``emulator.limits``.
+``proofs`` (the proof of a solve, for its completion code), ``sampling``
+(monitors that run until stopped), ``units`` (sizes and durations per real
+tool) and ``usage`` (getopt's wording). It imports only the labs (``proofs``),
+the model, ``emulator.vfs``, ``emulator.errors`` and ``emulator.limits``.
 """
 
 __all__: list[str] = []

@@ -26,6 +26,7 @@ import textwrap
 
 from emulator import labs
 from emulator.commands.kit.command import Command, Context, ParsedCommand
+from emulator.commands.kit.proofs import capture
 from emulator.commands.kit.spec import ArgumentParser
 from emulator.commands.lab.shared import SECTION, SOLVED_MARK, WIDTH, history_line, no_lab, progress, wrap
 
@@ -107,6 +108,8 @@ class SubmitCommand(ParsedCommand):
         verdict = labs.judge(lab, truth, finding)
         was_solved = state.solved
         state.judged(verdict.correct)
+        if verdict.correct and not was_solved:
+            state.proof = capture(ctx, state)
         if not verdict.correct:
             self._not_yet(ctx, lab, state, verdict, detailed=was_solved or state.attempts == 1)
             return 1
@@ -122,6 +125,9 @@ class SubmitCommand(ParsedCommand):
         typed = list(session.history)[max(0, state.since - session.history_base):]
         for line in labs.evidence_report(lab, truth, typed, ctx.cluster.login):
             ctx.outln(textwrap.fill(line, WIDTH, initial_indent="  ", subsequent_indent="     "))
+        ctx.outln()
+        ctx.outln("Completion code ('completion' shows it again; 'completion --student NAME' adds your name):")
+        ctx.outln(labs.completion_code(state, ctx.env.get("STUDENT", "")))
         return 0
 
     @staticmethod

@@ -83,6 +83,9 @@ export const handlers = {
     const state = call("snapshot", m.sid);
     post({ type: Msg.DONE, id: m.id, status: 0, prompt: null, state: typeof state === "string" ? state : JSON.stringify(state) });
   },
+  [Msg.VERIFY]: (m) => {
+    post({ type: Msg.DONE, id: m.id, status: 0, prompt: null, state: call("verify", JSON.stringify(m.codes), m.workshop ?? null) });
+  },
 };
 
 /** INTERRUPT: stop the line `sid` is running, at once; before the runtime has loaded there is none. */

@@ -14,6 +14,7 @@
  *   {type: PING,      id}                     the watchdog's question while a line runs: is the worker answering?
  *   {type: STALL,     id, ms}                 test hook only (tests/e2e/test_watchdog.py): the worker computes for
  *                                         `ms` without answering, as a command that never ends would
+ *   {type: VERIFY,    id, codes, workshop}    completion codes (strings) to check by replay; workshop or null
  *
  * Worker → page
  *   {type: PROGRESS,   stage, loaded, total}  while the runtime loads (bytes, or 0)
@@ -26,7 +27,8 @@
  *                                         the lab it is in, else null
  *   {type: OUTPUT,     id, chunks}            chunks: [[kind, text], ...] of a RUN; kind is one of Chunk
  *   {type: DONE,       id, status, prompt, state, more, lab, seed, title, goal, solved}   end of a RUN (state
- *                                         null) or reply to SNAPSHOT; more: true when the RUN's text needs
+ *                                         null) or reply to SNAPSHOT (state: the snapshot) and VERIFY (state:
+ *                                         the verdicts as JSON, emulator.web.verify); more: true when the RUN's text needs
  *                                         another line (not run); lab..goal: the lab the session is in
  *                                         after the RUN (a `lab start` changes it)
  *   {type: COMPLETION, id, start, matches, common}
@@ -45,6 +47,7 @@ export const Msg = Object.freeze({
   PING: "ping",
   PONG: "pong",
   STALL: "stall",
+  VERIFY: "verify",
   READY: "ready",
   PROGRESS: "progress",
   OUTPUT: "output",

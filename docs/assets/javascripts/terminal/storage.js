@@ -31,7 +31,7 @@ function fresh(lab, seed) {
   return { schema: SCHEMA, lab, seed, history: [], state: null, scrollback: [] };
 }
 
-function valid(record, lab, seed) {
+export function valid(record, lab, seed) {
   return (
     record !== null &&
     typeof record === "object" &&

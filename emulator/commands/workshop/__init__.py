@@ -1,0 +1,17 @@
+"""The workshop commands: ``completion`` (a solve's completion code) and ``progress`` (this terminal's labs).
+
+A tool family: it imports the labs (``emulator.labs``) and the shared kit
+(``emulator.commands.kit``), never another family, the registry or the shell.
+"""
+
+from __future__ import annotations
+
+from emulator.commands.kit.command import Command
+from emulator.commands.workshop import completion
+
+__all__ = ["commands"]
+
+
+def commands() -> list[Command]:
+    """Every command of the family, for the registry."""
+    return [*completion.commands()]

@@ -1,0 +1,164 @@
+"""The workshop pages in the browser: progress exported and imported into a fresh profile, a damaged or
+newer file refused with nothing changed, and the instructor page's links, CSV and code checks, offline."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from emulator import labs
+from emulator.completion import verify
+from emulator.session import Session
+
+from .site import ROOT
+from .terminal import INPUT, run, wait_ready
+
+PROGRESS = "workshop/progress/"
+INSTRUCTOR = "workshop/"
+IMPORT = '[data-mdx-action="import"]'
+STATUS = "[data-mdx-progress-status]"
+
+
+def stored(page) -> dict[str, str]:
+    """Every key this site keeps in the browser's localStorage, with its value."""
+    return page.evaluate("""() => Object.fromEntries(Object.keys(localStorage)
+        .filter(k => k.startsWith('mdx-terminal:') && !k.startsWith('mdx-terminal:snapshot'))
+        .map(k => [k, localStorage.getItem(k)]))""")
+
+
+def solve_in_browser(page, site_url: str, lab: str, seed: int) -> None:
+    page.goto(f"{site_url}guides/data-loading/?lab={lab}&seed={seed}")
+    page.click(INPUT)
+    wait_ready(page, 90000)
+    truth = Session(lab, seed).cluster.truth()
+    run(page, "hint")
+    out = run(page, f"submit cause={truth['cause']}")
+    assert "Correct" in out and "CL1-" in out, out
+    page.wait_for_function("(key) => (localStorage.getItem(key) || '').includes('submit')",
+                           arg=f"mdx-terminal:{lab}:{seed}")
+
+
+def export(page, site_url: str, tmp_path):
+    page.goto(site_url + PROGRESS)
+    with page.expect_download() as download:
+        page.click('[data-mdx-action="export"]')
+    path = tmp_path / "progress.json"
+    download.value.save_as(path)
+    return path
+
+
+def test_export_then_import_in_a_fresh_browser_restores_everything(browser, site, tmp_path):
+    first = browser.new_context()
+    page = first.new_page()
+    solve_in_browser(page, site.url, "input-wait", 5)
+    kept = stored(page)
+    path = export(page, site.url, tmp_path)
+    data = json.loads(path.read_text())
+    assert (data["format"], data["schema"]) == ("gpu-cluster-handbook-progress", 1)
+    assert data["solved"]["input-wait"] == {"seed": 5, "hints": 1, "attempts": 1}
+    first.close()
+
+    fresh = browser.new_context()
+    page = fresh.new_page()
+    page.goto(site.url + PROGRESS)
+    page.set_input_files(IMPORT, str(path))
+    page.wait_for_selector(f'{STATUS}[data-mdx-outcome="imported"]')
+    now = stored(page)
+    assert {key: now.get(key) for key in kept} == kept
+    report = page.inner_text("[data-mdx-progress-table]")
+    assert "input-wait" in report and "input-wait, seed 5: the 2 line(s) typed" in report
+    page.goto(f"{site.url}guides/data-loading/?lab=input-wait&seed=5")
+    page.click(INPUT)
+    wait_ready(page, 90000)
+    assert "input-wait       5  yes            1      1  -" in run(page, "progress")
+    code = run(page, "completion").strip().splitlines()[-1]
+    assert verify(code) == "OK lab=input-wait seed=5 student=- hints=1 solutions=no"  # the browser's build is this one
+    fresh.close()
+
+
+def test_a_damaged_foreign_or_newer_file_is_refused_and_nothing_changes(browser, site, tmp_path):
+    context = browser.new_context()
+    page = context.new_page()
+    solve_in_browser(page, site.url, "storage", 2)
+    good = json.loads(export(page, site.url, tmp_path).read_text())
+    before = stored(page)
+    other = json.loads(json.dumps(good))
+    other["terminals"][0]["seed"] = 9
+    other["terminals"].append({"schema": 1, "lab": "nvlink", "seed": 1, "history": "not a list"})
+    cases = {
+        "damaged.json": (json.dumps(other), "is damaged"),
+        "cut.json": (json.dumps(good)[:-40], "not readable JSON"),
+        "foreign.json": (json.dumps({"format": "something-else", "schema": 1}), "not a progress file of this site"),
+        "newer.json": (json.dumps({**good, "schema": 2}), "newer version of this site"),
+    }
+    for name, (text, reason) in cases.items():
+        path = tmp_path / name
+        path.write_text(text)
+        page.set_input_files(IMPORT, str(path))
+        page.wait_for_function("([sel, name]) => document.querySelector(sel).textContent.startsWith(name)",
+                               arg=[STATUS, name])
+        status = page.inner_text(STATUS)
+        assert "nothing stored changed" in status and reason in status, status
+        assert stored(page) == before
+    context.close()
+
+
+def solved_code(lab: str, seed: int, student: str) -> str:
+    session = Session(lab, seed)
+    truth = session.cluster.truth()
+    assert labs.get(lab).check.fields == ["cause"]
+    session.execute(f"submit cause={truth['cause']}")
+    out, status = session.execute(f"completion --student '{student}'")
+    assert status == 0
+    return out.strip()
+
+
+def test_the_instructor_page_makes_links_and_checks_codes_in_the_page(page, site, requests):
+    page.goto(site.url + INSTRUCTOR)
+    page.fill("[data-mdx-workshop-name]", "GPU week")
+    page.fill("[data-mdx-students]", "Ana Lima\nBo\n")
+    page.click('[data-mdx-action="links"]')
+    ana, bo = labs.student_seed("GPU week", "Ana Lima"), labs.student_seed("GPU week", "Bo")
+    roster = page.inner_text("[data-mdx-roster]")
+    assert f"Ana Lima (seed {ana})" in roster and f"Bo (seed {bo})" in roster
+    assert f"{site.url}guides/data-loading/?lab=input-wait&seed={ana}" in roster
+    with page.expect_download() as download:
+        page.click('[data-mdx-action="csv"]')
+    csv = Path(download.value.path()).read_text().splitlines()
+    assert csv[0] == "workshop,student,seed,lab,link"
+    assert f"GPU week,Ana Lima,{ana},input-wait,{site.url}guides/data-loading/?lab=input-wait&seed={ana}" in csv
+
+    good = solved_code("input-wait", ana, "Ana Lima")
+    friend = solved_code("input-wait", bo, "Bo")
+    typo = good[:10] + ("A" if good[10] != "A" else "B") + good[11:]
+    page.fill("[data-mdx-codes]", f"Ana Lima,{good}\nAna Lima,{friend}\nBo,{typo}\n")
+    page.click('[data-mdx-action="verify"]')
+    page.wait_for_function("() => document.querySelector('[data-mdx-verify-status]').textContent.startsWith('Checked')",
+                           timeout=120000)
+    rows = page.eval_on_selector_all("[data-mdx-verdicts] tbody tr",
+                                     "rows => rows.map(r => [r.dataset.mdxResult, r.innerText])")
+    assert [result for result, _ in rows] == ["ok", "invalid", "invalid"]
+    assert f"{ana}" in rows[0][1] and "valid" in rows[0][1]
+    assert f"seed {bo} is not Ana Lima's seed in this workshop ({ana})" in rows[1][1]
+    assert "checksum mismatch" in rows[2][1]
+    assert page.inner_text("[data-mdx-verify-status]") == "Checked 3 code(s): 1 valid."
+
+    page.mouse.move(0, 0)  # a hovered button takes the accent colour, Material's own
+    page.evaluate("document.activeElement.blur()")
+    page.evaluate((ROOT / "node_modules/axe-core/axe.min.js").read_text())
+    found = page.evaluate("""async () => {
+        const result = await axe.run(document, {resultTypes: ['violations']});
+        return result.violations.filter(v => ['serious', 'critical'].includes(v.impact))
+            .map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).join(', '));
+    }""")
+    assert found == [], "\n".join(found)
+    assert requests.elsewhere() == []
+
+
+def test_the_notes_page_is_generated_from_the_lab_files(page, site):
+    page.goto(site.url + "workshop/notes/")
+    text = page.inner_text("article")
+    for lab in labs.all_labs().values():
+        if not lab.is_sandbox:
+            assert f"({lab.id})" in text
+    assert "Half day" in text and "Full day" in text
