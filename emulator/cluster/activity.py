@@ -60,6 +60,13 @@ def phases(cluster: Cluster, until: float | None = None) -> list[Phase]:
         out.append(Phase("recovery", fired + TEARDOWN_S, max(fired + TEARDOWN_S, min(until, sched.started_s)),
                          "relaunch from the latest checkpoint"))
     out.append(Phase("allocation", sched.started_s, min(now, sched.init_s), "srun, container start"))
+    failed = run.start_failure
+    if failed is not None:   # the ranks on one node could not initialise: no step ever ran
+        what = "CUDA init failed" if failed.kind == "cuda" else "NCCL init failed"
+        out.append(Phase("initialisation", sched.init_s, min(now, failed.at_s), "NCCL init"))
+        if now > failed.at_s:
+            out.append(Phase("failure", failed.at_s, min(now, failed.end_s), f"{what} on {failed.node}, job killed"))
+        return [p for p in out if p.end_s > p.start_s or p.name == "allocation"]
     if now > sched.init_s:
         out.append(Phase("initialisation", sched.init_s, min(now, sched.first_batch_s),
                          f"NCCL init, load step {sched.resume_step}"))

@@ -20,6 +20,24 @@ class Rank:
     pid: int
 
 
+@dataclass(frozen=True)
+class StartFailure:
+    """The run could not start: CUDA or NCCL failed on ``node`` while the job initialised.
+
+    ``kind`` is ``cuda`` (the CUDA runtime refused to start: ``error`` is its
+    message) or ``nccl`` (NCCL's communicator init failed: ``error`` is
+    ``ncclGetErrorString``, ``warning`` the last WARN). The node's ranks raised
+    at ``at_s``; Slurm ended the job at ``end_s``.
+    """
+
+    node: str
+    kind: str
+    error: str
+    warning: str
+    at_s: float
+    end_s: float
+
+
 @dataclass
 class TrainingRun:
     """A synchronous data/tensor-parallel LLM pre-training job."""
@@ -93,6 +111,8 @@ class TrainingRun:
     previous_config: dict[str, object] = field(default_factory=dict)
     #: Slurm job id of that previous run (its log is ``train.log.1``).
     previous_job_id: int | None = None
+    #: Why the run never reached its first step, when a fault present at launch stopped it.
+    start_failure: StartFailure | None = None
 
     @property
     def world_size(self) -> int:

@@ -28,8 +28,9 @@ from emulator.cluster.faults.gpu_targets import (
 )
 from emulator.cluster.faults.xid import ecc_dbe_remap, xid
 from emulator.cluster.hardware import KernelEvent
-from emulator.cluster.lifecycle import lose_psu
-from emulator.cluster.model import Cluster
+from emulator.cluster.lifecycle import lose_psu, maintenance_reboot
+from emulator.cluster.model import Cluster, Node
+from emulator.cluster.startup import fail_at_start
 
 # -- slowdowns --------------------------------------------------------------------------------
 
@@ -100,9 +101,13 @@ def nvlink_down(cluster: Cluster, r: random.Random, params: dict[str, object]) -
     every other GPU, not a share of its bandwidth; CUDA still runs on it (NVIDIA Fabric Manager
     User Guide, *High Availability Modes*). The failed links read ``<inactive>``; no Xid is
     raised, since no link failed under load. NCCL's init on the node then fails
-    (:func:`emulator.cluster.collectives.check_p2p`), so the job's ranks there cannot start.
+    (:func:`emulator.cluster.collectives.check_p2p`), so the job fails at start-up
+    (:func:`emulator.cluster.startup.fail_at_start`). The links failed to train at the reboot that
+    ended the node's maintenance window, shortly before the job launched.
     """
-    node, gpu = pick_gpu(cluster, r, params)
+    target = pick_node(cluster, r, params)
+    _maintenance(cluster, r, target)
+    node, gpu = pick_gpu(cluster, r, {**params, "node": target.name})
     count = int(str(params.get("links") or 1))
     if not 1 <= count <= len(gpu.nvlinks):
         raise ValueError(f"nvlink-down: links must be 1..{len(gpu.nvlinks)}")
@@ -111,33 +116,54 @@ def nvlink_down(cluster: Cluster, r: random.Random, params: dict[str, object]) -
         gpu.nvlinks[index].up = False
     # Which nvmlReturn_t the failed registration reports is not documented for this case [unverified].
     gpu.fabric_status = "Unknown Error"
+    fail_at_start(cluster)
     return gpu_truth(node, gpu, "nvlink-down", links=",".join(map(str, down)))
+
+
+#: A Fabric Manager release newer than the driver (550.90.07): the package an unpinned upgrade installs.
+SKEWED_FM = "550.127.05"
+
+
+def _maintenance(cluster: Cluster, r: random.Random, node: Node) -> float:
+    """The node's maintenance window ended with a reboot before the job launched; returns the boot offset."""
+    run = cluster.training
+    launch = run.started_s if run is not None else 0.0
+    boot = launch - r.uniform(900.0, 2400.0)
+    maintenance_reboot(cluster, node, boot)
+    return boot
 
 
 def fabricmanager_stopped(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
     """nvidia-fabricmanager failed at boot on one of the job's nodes: its GPUs never join the
-    NVLink fabric, CUDA init fails with 'system not yet initialized', and no rank runs there."""
+    NVLink fabric, CUDA init fails with 'system not yet initialized', and the job fails at start-up.
+
+    Why: the maintenance window upgraded the unpinned ``nvidia-fabricmanager`` package past the
+    running driver; Fabric Manager refuses a driver of another version, with the message real
+    releases print ("fabric manager NVIDIA GPU driver interface version X don't match with driver
+    version Y", NVIDIA/gpu-operator issue 544, siderolabs/pkgs issue 720; Azure/azhpc-images PR 86
+    pins the package for this reason).
+    """
     node = pick_node(cluster, r, params)
+    boot = _maintenance(cluster, r, node)
     service = node.hw.services["nvidia-fabricmanager"]
-    boot = node.health.boots[-1].offset_s if node.health.boots else -3600.0
     started = boot + 24.0
     service.active = False
     service.sub_state = "failed"
     service.result = "exit-code"
     service.exit_status = 1
-    service.since_s = started + 1.2
+    service.since_s = started + 0.2
     service.journal = [
         (started - 1.0, "Starting NVIDIA fabric manager service..."),
-        (started + 0.9, "request to query NVSwitch device information from NVSwitch driver failed with error:"
-                        "WARNING Nothing to do"),
-        (started + 1.0, "failed to initialize NVSwitch devices, exiting"),
-        (started + 1.1, "nvidia-fabricmanager.service: Control process exited, code=exited, status=1/FAILURE"),
-        (started + 1.2, "nvidia-fabricmanager.service: Failed with result 'exit-code'."),
-        (started + 1.2, "Failed to start NVIDIA fabric manager service."),
+        (started + 0.1, f"fabric manager NVIDIA GPU driver interface version {SKEWED_FM} don't match with driver "
+                        f"version {cluster.versions.driver}. Please update with matching NVIDIA driver package."),
+        (started + 0.2, "nvidia-fabricmanager.service: Control process exited, code=exited, status=1/FAILURE"),
+        (started + 0.2, "nvidia-fabricmanager.service: Failed with result 'exit-code'."),
+        (started + 0.2, "Failed to start NVIDIA fabric manager service."),
     ]
     for gpu in node.gpus:
         gpu.fabric_state = "In Progress"
         gpu.fabric_status = "N/A"
+    fail_at_start(cluster)
     return {"node": node.name, "service": "nvidia-fabricmanager", "cause": "fabricmanager-stopped"}
 
 

@@ -1,0 +1,81 @@
+"""A fault present at launch (Fabric Manager failed, an NVLink that never trained) fails the job at start-up,
+and every tool that reads the job's state says so: Slurm, the job's logs, timeline, nvidia-smi, ps."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from emulator.session import Session
+from tests.support import run
+
+JOB = "48213"
+OUT = f"/lustre/jobs/llm-pretrain/slurm-{JOB}.out"
+LOG = "/lustre/jobs/llm-pretrain/train.log"
+
+
+def nvlink(seed: int) -> tuple[Session, str, str]:
+    session = Session("nvlink", seed)
+    truth = session.cluster.truth()
+    return session, truth["node"], truth["cause"]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_the_job_failed_at_start_up_in_slurm(seed):
+    s, node, _ = nvlink(seed)
+    acct = run(s, f"sacct -j {JOB} -o JobID,State,ExitCode")
+    assert re.search(rf"^{JOB}\s+FAILED\s+1:0", acct, re.M), acct
+    assert re.search(rf"^{JOB}\.0\s+FAILED\s+1:0", acct, re.M), acct
+    assert JOB not in run(s, "squeue")
+    # Ended 1.5 h ago, past MinJobAge: slurmctld forgot it, only the accounting database keeps it.
+    out, status = s.execute(f"scontrol show job {JOB}")
+    assert status != 0 and "Invalid job id specified" in out
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_the_logs_end_with_the_error_of_the_failing_node(seed):
+    s, node, cause = nvlink(seed)
+    out = run(s, f"cat {OUT}")
+    log = run(s, f"tail -4 {LOG}")
+    assert f"host      : {node}" in out.split("Root Cause (first observed failure):")[1]
+    assert out.rstrip().endswith(f"srun: Force Terminated StepId={JOB}.0")
+    assert "step 1" not in run(s, f"cat {LOG}")
+    if cause == "fabricmanager-stopped":
+        assert "Error 802: system not yet initialized" in out
+        assert log.rstrip().endswith("SIGTERM received before the first step, exiting")
+    else:
+        assert "ncclUnhandledCudaError: Call to CUDA function failed." in out
+        assert "P2P is disabled between NVLINK connected GPUs" in out
+        assert "ncclRemoteError" in log and "Connection closed by remote peer" in log
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_timeline_and_the_nodes_show_no_running_job(seed):
+    s, node, _ = nvlink(seed)
+    chart = run(s, "timeline")
+    assert "steady state  " not in chart.split("PHASE")[1]
+    assert f"init failed on {node}, job killed" in chart
+    assert "killed in init" in run(s, "timeline -r")
+    for host in ("node01", node):
+        assert "No running processes found" in run(s, f"ssh {host} nvidia-smi")
+        assert "train.py" not in run(s, f"ssh {host} ps -ef")
+
+
+def test_fabric_manager_journal_says_why_it_failed_and_when():
+    s = Session("nvlink", 0)
+    assert s.cluster.truth()["cause"] == "fabricmanager-stopped"
+    node = s.cluster.truth()["node"]
+    journal = run(s, f"ssh {node} journalctl -u nvidia-fabricmanager")
+    assert re.search(r"fabric manager NVIDIA GPU driver interface version [\d.]+ don't match with driver version "
+                     r"550\.90\.07", journal), journal
+    # The maintenance reboot that started the skewed Fabric Manager came before the job launched.
+    started = re.search(r"^Mar 11 (\d\d:\d\d):\d\d .*Starting NVIDIA fabric manager", journal, re.M)
+    assert started is not None and started.group(1) < "07:30"
+
+
+def test_the_healthy_twin_runs_on():
+    s = Session("nvlink", 0, faults=False)
+    assert re.search(rf"^{JOB}\s+RUNNING", run(s, f"sacct -j {JOB} -o JobID,State"), re.M)
+    assert "steady state" in run(s, "timeline")
+    assert "Root Cause" not in run(s, f"cat {OUT}")
