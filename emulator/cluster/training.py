@@ -97,10 +97,14 @@ class TrainingRun:
     #: not the GPU's own (rank -> NUMA node); empty when binding is right.
     rank_numa: dict[int, int] = field(default_factory=dict)
     #: A hang: the rank that stopped, the offset (s) when, and where it is stuck
-    #: ("gpu": a kernel that never finishes, "io": a read that never returns).
+    #: ("gpu": a kernel that never finishes, "io": a read that never returns, "node": its host
+    #: died, "crash": its process died of a CUDA error).
     hang_rank: int | None = None
     hang_s: float | None = None
     hang_in: str = ""
+    #: When ``hang_in`` is ``crash`` (the rank's process died of a sticky CUDA error its NCCL
+    #: watchdog raised, ending the job at once): ``cudaGetErrorString`` of that error.
+    crash_error: str = ""
     #: Earlier attempts of this job that hung: (offset s when the rank stopped, that rank).
     #: The batch script relaunched after each watchdog timeout.
     past_hangs: list[tuple[float, int]] = field(default_factory=list)

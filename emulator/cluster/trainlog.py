@@ -17,7 +17,7 @@ from emulator.cluster.jobscript import config_path
 from emulator.cluster.model import Cluster
 from emulator.cluster.scheduler import compress_hostlist
 from emulator.cluster.steps import StepProfile, previous_run, profile, profile_of
-from emulator.cluster.timeline import Schedule, schedule, written_until
+from emulator.cluster.timeline import Schedule, schedule, teardown_s, written_until
 from emulator.cluster.training import TrainingRun
 
 #: Step lines kept in the log file; older ones were rotated away.
@@ -126,6 +126,11 @@ def _train_entries(cluster: Cluster) -> list[tuple[float, str]]:
         entries.append(_start_failure_line(cluster, run))
     else:
         entries += _step_lines(cluster, run, sched, prof, now)
+    down = teardown_s(cluster)
+    if run.hang_in == "crash" and run.hang_rank != 0 and down is not None and down - 0.4 <= now:
+        # Another rank's process died; srun's SIGTERM reaches rank 0, which logs it on its way out.
+        entries.append((down - 0.4, f"WARNING [train.py:322] SIGTERM received at step "
+                                    f"{sched.completed_at(down) + 1}, exiting"))
     entries.sort(key=lambda e: e[0])
     return entries
 

@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from emulator.cluster.faults import apply_fault
 from emulator.session import Session
 from tests.support import run
 
@@ -79,3 +80,28 @@ def test_the_healthy_twin_runs_on():
     assert re.search(rf"^{JOB}\s+RUNNING", run(s, f"sacct -j {JOB} -o JobID,State"), re.M)
     assert "steady state" in run(s, "timeline")
     assert "Root Cause" not in run(s, f"cat {OUT}")
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_an_xid_74_ends_the_job_within_seconds_and_every_artefact_agrees(seed):
+    s = Session(None, seed)
+    truth = apply_fault(s.cluster, "xid", {"code": 74}).truth
+    node, gpu, when = truth["node"], truth["gpu"], truth["time"]
+    hhmm = when[11:16]
+    dmesg = run(s, f"ssh {node} dmesg -T")
+    assert re.search(rf"{hhmm}:\d\d 2026\] NVRM: Xid \(PCI:[0-9a-f:]+\): 74, pid=\d+", dmesg), dmesg[-600:]
+    acct = run(s, f"sacct -j {JOB} -X -n -o State,ExitCode,End")
+    state, code, end = acct.split()
+    assert (state, code) == ("FAILED", "1:0") and end[11:16] == hhmm
+    out = run(s, f"cat {OUT}")
+    rank = next(r for r in s.cluster.training.ranks if r.node == node and r.gpu == int(gpu))
+    assert (f"[rank{rank.rank}]:[E0311 {hhmm}" in out
+            and "CUDA error: uncorrectable NVLink error detected during the execution" in out)
+    assert f"host      : {node}" in out and "Signal 6 (SIGABRT)" in out
+    assert "Watchdog caught collective operation timeout" not in out
+    chart = run(s, "timeline")
+    assert f"CUDA error on rank {rank.rank}, job torn down" in chart
+    log = run(s, f"tail -1 {LOG}")
+    if rank.rank != 0:   # rank 0 outlived the failing rank: srun's SIGTERM reached it
+        assert log[11:16] == hhmm and "SIGTERM received" in log
+    assert "No running processes found" in run(s, f"ssh {node} nvidia-smi")
