@@ -27,6 +27,7 @@ from emulator.cluster.faults.gpu_targets import (
     pick_node,
 )
 from emulator.cluster.faults.xid import ecc_dbe_remap, xid
+from emulator.cluster.gpu_rates import sm_clock_under_load
 from emulator.cluster.hardware import KernelEvent
 from emulator.cluster.lifecycle import lose_psu, maintenance_reboot
 from emulator.cluster.model import Cluster, Node
@@ -83,11 +84,9 @@ def gpu_power_cap(cluster: Cluster, r: random.Random, params: dict[str, object])
         raise ValueError(f"gpu-power-cap: limit_w must be in [{H100.power_min_w:.0f}, {H100.power_limit_w:.0f})")
     gpu.power_limit_w = limit
     gpu.clock_event_reasons = {"SW Power Cap"}
-    # Clock the GPU can hold inside the limit (dynamic power ~ f^1.5 above idle).
-    frac = max(0.1, (limit - gpu.power_w) / (620.0 - gpu.power_w)) ** (1 / 1.5)
-    gpu.slowdown_cap_mhz = int(min(H100.max_sm_mhz, frac * H100.max_sm_mhz) // 15 * 15)
+    # The clock follows from the lowered limit (emulator.cluster.gpu_rates); no slowdown caps it.
     gpu.violation_s = {"SW Power Cap": round(r.uniform(1800.0, 7200.0), 1)}
-    return gpu_truth(node, gpu, "power-cap", limit_w=f"{limit:.0f}", sm_cap_mhz=str(gpu.slowdown_cap_mhz))
+    return gpu_truth(node, gpu, "power-cap", limit_w=f"{limit:.0f}", sm_cap_mhz=str(sm_clock_under_load(gpu)))
 
 
 # -- links and services -------------------------------------------------------------------------
