@@ -105,3 +105,34 @@ def test_an_xid_74_ends_the_job_within_seconds_and_every_artefact_agrees(seed):
     if rank.rank != 0:   # rank 0 outlived the failing rank: srun's SIGTERM reached it
         assert log[11:16] == hhmm and "SIGTERM received" in log
     assert "No running processes found" in run(s, f"ssh {node} nvidia-smi")
+
+
+def test_a_lowered_power_limit_has_a_sudo_audit_line_naming_who_and_when():
+    s = Session("gpu-data-path", 0)
+    truth = s.cluster.truth()
+    assert truth["cause"] == "power-cap"
+    node, gpu, user = truth["node"], truth["gpu"], truth["user"]
+    audit = run(s, f"ssh {node} sudo cat /var/log/auth.log")
+    hhmmss = truth["time"][11:19]
+    assert re.search(rf"^Mar 11 {hhmmss} {node} sudo: +{user} : TTY=pts/\d ; PWD=/home/{user} ; USER=root ; "
+                     rf"COMMAND=/usr/bin/nvidia-smi -i {gpu} -pl {truth['limit_w']}$", audit, re.M), audit
+    assert f"COMMAND=/usr/bin/nvidia-smi -i {gpu} -pl" in run(s, f"ssh {node} journalctl -n 20")
+    limit = run(s, f"ssh {node} nvidia-smi --query-gpu=power.limit --format=csv,noheader -i {gpu}")
+    assert limit.strip() == f"{float(truth['limit_w']):.2f} W"
+    twin = Session("gpu-data-path", 0, faults=False)
+    assert "nvidia-smi" not in run(twin, f"ssh {node} sudo cat /var/log/auth.log")
+
+
+def test_a_hot_gpu_has_a_failing_fan_in_front_of_it_in_the_bmc():
+    s = Session("gpu-data-path", 3)
+    truth = s.cluster.truth()
+    assert truth["cause"] == "thermal"
+    bmc = f"ipmitool -I lanplus -H {truth['node']}-bmc -U admin -P admin"
+    fans = run(s, f"{bmc} sdr type Fan")
+    bad = [line.split()[0] for line in fans.splitlines() if "| cr " in line]
+    assert bad == [truth["fan"]], fans
+    assert f"{truth['fan']} Speed | Lower Critical going low | Asserted" in run(s, f"{bmc} sel elist")
+    inlet = run(s, f"{bmc} sdr type Temperature")
+    assert re.search(r"Inlet Temp .*\| ok ", inlet), inlet
+    twin = Session("gpu-data-path", 3, faults=False)
+    assert "| cr " not in twin.execute(f"{bmc} sdr type Fan")[0]

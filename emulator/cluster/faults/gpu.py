@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import random
 
+from emulator.cluster.accounts import uid_of
 from emulator.cluster.catalog import H100
 from emulator.cluster.faults.base import Fault
 from emulator.cluster.faults.gpu_targets import (
@@ -25,19 +26,34 @@ from emulator.cluster.faults.gpu_targets import (
     log_kernel,
     pick_gpu,
     pick_node,
+    utc_stamp,
 )
 from emulator.cluster.faults.xid import ecc_dbe_remap, xid
 from emulator.cluster.gpu_rates import sm_clock_under_load
 from emulator.cluster.hardware import KernelEvent
-from emulator.cluster.lifecycle import lose_psu, maintenance_reboot
+from emulator.cluster.lifecycle import lose_psu, maintenance_reboot, sel
 from emulator.cluster.model import Cluster, Node
 from emulator.cluster.startup import fail_at_start
 
 # -- slowdowns --------------------------------------------------------------------------------
 
 
+#: Chassis fans in front of the GPU tray (the BMC's FAN1_F..FAN6_F), and the GPU behind each one.
+FANS = 6
+
+
+def fan_of(gpu_index: int) -> int:
+    """The front fan (1-6) whose air reaches GPU ``gpu_index`` first."""
+    return 1 + gpu_index * FANS // 8
+
+
 def gpu_thermal(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
-    """One GPU starved of cooling: it sits at its slowdown threshold with the SM clock capped."""
+    """One GPU starved of cooling: it sits at its slowdown threshold with the SM clock capped.
+
+    Why: the front fan in its air path is failing: it turns at about 700 RPM, under the BMC's
+    lower critical threshold (800 RPM), while inlet temperature and the other fans read normal; the
+    SEL recorded the threshold crossing when the fan slowed, just before the GPU began to throttle.
+    """
     node, gpu = pick_gpu(cluster, r, params)
     gpu.cooling_deficit_c = 30
     gpu.clock_event_reasons = {"HW Thermal Slowdown", "SW Thermal Slowdown"}
@@ -45,7 +61,15 @@ def gpu_thermal(cluster: Cluster, r: random.Random, params: dict[str, object]) -
     gpu.slowdown_cap_mhz = int(str(cap)) if cap else r.choice((1305, 1350, 1395, 1440))
     onset = r.uniform(900.0, 3600.0)
     gpu.violation_s = {"HW Thermal Slowdown": round(onset * 0.6, 1), "SW Thermal Slowdown": round(onset, 1)}
-    return gpu_truth(node, gpu, "thermal", sm_cap_mhz=str(gpu.slowdown_cap_mhz))
+    fan = fan_of(gpu.index)
+    if node.bmc is not None:
+        for sensor in node.bmc.sensors:
+            if sensor.name == f"FAN{fan}_F Speed":
+                sensor.reading, sensor.status = float(r.randint(66, 76) * 10), "cr"
+        sel(node, -onset - r.uniform(60.0, 300.0), f"Fan #0x{0x30 + fan:02x}", f"FAN{fan}_F Speed",
+            "Lower Critical going low")
+        node.bmc.sel.sort(key=lambda e: e.offset_s)
+    return gpu_truth(node, gpu, "thermal", sm_cap_mhz=str(gpu.slowdown_cap_mhz), fan=f"FAN{fan}_F")
 
 
 def gpu_power_brake(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
@@ -76,8 +100,17 @@ def gpu_power_brake(cluster: Cluster, r: random.Random, params: dict[str, object
     return truth
 
 
+#: Operators whose sudo runs leave the audit trail of a changed power limit.
+OPERATORS = ("carol", "dave", "erin")
+
+
 def gpu_power_cap(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
-    """Someone lowered one GPU's power limit: it pins at the cap with SW Power Cap active."""
+    """Someone lowered one GPU's power limit: it pins at the cap with SW Power Cap active.
+
+    Why: an operator ran ``sudo nvidia-smi -i N -pl W`` on the node (a power-budget test left
+    behind); sudo's audit lines in ``/var/log/auth.log`` and the journal name the user, the time
+    and the command, in the format of sudo 1.9 with pam_unix on Ubuntu 22.04.
+    """
     node, gpu = pick_gpu(cluster, r, params)
     limit = float(str(params.get("limit_w") or 400))
     if not H100.power_min_w <= limit < H100.power_limit_w:
@@ -86,7 +119,17 @@ def gpu_power_cap(cluster: Cluster, r: random.Random, params: dict[str, object])
     gpu.clock_event_reasons = {"SW Power Cap"}
     # The clock follows from the lowered limit (emulator.cluster.gpu_rates); no slowdown caps it.
     gpu.violation_s = {"SW Power Cap": round(r.uniform(1800.0, 7200.0), 1)}
-    return gpu_truth(node, gpu, "power-cap", limit_w=f"{limit:.0f}", sm_cap_mhz=str(sm_clock_under_load(gpu)))
+    user = r.choice(OPERATORS)
+    at = -gpu.violation_s["SW Power Cap"] - r.uniform(20.0, 240.0)
+    node.hw.auth_log += [
+        (at, "sudo", f"{user:>8} : TTY=pts/{r.randint(0, 3)} ; PWD=/home/{user} ; USER=root ; "
+                     f"COMMAND=/usr/bin/nvidia-smi -i {gpu.index} -pl {limit:.0f}"),
+        (at, "sudo", f"pam_unix(sudo:session): session opened for user root(uid=0) by {user}(uid={uid_of(user)})"),
+        (at + 0.4, "sudo", "pam_unix(sudo:session): session closed for user root"),
+    ]
+    node.hw.auth_log.sort(key=lambda e: e[0])
+    return gpu_truth(node, gpu, "power-cap", limit_w=f"{limit:.0f}", sm_cap_mhz=str(sm_clock_under_load(gpu)),
+                     user=user, time=utc_stamp(cluster, at))
 
 
 # -- links and services -------------------------------------------------------------------------
