@@ -136,3 +136,11 @@ def test_a_hot_gpu_has_a_failing_fan_in_front_of_it_in_the_bmc():
     assert re.search(r"Inlet Temp .*\| ok ", inlet), inlet
     twin = Session("gpu-data-path", 3, faults=False)
     assert "| cr " not in twin.execute(f"{bmc} sdr type Fan")[0]
+
+
+def test_the_logs_of_a_job_that_failed_at_start_up_are_stale_in_ls():
+    listing = run(Session("nvlink", 0), "ls -l /lustre/jobs/llm-pretrain/")
+    assert re.search(r" Mar 11 07:30 train\.log$", listing, re.M), listing
+    assert re.search(rf" Mar 11 07:30 slurm-{JOB}\.out$", listing, re.M), listing
+    growing = run(Session("nvlink", 0, faults=False), "ls -l /lustre/jobs/llm-pretrain/")
+    assert re.search(r" Mar 11 09:00 train\.log$", growing, re.M), growing
