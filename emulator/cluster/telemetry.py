@@ -186,16 +186,35 @@ def nvlink_traffic_kib(cluster: Cluster, node: Node, gpu: GPU, link: NVLink) -> 
     return base + link.tx_bytes // 1024 + int(carried), base + link.rx_bytes // 1024 + int(carried * 0.998)
 
 
-def violation_s(cluster: Cluster, gpu: GPU, reason: str, at: float | None = None) -> float:
+def violation_s(cluster: Cluster, gpu: GPU, reason: str, at: float | None = None, node: Node | None = None) -> float:
     """Seconds ``reason`` has held the clocks down (DCGM's violation counters).
 
     ``gpu.violation_s`` holds the total at the clock's start; an active
-    reason keeps adding simulated time.
+    reason keeps adding simulated time. A healthy GPU whose power limit sets
+    its clock under load (:func:`emulator.cluster.gpu_rates.power_limited`)
+    adds ``SW Power Cap`` time while its jobs ran on it since the boot.
     """
     total = gpu.violation_s.get(reason, 0.0)
     if reason in gpu.clock_event_reasons and total > 0:
         total += max(0.0, _instant(cluster, at))
+    elif reason == "SW Power Cap" and node is not None and power_limited(gpu):
+        total += _busy_s(cluster, node, gpu, _instant(cluster, at))
     return total
+
+
+def _busy_s(cluster: Cluster, node: Node, gpu: GPU, until: float) -> float:
+    """Seconds the jobs on ``node`` kept ``gpu`` busy between the boot and ``until``."""
+    boot = node.health.boots[-1].offset_s if node.health.boots else until
+    run, gone = cluster.training, failed_at(cluster)
+    busy = 0.0
+    for job in cluster.slurm.jobs:
+        if node.name not in job.nodes or job.start_s is None or gpu.index >= job.gpus_per_node:
+            continue
+        end = job.end_s if job.end_s is not None else until
+        if run is not None and job.job_id == run.job_id and gone is not None:
+            end = min(end, gone)
+        busy += max(0.0, min(end, until) - max(job.start_s, boot))
+    return busy
 
 
 # -- the node's power supplies ---------------------------------------------------------------

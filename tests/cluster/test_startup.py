@@ -144,3 +144,14 @@ def test_the_logs_of_a_job_that_failed_at_start_up_are_stale_in_ls():
     assert re.search(rf" Mar 11 07:30 slurm-{JOB}\.out$", listing, re.M), listing
     growing = run(Session("nvlink", 0, faults=False), "ls -l /lustre/jobs/llm-pretrain/")
     assert re.search(r" Mar 11 (08:59|09:00) train\.log$", growing, re.M), growing
+
+
+def test_a_busy_healthy_gpu_is_in_power_violation_in_every_tool():
+    s = Session(None, 0)
+    smi = run(s, "ssh node01 nvidia-smi dmon -c 1 -s v -i 0").splitlines()[-1].split()
+    assert smi[1] == "100"   # pviol
+    dcgm = run(s, "ssh node01 dcgmi dmon -e 240 -c 1 -i 0").splitlines()[-1].split()
+    assert int(dcgm[-1]) >= 5400 * 10**6   # microseconds: at least since the job started at 07:30
+    assert re.search(r"Due to - Power \(%\)\s+\| 100 ", run(s, f"ssh node01 dcgmi stats -j {JOB}"))
+    idle = run(s, "ssh node08 dcgmi dmon -e 240 -c 1 -i 0").splitlines()[-1].split()
+    assert idle[-1] == "0"
