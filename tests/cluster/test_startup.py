@@ -155,3 +155,15 @@ def test_a_busy_healthy_gpu_is_in_power_violation_in_every_tool():
     assert re.search(r"Due to - Power \(%\)\s+\| 100 ", run(s, f"ssh node01 dcgmi stats -j {JOB}"))
     idle = run(s, "ssh node08 dcgmi dmon -e 240 -c 1 -i 0").splitlines()[-1].split()
     assert idle[-1] == "0"
+
+
+def test_the_tenant_who_saturates_lustre_runs_a_job_that_began_with_the_slowdown():
+    s = Session("input-wait", 0)
+    truth = s.cluster.truth()
+    assert truth["cause"] == "storage-contention"
+    job, tenant = truth["tenant_job"], truth["tenant"]
+    assert re.search(rf"^\s+{job}\s+gpu\s+\S+\s+{tenant}\s+R\s", run(s, "squeue"), re.M)
+    start = run(s, f"sacct -a -X -n -j {job} -o Start").strip()
+    began = s.cluster.clock.at(s.cluster.training.degraded_s).strftime("%Y-%m-%dT%H:%M:%S")
+    assert start == began
+    assert job not in run(Session("input-wait", 0, faults=False), "squeue")
