@@ -1,5 +1,10 @@
-"""A fault present at launch (Fabric Manager failed, an NVLink that never trained) fails the job at start-up,
-and every tool that reads the job's state says so: Slurm, the job's logs, timeline, nvidia-smi, ps."""
+"""The job feels every fault, and each fault has an upstream cause an operator can find, typed through the shell.
+
+A fault present at launch (Fabric Manager failed, an NVLink that never trained) fails the job at
+start-up and an Xid 74 ends it within seconds, as Slurm, the job's logs, timeline, nvidia-smi and ps
+all say; healthy GPUs sit at the software power cap in every tool; a lowered power limit has a sudo
+audit line, a hot GPU a failing fan, a saturated Lustre another tenant's job.
+"""
 
 from __future__ import annotations
 
