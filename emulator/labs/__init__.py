@@ -23,7 +23,7 @@ from emulator.labs.parse import DIFFICULTIES, parse_lab
 from emulator.labs.phrases import Vocabulary, words
 from emulator.labs.placeholders import PLACEHOLDER, substitute, substitute_pattern
 from emulator.labs.progress import ENUMERATION_LIMIT, Progress
-from emulator.labs.schema import Advice, Check, Evidence, FaultSpec, Feedback, Lab, Step
+from emulator.labs.schema import Advice, Check, Evidence, FaultSpec, Feedback, Lab, Promise, Step, Symptom
 
 __all__ = [
     "ALTERNATES",
@@ -38,8 +38,10 @@ __all__ = [
     "Feedback",
     "Lab",
     "Part",
+    "Promise",
     "Progress",
     "Step",
+    "Symptom",
     "Verdict",
     "Vocabulary",
     "all_labs",
