@@ -16,6 +16,7 @@ import re
 import pytest
 
 from emulator import labs
+from emulator.commands import registry
 from emulator.session import Session
 
 SEEDS = (0, 1, 2, 3, 4, 5)
@@ -107,3 +108,66 @@ def test_the_replay_seeds_cover_every_fault_the_lab_can_pick(lab_id):
     lab = labs.get(lab_id)
     picked = {name for seed in SEEDS for name, _ in labs.fault_params(lab, seed)}
     assert picked == {n for f in lab.faults for n in f.names}
+
+
+#: Families that gather no evidence: the shell's plumbing and the lab's own commands. Reading a
+#: file and filtering its text are one family: the job's own artefacts.
+PLUMBING = {"basics", "help", "lab"}
+SAME_FAMILY = {"text": "files", "awk": "files"}
+
+
+def _families() -> dict[str, str]:
+    """Command name (and alias) -> its family, as the command registry records it."""
+    out = {}
+    for entry in registry.index():
+        for name in (entry["name"], *entry["aliases"]):
+            out[name] = entry["family"]
+    return out
+
+
+def procedure_tools(lab: labs.Lab) -> list[tuple[str | None, str, str]]:
+    """(host, tool, line) of every command the reference procedure runs, inside quoted ssh commands too."""
+    families = _families()
+    found: list[tuple[str | None, str, str]] = []
+    for step in lab.solution:
+        for line in step.run:
+            pending = [(None, line)]
+            while pending:
+                home, text = pending.pop()
+                for host, tool in labs.tool_runs([text], home or "login01"):
+                    if tool not in families and " " in tool:
+                        pending.append((host, tool))
+                    else:
+                        found.append((host, tool, line))
+    return found
+
+
+def tool_families(lab: labs.Lab) -> set[str]:
+    families = _families()
+    named = {families.get(tool, tool) for _, tool, _ in procedure_tools(lab)}
+    return {SAME_FAMILY.get(f, f) for f in named} - PLUMBING
+
+
+def correlates(lab: labs.Lab) -> bool:
+    """Whether the procedure joins evidence: one tool on two hosts or across a launcher's nodes (a join
+    across hosts, a healthy peer), or one command line run twice (a delta over time)."""
+    hosts: dict[str, set[str | None]] = {}
+    lines = [line for step in lab.solution for line in step.run]
+    for host, tool, _ in procedure_tools(lab):
+        hosts.setdefault(tool, set()).add(host)
+    across = any(len(h) > 1 or None in h for tool, h in hosts.items() if _families().get(tool) not in PLUMBING)
+    return across or len(set(lines)) < len(lines)
+
+
+@pytest.mark.parametrize("lab_id", [lab_id for lab_id in LABS if labs.get(lab_id).difficulty == "advanced"])
+def test_an_advanced_lab_needs_two_tool_families_and_a_correlation(lab_id):
+    lab = labs.get(lab_id)
+    assert len(tool_families(lab)) >= 2, f"{lab_id}: evidence from {sorted(tool_families(lab))} only"
+    assert correlates(lab), f"{lab_id}: no step joins hosts, compares with a peer or takes a delta"
+
+
+def test_the_depth_measure_tells_a_shallow_procedure():
+    shallow = labs.get("tokens-batches-steps")
+    assert tool_families(shallow) == {"files"} and not correlates(shallow)
+    deep = labs.get("fabric-triage")
+    assert tool_families(deep) == {"fabric", "system"} and correlates(deep)
