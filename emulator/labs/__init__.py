@@ -15,7 +15,7 @@ MkDocs hooks.
 
 from __future__ import annotations
 
-from emulator.labs.clusters import build, cluster_for, fault_params, spec_for
+from emulator.labs.clusters import build, cluster_for, fault_params, lures, spec_for
 from emulator.labs.evidence import evidence_report, tool_runs
 from emulator.labs.findings import ALTERNATES, Part, Verdict, ambiguous, canonical_cause, judge, normalise
 from emulator.labs.loader import SANDBOX, all_labs, get, known_labs, load_text
@@ -55,6 +55,7 @@ __all__ = [
     "judge",
     "known_labs",
     "load_text",
+    "lures",
     "normalise",
     "parse_lab",
     "spec_for",

@@ -54,6 +54,10 @@ but the healthy sandbox:
     ``run``: the command lines whose output shows it, and ``against``:
     ``previous`` to compare step time or throughput with the previous job's
     log (``train.log.1``) instead of the healthy twin.
+``decoys``
+    Names of benign-looking-bad conditions placed on healthy parts after
+    the faults (:mod:`emulator.labs.decoys`); the replay tests prove the
+    procedure tells each from the fault.
 ``[[promises]]``
     Each event the brief promises (a restart, a watchdog line, a drain):
     ``says`` (the brief's words), ``run`` and ``pattern`` (a regular
@@ -77,6 +81,7 @@ from typing import Any
 from emulator.cluster.faults import catalog
 from emulator.cluster.training import TrainingRun
 from emulator.labs import claims
+from emulator.labs.decoys import DECOYS
 from emulator.labs.phrases import Vocabulary, words
 from emulator.labs.placeholders import PLACEHOLDER
 from emulator.labs.reader import TableReader
@@ -148,7 +153,7 @@ def parse_lab(data: dict[str, Any], source: str) -> Lab:
     """Validate one parsed lab file; raise :class:`LabError` naming file, field and problem."""
     r = TableReader(source, data)
     r.unknown({"id", "title", "difficulty", "pages", "scenario", "cluster", "faults", "goal", "hints",
-               "solution", "check", "symptoms", "promises"})
+               "solution", "check", "symptoms", "promises", "decoys"})
     lab_id = r.text("id")
     if not _ID.match(lab_id):
         raise r.fail("id", "expected lowercase words joined by '-'")
@@ -188,7 +193,7 @@ def parse_lab(data: dict[str, Any], source: str) -> Lab:
     base: dict[str, Any] = dict(id=lab_id, title=r.text("title"), difficulty=difficulty, pages=pages,
                                 scenario=r.text("scenario"), cluster=cluster, source=source)
     if not faults:
-        for key in ("goal", "hints", "solution", "check", "symptoms", "promises"):
+        for key in ("goal", "hints", "solution", "check", "symptoms", "promises", "decoys"):
             if key in data:
                 raise r.fail(key, "only a lab with faults has one")
         return Lab(**base)
@@ -210,8 +215,12 @@ def parse_lab(data: dict[str, Any], source: str) -> Lab:
     promises = [_promise(t, scenario, known) for t in r.tables("promises")]
     if not symptoms:
         raise r.fail("symptoms", "must declare at least one symptom the brief claims")
+    decoys = r.strings("decoys", [], nonempty=False)
+    for i, name in enumerate(decoys):
+        if name not in DECOYS:
+            raise TableReader(source, {}, "decoys").fail(i, f"unknown decoy {name!r}")
     return Lab(**base, faults=faults, goal=r.text("goal"), hints=r.strings("hints"), solution=steps, check=check,
-               symptoms=symptoms, promises=promises)
+               symptoms=symptoms, promises=promises, decoys=decoys)
 
 
 def _says(r: TableReader, scenario: str) -> str:

@@ -120,6 +120,8 @@ class Lab:
     check: Check | None = None
     symptoms: list[Symptom] = field(default_factory=list)
     promises: list[Promise] = field(default_factory=list)
+    #: Benign-looking-bad conditions on healthy parts (:mod:`emulator.labs.decoys`).
+    decoys: list[str] = field(default_factory=list)
     source: str = ""
 
     @property

@@ -171,3 +171,40 @@ def test_the_depth_measure_tells_a_shallow_procedure():
     assert tool_families(shallow) == {"files"} and not correlates(shallow)
     deep = labs.get("fabric-triage")
     assert tool_families(deep) == {"fabric", "system"} and correlates(deep)
+
+
+@pytest.mark.parametrize("seed", SEEDS[:4])
+@pytest.mark.parametrize("lab_id", [lab_id for lab_id in LABS if labs.get(lab_id).decoys])
+def test_the_reference_procedure_tells_each_decoy_from_the_fault(lab_id, seed):
+    """A decoy's lure is judged wrong, and the procedure's steps aimed at the lure's place show none of
+    the evidence the lure's cause would leave."""
+    lab = labs.get(lab_id)
+    assert lab.check is not None
+    session = Session(lab_id, seed)
+    truth = session.cluster.truth()
+    for lure in labs.lures(lab, seed):
+        finding = {name: lure.get(name, truth[name]) for name in lab.check.fields}
+        assert finding != right_finding(lab, truth), f"the lure {lure} is the fault"
+        out, status = session.execute("submit " + " ".join(f'{k}="{v}"' for k, v in finding.items()))
+        assert status == 1 and out.startswith("Not yet"), out
+        if set(lure) - {"cause"}:       # a place: replay the steps aimed at it
+            aimed = dict(truth, **lure)
+            for n, step in enumerate(lab.solution, start=1):
+                if not any("<" in line for line in step.run):
+                    continue
+                text = replay(session, step, aimed)
+                for pattern in step.expected(aimed):
+                    assert not re.search(pattern, text, re.M), f"step {n} shows /{pattern}/ at the lure {lure}"
+
+
+def test_a_decoy_that_kept_growing_would_show_as_the_fault():
+    """The decoy check can fail: were the stale counter live, the delta step would show it."""
+    lab = labs.get("fabric-triage")
+    session = Session("fabric-triage", 1)
+    lure = labs.lures(lab, 1)[1]
+    node = session.cluster.node(lure["node"])
+    assert node is not None
+    next(nic for nic in node.nics if nic.name == lure["port"]).counter_rates["SymbolErrorCounter"] = 5.0
+    aimed = dict(session.cluster.truth(), **lure)
+    delta = next(step for step in lab.solution if "perfquery -x -R" in " ".join(step.run))
+    assert any(re.search(p, replay(session, delta, aimed), re.M) for p in delta.expected(aimed))
