@@ -3,7 +3,8 @@
 A lab lists its decoys by name (``decoys = ["stale-counters"]``); after its
 faults are applied, each decoy picks a healthy place from the seed and the
 fault's truth, marks it, and names the *lure*: the finding a learner who
-stopped at the first odd reading would submit. The replay tests submit
+stopped at the first odd reading would submit (its cause in a learner's
+words, read through the lab's cause phrases). The replay tests submit
 each lure (it must be judged wrong) and replay the reference procedure at
 the lure's place (its evidence must not show there).
 
@@ -12,6 +13,10 @@ the lure's place (its evidence must not show there).
     non-zero SymbolErrorCounter, LinkErrorRecoveryCounter and PortRcvErrors
     from an old event (a reseated cable), flat since: two readings apart
     show no growth.
+``warm-gpu``
+    A GPU of the job on another node than the fault's runs fifteen-odd degrees
+    warmer than its neighbours (a weaker fan zone), still far below its
+    slowdown temperature: full clocks, no clock-event reason, not late.
 ``storage-port``
     Changes nothing: each node's two storage NICs (mlx5_8, mlx5_9) run
     200 Gb/s Ethernet by design, which a sweep for "200 Gb/sec" trips on;
@@ -52,9 +57,22 @@ def storage_port(cluster: Cluster, truth: dict[str, str]) -> dict[str, str]:
     return {"node": name, "port": storage[r.randrange(len(storage))] if storage else "mlx5_8", "cause": "link-rate"}
 
 
+def warm_gpu(cluster: Cluster, truth: dict[str, str]) -> dict[str, str]:
+    r = rng(cluster.seed, "decoy", "warm-gpu")
+    run = cluster.training
+    ranks = [rk for rk in (run.ranks if run is not None else []) if rk.node != truth.get("node")]
+    rank = ranks[r.randrange(len(ranks))]
+    node = cluster.node(rank.node)
+    assert node is not None
+    node.gpus[rank.gpu].cooling_deficit_c = r.randint(16, 20)
+    return {"node": rank.node, "gpu": str(rank.gpu), "rank": str(rank.rank), "pid": str(rank.pid),
+            "cause": "too hot"}
+
+
 DECOYS: dict[str, Callable[[Cluster, dict[str, str]], dict[str, str]]] = {
     "stale-counters": stale_counters,
     "storage-port": storage_port,
+    "warm-gpu": warm_gpu,
 }
 
 
