@@ -42,9 +42,9 @@ def test_every_promised_event_is_in_the_artefacts_at_the_time_the_brief_says(lab
 
 
 def test_a_time_the_clock_contradicts_is_reported():
-    lab = labs.get("checkpointing")
+    lab = labs.get("nccl-transport")
     late = [labs.Promise(p.says, p.run, p.pattern, "last night") for p in lab.promises]
-    session = Session("checkpointing", 0)
+    session = Session("nccl-transport", 0)
     found = promise_problems(replace(lab, promises=late), session, session.cluster.truth())
     assert found and "is not 'last night'" in found[0]
 
