@@ -176,13 +176,15 @@ def wrong_hca_list(cluster: Cluster, r: random.Random, params: dict[str, object]
 
 
 def tp_across_nodes(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
-    """Tensor parallelism of 8 under a config that orders the data-parallel dimension first
-    (``order: dp-tp``): torchrun's ranks are node-major, so each TP group strides over every node."""
+    """A tensor-parallel group across nodes, from a real configuration: TP of one node's size under a
+    config that orders the data-parallel dimension first (``order: dp-tp``; torchrun's ranks are
+    node-major, so the group strides over every node), or TP larger than a node."""
     run = _run(cluster)
     run.tp = int(str(params["tp"]))
     run.grad_accum = max(1, run.grad_accum * run.tp)
     run.baseline_step_s = _step_s(cluster)
-    run.parallel_order = "dp-tp"
+    per_node = len(run.ranks) // max(1, len(run.nodes))
+    run.parallel_order = "tp-dp" if run.tp > per_node else "dp-tp"
     return {"cause": "tp-across-nodes", "tp": str(run.tp)}
 
 
