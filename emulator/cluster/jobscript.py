@@ -72,6 +72,7 @@ def config_text(run: TrainingRun) -> str:
         "parallel:",
         f"  tensor: {run.tp}",
         f"  pipeline: {run.pp}",
+        f"  order: {run.parallel_order}",
         "train:",
         f"  seq_len: {run.seq_len}",
         f"  micro_batch_size: {run.micro_batch}",

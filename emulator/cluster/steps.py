@@ -131,14 +131,6 @@ def loader_batch_s(cluster: Cluster, run: TrainingRun, rank: Rank | None = None)
     return cpu + io
 
 
-def _groups(run: TrainingRun) -> tuple[list[Rank], list[Rank]]:
-    """Rank 0's tensor-parallel group and its data-parallel group (tp is the fastest index)."""
-    tp = max(1, run.tp)
-    tp_group = [r for r in run.ranks if r.rank // tp == 0]
-    dp_group = [r for r in run.ranks if r.rank % (tp * max(1, run.pp)) == 0]
-    return tp_group, dp_group
-
-
 def _collective_s(cluster: Cluster, run: TrainingRun, op: str, size: float, group: list[Rank]) -> tuple[float, str]:
     if len(group) <= 1 or size <= 0:
         return 0.0, "local"
@@ -158,7 +150,7 @@ def profile(cluster: Cluster) -> StepProfile:
     slowest_compute = max(computes.values())
     backward = slowest_compute * (0.75 if run.activation_recompute else 2.0 / 3.0)
 
-    tp_group, dp_group = _groups(run)
+    tp_group, dp_group = run.groups_of_rank0()
     grad_bytes = run.params_b * 1e9 * 2.0 / (max(1, run.tp) * max(1, run.pp))
     dp_s, transport = _collective_s(cluster, run, "all_reduce", grad_bytes, dp_group)
     exposed_dp = max(EXPOSED_MIN * dp_s, dp_s - OVERLAP_WINDOW * backward)

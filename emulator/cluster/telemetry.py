@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from emulator.cluster.activity import gpu_utilization
 from emulator.cluster.catalog import H100
 from emulator.cluster.gpu_rates import POWER_EXPONENT, power_limited, sm_clock_under_load
 from emulator.cluster.hardware import GPU, NVLink
@@ -155,12 +156,22 @@ def sample(cluster: Cluster, node: Node, gpu: GPU, at: float | None = None) -> R
         temp = H100.tlimit_c + over + jitter.choice((-1, 0, 0, 1))
     mem_util = int(base.randint(38, 52) * frac ** 0.5) + jitter.randint(-3, 3)
     used = sum(p.used_mib for p in procs) + IDLE_USED_MIB + 520
+    util = _util_pct(cluster, node, gpu, t, jitter.random())
+    mem_util = mem_util * util // 100       # no kernel, no memory traffic
     return Reading(
-        busy=True, util_pct=100 if jitter.random() < 0.8 else 99, mem_util_pct=max(1, mem_util),
+        busy=True, util_pct=util, mem_util_pct=max(1, mem_util),
         mem_used_mib=min(used, H100.memory_mib - H100.reserved_mib), power_w=round(power, 2),
         temp_c=int(temp), mem_temp_c=int(temp) + base.randint(6, 10) + jitter.choice((0, 1)),
         sm_mhz=sm, mem_mhz=H100.max_mem_mhz, pstate="P0", reasons=frozenset(busy_reasons),
     )
+
+
+def _util_pct(cluster: Cluster, node: Node, gpu: GPU, t: float, draw: float) -> int:
+    """GPU-Util over the second before ``t``: the training rank's busy share of that second (input
+    waits leave the GPU idle, so a data-bound step shows dips), 99-100 for any other busy GPU."""
+    full = 100 if draw < 0.8 else 99
+    share = gpu_utilization(cluster, node.name, gpu.index, t) if cluster.training is not None else None
+    return full if share is None else min(full, share)
 
 
 def nvlink_errors(cluster: Cluster, link: NVLink, at: float | None = None) -> tuple[int, int, int]:

@@ -51,6 +51,10 @@ class TrainingRun:
     grad_accum: int = 4
     tp: int = 1
     pp: int = 1
+    #: The order of the parallel dimensions over the global ranks, fastest first (Megatron's
+    #: ``order``): "tp-dp" keeps a tensor-parallel group's ranks consecutive, inside a node
+    #: when ranks are node-major; "dp-tp" strides it by the data-parallel size, across nodes.
+    parallel_order: str = "tp-dp"
     precision: str = "bf16"
     #: Where the step loop stands: steps completed when the clock started.
     start_step: int = 12000
@@ -125,6 +129,15 @@ class TrainingRun:
     @property
     def dp(self) -> int:
         return max(1, self.world_size // (self.tp * self.pp))
+
+    def groups_of_rank0(self) -> tuple[list[Rank], list[Rank]]:
+        """Rank 0's tensor-parallel group and its data-parallel group, as ``parallel_order`` lays them out."""
+        tp, dp, pp = max(1, self.tp), self.dp, max(1, self.pp)
+        if self.parallel_order == "dp-tp":
+            return ([r for r in self.ranks if r.rank % dp == 0 and r.rank < dp * tp],
+                    [r for r in self.ranks if r.rank < dp])
+        return ([r for r in self.ranks if r.rank // tp == 0],
+                [r for r in self.ranks if r.rank % (tp * pp) == 0])
 
     @property
     def global_batch(self) -> int:

@@ -51,7 +51,13 @@ def _header(cluster: Cluster, run: TrainingRun, sched: Schedule, prof: StepProfi
             job_id: int | None = None) -> list[tuple[float, str]]:
     hosts = compress_hostlist(run.nodes)
     load_s = max(5.0, run.init_s * 0.45)
-    return [
+    layout: list[tuple[float, str]] = []
+    if run.tp > 1:
+        group, _ = run.groups_of_rank0()
+        where = compress_hostlist(sorted({r.node for r in group}))
+        layout = [(sched.init_s + 24.1, f"INFO [parallel.py:88] order {run.parallel_order}: tensor-parallel group 0 = "
+                                        f"ranks {[r.rank for r in group]} on {where}")]
+    return layout + [
         (sched.init_s + 1.2, f"INFO [train.py:64] job {job_id or run.job_id} on {hosts}: {run.model_name} ({run.params_b:g}B "
                              f"params), world size {run.world_size} (tp={run.tp} pp={run.pp} dp={run.dp}), global batch "
                              f"{run.global_batch} x {run.seq_len} = {run.tokens_per_step:,} tokens/step"),

@@ -16,7 +16,7 @@ MkDocs hooks.
 
 from __future__ import annotations
 
-from emulator.labs.clusters import build, cluster_for, fault_params, spec_for
+from emulator.labs.clusters import build, cluster_for, fault_params, lures, spec_for
 from emulator.labs.codes import CodeError, Completion, build_id, completion_code, student_seed
 from emulator.labs.evidence import evidence_report, tool_runs
 from emulator.labs.findings import ALTERNATES, Part, Verdict, ambiguous, canonical_cause, judge, normalise
@@ -25,7 +25,7 @@ from emulator.labs.parse import DIFFICULTIES, parse_lab
 from emulator.labs.phrases import Vocabulary, words
 from emulator.labs.placeholders import PLACEHOLDER, substitute, substitute_pattern
 from emulator.labs.progress import ENUMERATION_LIMIT, Progress
-from emulator.labs.schema import Advice, Check, Evidence, FaultSpec, Feedback, Lab, Step
+from emulator.labs.schema import Advice, Check, Evidence, FaultSpec, Feedback, Lab, Promise, Step, Symptom
 
 __all__ = [
     "ALTERNATES",
@@ -42,8 +42,10 @@ __all__ = [
     "Feedback",
     "Lab",
     "Part",
+    "Promise",
     "Progress",
     "Step",
+    "Symptom",
     "Verdict",
     "Vocabulary",
     "all_labs",
@@ -59,6 +61,7 @@ __all__ = [
     "judge",
     "known_labs",
     "load_text",
+    "lures",
     "normalise",
     "parse_lab",
     "spec_for",

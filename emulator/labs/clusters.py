@@ -14,6 +14,7 @@ from emulator.cluster.faults import apply_fault, catalog
 from emulator.cluster.ids import rng
 from emulator.cluster.model import Cluster
 from emulator.errors import LabError
+from emulator.labs.decoys import apply_decoys
 from emulator.labs.loader import get
 from emulator.labs.schema import Lab
 
@@ -46,7 +47,7 @@ def _pick(options: list[Any], seed: int, *names: object) -> Any:
 
 
 def build(lab: Lab, seed: int, faults: bool = True) -> Cluster:
-    """The lab's cluster for ``seed``; ``faults=False`` gives its healthy twin."""
+    """The lab's cluster for ``seed`` with its faults and decoys; ``faults=False`` gives its healthy twin."""
     cluster = build_cluster(spec_for(lab, seed))
     if faults:
         for name, params in fault_params(lab, seed):
@@ -54,7 +55,16 @@ def build(lab: Lab, seed: int, faults: bool = True) -> Cluster:
                 apply_fault(cluster, name, params)
             except ValueError as exc:
                 raise LabError(f"{lab.source}: faults: {exc}") from None
+        apply_decoys(cluster, lab.decoys)
     return cluster
+
+
+def lures(lab: Lab, seed: int) -> list[dict[str, str]]:
+    """The finding each of the lab's decoys lures a lazy sweep into, for ``seed``."""
+    cluster = build_cluster(spec_for(lab, seed))
+    for name, params in fault_params(lab, seed):
+        apply_fault(cluster, name, params)
+    return apply_decoys(cluster, lab.decoys)
 
 
 def cluster_for(lab_id: str | None, seed: int, faults: bool = True) -> Cluster:

@@ -44,6 +44,28 @@ but the healthy sandbox:
     ``[[check.feedback]]``: ``when`` (a partial finding) → ``say``, for
     plausible wrong answers.
 
+``[[symptoms]]``
+    What the brief claims the job shows, read from the job's own artefacts
+    against its healthy twin: ``kind`` (step-time, throughput, busbw,
+    gpu-util, job-state, save-pause), ``claim`` (a word of
+    :mod:`emulator.labs.claims`: slower, far-slower, lower, far-lower,
+    unchanged, dips, steady, a job state, long), ``says`` (the brief's words
+    for it, which the scenario must contain), for busbw and gpu-util
+    ``run``: the command lines whose output shows it, and ``against``:
+    ``previous`` to compare step time or throughput with the previous job's
+    log (``train.log.1``) instead of the healthy twin.
+``decoys``
+    Names of benign-looking-bad conditions placed on healthy parts after
+    the faults (:mod:`emulator.labs.decoys`); the replay tests prove the
+    procedure tells each from the fault.
+``[[promises]]``
+    Each event the brief promises (a restart, a watchdog line, a drain):
+    ``says`` (the brief's words), ``run`` and ``pattern`` (a regular
+    expression their output must show under the fault); ``when``, a time
+    phrase of the brief ("this morning", "since 08:10"), whose window on the
+    clock the pattern's ``(?P<at>...)`` timestamp must fall in. Every time
+    phrase of the scenario needs a promise.
+
 Command lines and evidence may name truth values as ``<node>``, ``<port>``...
 ``solutions`` prints them as they are (the learner fills them in from an
 earlier step); the replay tests substitute the state's truth.
@@ -58,10 +80,12 @@ from typing import Any
 
 from emulator.cluster.faults import catalog
 from emulator.cluster.training import TrainingRun
+from emulator.labs import claims
+from emulator.labs.decoys import DECOYS
 from emulator.labs.phrases import Vocabulary, words
 from emulator.labs.placeholders import PLACEHOLDER
 from emulator.labs.reader import TableReader
-from emulator.labs.schema import Advice, Check, Evidence, FaultSpec, Feedback, Lab, Step
+from emulator.labs.schema import Advice, Check, Evidence, FaultSpec, Feedback, Lab, Promise, Step, Symptom
 
 DIFFICULTIES = ("introductory", "intermediate", "advanced")
 _ID = re.compile(r"^[a-z][a-z0-9-]*$")
@@ -129,7 +153,7 @@ def parse_lab(data: dict[str, Any], source: str) -> Lab:
     """Validate one parsed lab file; raise :class:`LabError` naming file, field and problem."""
     r = TableReader(source, data)
     r.unknown({"id", "title", "difficulty", "pages", "scenario", "cluster", "faults", "goal", "hints",
-               "solution", "check"})
+               "solution", "check", "symptoms", "promises", "decoys"})
     lab_id = r.text("id")
     if not _ID.match(lab_id):
         raise r.fail("id", "expected lowercase words joined by '-'")
@@ -169,7 +193,7 @@ def parse_lab(data: dict[str, Any], source: str) -> Lab:
     base: dict[str, Any] = dict(id=lab_id, title=r.text("title"), difficulty=difficulty, pages=pages,
                                 scenario=r.text("scenario"), cluster=cluster, source=source)
     if not faults:
-        for key in ("goal", "hints", "solution", "check"):
+        for key in ("goal", "hints", "solution", "check", "symptoms", "promises", "decoys"):
             if key in data:
                 raise r.fail(key, "only a lab with faults has one")
         return Lab(**base)
@@ -186,7 +210,59 @@ def parse_lab(data: dict[str, Any], source: str) -> Lab:
         steps.append(Step(s.text("title"), run, s.text("look_for"), s.text("record"), evidence))
     if not steps:
         raise r.fail("solution", "must have at least one step")
-    return Lab(**base, faults=faults, goal=r.text("goal"), hints=r.strings("hints"), solution=steps, check=check)
+    scenario = " ".join(base["scenario"].split())
+    symptoms = [_symptom(t, scenario, known) for t in r.tables("symptoms")]
+    promises = [_promise(t, scenario, known) for t in r.tables("promises")]
+    if not symptoms:
+        raise r.fail("symptoms", "must declare at least one symptom the brief claims")
+    decoys = r.strings("decoys", [], nonempty=False)
+    for i, name in enumerate(decoys):
+        if name not in DECOYS:
+            raise TableReader(source, {}, "decoys").fail(i, f"unknown decoy {name!r}")
+    return Lab(**base, faults=faults, goal=r.text("goal"), hints=r.strings("hints"), solution=steps, check=check,
+               symptoms=symptoms, promises=promises, decoys=decoys)
+
+
+def _says(r: TableReader, scenario: str) -> str:
+    says = r.text("says")
+    if " ".join(says.split()) not in scenario:
+        raise r.fail("says", "must be words of the scenario")
+    return says
+
+
+def _symptom(r: TableReader, scenario: str, names: set[str]) -> Symptom:
+    r.unknown({"kind", "claim", "says", "run", "against"})
+    kind = r.text("kind")
+    if kind not in claims.KINDS:
+        raise r.fail("kind", f"expected one of {', '.join(claims.KINDS)}")
+    claim = r.text("claim")
+    if claim not in claims.KINDS[kind]:
+        raise r.fail("claim", f"a {kind} claim is one of {', '.join(claims.KINDS[kind])}")
+    run = r.strings("run", [], nonempty=False)
+    if kind in ("busbw", "gpu-util") and not run:
+        raise r.fail("run", f"a {kind} symptom names the command lines that show it")
+    sub = TableReader(r.source, {}, r.where("run"))
+    for i, text in enumerate(run):
+        _placeholders_ok(sub, i, text, names)
+    against = r.text("against", "healthy")
+    if against not in ("healthy", "previous") or (against == "previous" and kind not in ("step-time", "throughput")):
+        raise r.fail("against", "expected healthy, or previous for a step-time or throughput claim")
+    return Symptom(kind, claim, _says(r, scenario), run, against)
+
+
+def _promise(r: TableReader, scenario: str, names: set[str]) -> Promise:
+    r.unknown({"says", "when", "run", "pattern"})
+    says, run, pattern, when = _says(r, scenario), r.strings("run"), r.text("pattern"), r.text("when", "")
+    if when and (when.lower() not in claims.time_phrases(scenario) or "(?P<at>" not in pattern):
+        raise r.fail("when", "must be a time phrase of the scenario, and the pattern must capture (?P<at>...)")
+    sub = TableReader(r.source, {}, r.where("run"))
+    for i, text in enumerate(run):
+        _placeholders_ok(sub, i, text, names)
+    try:
+        re.compile(PLACEHOLDER.sub("x", pattern))
+    except re.error as exc:
+        raise r.fail("pattern", f"bad regular expression: {exc}") from None
+    return Promise(says, run, pattern, when)
 
 
 def _check(r: TableReader) -> Check:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 
-PLACEHOLDER = re.compile(r"<([a-z][a-z_]*)>")
+#: ``<field>``, but not a regular expression's named group ``(?P<name>...)``.
+PLACEHOLDER = re.compile(r"(?<!\?P)<([a-z][a-z_]*)>")
 
 
 def substitute(text: str, values: dict[str, str]) -> str:

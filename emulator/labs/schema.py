@@ -45,6 +45,32 @@ class Step:
 
 
 @dataclass(frozen=True)
+class Symptom:
+    """What the brief claims the job shows: a kind of artefact and a claim word
+    (:mod:`emulator.labs.claims`); ``run`` are the command lines that show it, when
+    the kind has no fixed artefact (an nccl-tests run, a telemetry sample)."""
+
+    kind: str
+    claim: str
+    says: str
+    run: list[str] = field(default_factory=list)
+    #: What the faulted run is compared with: its "healthy" twin, or the "previous" job (train.log.1).
+    against: str = "healthy"
+
+
+@dataclass(frozen=True)
+class Promise:
+    """An event the brief promises (``says``, words of the brief), which ``pattern`` finds in
+    the output of ``run`` under the fault; ``when``, a time phrase of the brief, is the window
+    the pattern's ``(?P<at>...)`` timestamp must fall in."""
+
+    says: str
+    run: list[str]
+    pattern: str
+    when: str = ""
+
+
+@dataclass(frozen=True)
 class Feedback:
     when: dict[str, str]
     say: str
@@ -92,6 +118,10 @@ class Lab:
     hints: list[str] = field(default_factory=list)
     solution: list[Step] = field(default_factory=list)
     check: Check | None = None
+    symptoms: list[Symptom] = field(default_factory=list)
+    promises: list[Promise] = field(default_factory=list)
+    #: Benign-looking-bad conditions on healthy parts (:mod:`emulator.labs.decoys`).
+    decoys: list[str] = field(default_factory=list)
     source: str = ""
 
     @property

@@ -16,6 +16,8 @@ import re
 import pytest
 
 from emulator import labs
+from emulator.commands import registry
+from emulator.labs.placeholders import PLACEHOLDER
 from emulator.session import Session
 
 SEEDS = (0, 1, 2, 3, 4, 5)
@@ -107,3 +109,105 @@ def test_the_replay_seeds_cover_every_fault_the_lab_can_pick(lab_id):
     lab = labs.get(lab_id)
     picked = {name for seed in SEEDS for name, _ in labs.fault_params(lab, seed)}
     assert picked == {n for f in lab.faults for n in f.names}
+
+
+#: Families that gather no evidence: the shell's plumbing and the lab's own commands. Reading a
+#: file and filtering its text are one family: the job's own artefacts.
+PLUMBING = {"basics", "help", "lab"}
+SAME_FAMILY = {"text": "files", "awk": "files"}
+
+
+def _families() -> dict[str, str]:
+    """Command name (and alias) -> its family, as the command registry records it."""
+    out = {}
+    for entry in registry.index():
+        for name in (entry["name"], *entry["aliases"]):
+            out[name] = entry["family"]
+    return out
+
+
+def procedure_tools(lab: labs.Lab) -> list[tuple[str | None, str, str]]:
+    """(host, tool, line) of every command the reference procedure runs, inside quoted ssh commands too."""
+    families = _families()
+    found: list[tuple[str | None, str, str]] = []
+    for step in lab.solution:
+        for line in step.run:
+            pending = [(None, line)]
+            while pending:
+                home, text = pending.pop()
+                for host, tool in labs.tool_runs([text], home or "login01"):
+                    if tool not in families and " " in tool:
+                        pending.append((host, tool))
+                    else:
+                        found.append((host, tool, line))
+    return found
+
+
+def tool_families(lab: labs.Lab) -> set[str]:
+    families = _families()
+    named = {families.get(tool, tool) for _, tool, _ in procedure_tools(lab)}
+    return {SAME_FAMILY.get(f, f) for f in named} - PLUMBING
+
+
+def correlates(lab: labs.Lab) -> bool:
+    """Whether the procedure joins evidence: one tool on two hosts or across a launcher's nodes (a join
+    across hosts, a healthy peer), or one command line run twice (a delta over time)."""
+    hosts: dict[str, set[str | None]] = {}
+    lines = [line for step in lab.solution for line in step.run]
+    for host, tool, _ in procedure_tools(lab):
+        hosts.setdefault(tool, set()).add(host)
+    across = any(len(h) > 1 or None in h for tool, h in hosts.items() if _families().get(tool) not in PLUMBING)
+    return across or len(set(lines)) < len(lines)
+
+
+@pytest.mark.parametrize("lab_id", [lab_id for lab_id in LABS if labs.get(lab_id).difficulty == "advanced"])
+def test_an_advanced_lab_needs_two_tool_families_and_a_correlation(lab_id):
+    lab = labs.get(lab_id)
+    assert len(tool_families(lab)) >= 2, f"{lab_id}: evidence from {sorted(tool_families(lab))} only"
+    assert correlates(lab), f"{lab_id}: no step joins hosts, compares with a peer or takes a delta"
+
+
+def test_the_depth_measure_tells_a_shallow_procedure():
+    shallow = labs.get("tokens-batches-steps")
+    assert tool_families(shallow) == {"files"} and not correlates(shallow)
+    deep = labs.get("fabric-triage")
+    assert tool_families(deep) == {"fabric", "system"} and correlates(deep)
+
+
+@pytest.mark.parametrize("seed", SEEDS[:4])
+@pytest.mark.parametrize("lab_id", [lab_id for lab_id in LABS if labs.get(lab_id).decoys])
+def test_the_reference_procedure_tells_each_decoy_from_the_fault(lab_id, seed):
+    """A decoy's lure is judged wrong, and the procedure's steps aimed at the lure's place show none of
+    the evidence the lure's cause would leave."""
+    lab = labs.get(lab_id)
+    assert lab.check is not None
+    session = Session(lab_id, seed)
+    truth = session.cluster.truth()
+    for lure in labs.lures(lab, seed):
+        finding = {name: lure.get(name, truth[name]) for name in lab.check.fields}
+        assert finding != right_finding(lab, truth), f"the lure {lure} is the fault"
+        out, status = session.execute("submit " + " ".join(f'{k}="{v}"' for k, v in finding.items()))
+        assert status == 1 and out.startswith("Not yet"), out
+        if set(lure) - {"cause"}:       # a place: replay the steps aimed at it
+            cause = lab.check.vocabularies["cause"].resolve(lure["cause"])
+            assert len(cause) == 1, f"the lure's cause {lure['cause']!r} reads as {cause}"
+            aimed = {**truth, **lure, "cause": cause[0]}
+            for n, step in enumerate(lab.solution, start=1):
+                if not any(PLACEHOLDER.search(text) for text in [*step.run, *(e.pattern for e in step.evidence)]):
+                    continue
+                text = replay(session, step, aimed)
+                for pattern in step.expected(aimed):
+                    assert not re.search(pattern, text, re.M), f"step {n} shows /{pattern}/ at the lure {lure}"
+
+
+def test_a_decoy_that_kept_growing_would_show_as_the_fault():
+    """The decoy check can fail: were the stale counter live, the delta step would show it."""
+    lab = labs.get("fabric-triage")
+    session = Session("fabric-triage", 1)
+    lure = labs.lures(lab, 1)[1]
+    node = session.cluster.node(lure["node"])
+    assert node is not None
+    next(nic for nic in node.nics if nic.name == lure["port"]).counter_rates["SymbolErrorCounter"] = 5.0
+    aimed = dict(session.cluster.truth(), **lure)
+    delta = next(step for step in lab.solution if "perfquery -x -R" in " ".join(step.run))
+    assert any(re.search(p, replay(session, delta, aimed), re.M) for p in delta.expected(aimed))

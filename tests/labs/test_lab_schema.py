@@ -14,7 +14,7 @@ id = "demo"
 title = "Demo"
 difficulty = "intermediate"
 pages = ["reference/fabric-triage.md"]
-scenario = "A job regressed."
+scenario = "A job regressed this morning: its steps are slower."
 goal = "Which port?"
 hints = ["Look at the ports.", "Compare the rates."]
 
@@ -41,6 +41,17 @@ fields = ["node", "port", "cause"]
 causes = { link-rate = ["rate", "speed"] }
 wrong = { port = "Compare the Rate lines." }
 feedback = [{ when = { cause = "link-rate" }, say = "Right cause, wrong place." }]
+
+[[symptoms]]
+kind = "step-time"
+claim = "slower"
+says = "its steps are slower"
+
+[[promises]]
+says = "A job regressed this morning"
+when = "this morning"
+run = ["head -n 1 /lustre/jobs/llm-pretrain/train.log"]
+pattern = "^(?P<at>\\\\S+ \\\\S+),\\\\d+ INFO"
 '''
 
 
@@ -114,6 +125,13 @@ def test_a_good_lab_parses_with_its_parts():
     ({"check__wrong__gpu": "x"}, "labs/demo.toml: check.wrong.gpu: not one of check.fields"),
     ({"check__feedback__0__when": {}}, "labs/demo.toml: check.feedback[0].when: must not be empty"),
     ({"check": None}, "labs/demo.toml: check: missing"),
+    ({"symptoms": []}, "labs/demo.toml: symptoms: must declare at least one symptom the brief claims"),
+    ({"symptoms__0__kind": "vibes"}, "labs/demo.toml: symptoms[0].kind: expected one of step-time"),
+    ({"symptoms__0__claim": "dips"}, "labs/demo.toml: symptoms[0].claim: a step-time claim is one of slower"),
+    ({"symptoms__0__says": "far slower"}, "labs/demo.toml: symptoms[0].says: must be words of the scenario"),
+    ({"symptoms__0__kind": "busbw"}, "labs/demo.toml: symptoms[0].run: a busbw symptom names the command lines"),
+    ({"promises__0__when": "last night"}, "labs/demo.toml: promises[0].when: must be a time phrase of the scenario"),
+    ({"promises__0__pattern": "(?P<at>x"}, "labs/demo.toml: promises[0].pattern: bad regular expression"),
 ])
 def test_a_schema_error_names_file_field_and_problem(changes, message):
     with pytest.raises(LabError) as error:

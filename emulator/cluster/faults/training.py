@@ -197,18 +197,15 @@ def wrong_hca_list(cluster: Cluster, r: random.Random, params: dict[str, object]
 
 
 def tp_across_nodes(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
-    """Tensor parallelism of 8 with ranks laid out node-first: each TP group spans every node."""
+    """A tensor-parallel group across nodes, from a real configuration: TP of one node's size under a
+    config that orders the data-parallel dimension first (``order: dp-tp``; torchrun's ranks are
+    node-major, so the group strides over every node), or TP larger than a node."""
     run = _run(cluster)
     run.tp = int(str(params["tp"]))
     run.grad_accum = max(1, run.grad_accum * run.tp)
     run.baseline_step_s = _step_s(cluster)
-    nodes = run.nodes
-    pids = {(rk.node, rk.gpu): rk.pid for rk in run.ranks}
-    placed = []
-    for rk in run.ranks:
-        node, gpu = nodes[rk.rank % len(nodes)], rk.rank // len(nodes)
-        placed.append(Rank(rank=rk.rank, node=node, gpu=gpu, local_rank=gpu, pid=pids[(node, gpu)]))
-    run.ranks = placed
+    per_node = len(run.ranks) // max(1, len(run.nodes))
+    run.parallel_order = "tp-dp" if run.tp > per_node else "dp-tp"
     return {"cause": "tp-across-nodes", "tp": str(run.tp)}
 
 

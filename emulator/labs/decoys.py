@@ -1,0 +1,82 @@
+"""Decoys: benign-looking-bad conditions on healthy parts that a lazy sweep trips on.
+
+A lab lists its decoys by name (``decoys = ["stale-counters"]``); after its
+faults are applied, each decoy picks a healthy place from the seed and the
+fault's truth, marks it, and names the *lure*: the finding a learner who
+stopped at the first odd reading would submit (its cause in a learner's
+words, read through the lab's cause phrases). The replay tests submit
+each lure (it must be judged wrong) and replay the reference procedure at
+the lure's place (its evidence must not show there).
+
+``stale-counters``
+    A compute port on one of the job's nodes, not the fault's, carries
+    non-zero SymbolErrorCounter, LinkErrorRecoveryCounter and PortRcvErrors
+    from an old event (a reseated cable), flat since: two readings apart
+    show no growth.
+``warm-gpu``
+    A GPU of the job on another node than the fault's runs fifteen-odd degrees
+    warmer than its neighbours (a weaker fan zone), still far below its
+    slowdown temperature: full clocks, no clock-event reason, not late.
+``storage-port``
+    Changes nothing: each node's two storage NICs (mlx5_8, mlx5_9) run
+    200 Gb/s Ethernet by design, which a sweep for "200 Gb/sec" trips on;
+    their link layer says what they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from emulator.cluster.ids import rng
+from emulator.cluster.model import Cluster
+
+
+def _job_nodes(cluster: Cluster) -> list[str]:
+    run = cluster.training
+    return run.nodes if run is not None and run.nodes else [n.name for n in cluster.compute_nodes]
+
+
+def stale_counters(cluster: Cluster, truth: dict[str, str]) -> dict[str, str]:
+    r = rng(cluster.seed, "decoy", "stale-counters")
+    places = [(name, nic) for name in _job_nodes(cluster) for node in [cluster.node(name)] if node is not None
+              for nic in node.nics if nic.role == "compute"
+              and (name, nic.name) != (truth.get("node"), truth.get("port")) and not nic.counter_rates]
+    name, nic = places[r.randrange(len(places))]
+    nic.counters["SymbolErrorCounter"] += r.randint(40, 900)
+    nic.counters["LinkErrorRecoveryCounter"] += r.randint(1, 3)
+    nic.counters["PortRcvErrors"] += r.randint(5, 60)
+    return {"node": name, "port": nic.name, "cause": "symbol-errors"}
+
+
+def storage_port(cluster: Cluster, truth: dict[str, str]) -> dict[str, str]:
+    r = rng(cluster.seed, "decoy", "storage-port")
+    nodes = _job_nodes(cluster)
+    name = truth.get("node") or nodes[r.randrange(len(nodes))]
+    node = cluster.node(name)
+    storage = [nic.name for nic in node.nics if nic.role == "storage"] if node is not None else []
+    return {"node": name, "port": storage[r.randrange(len(storage))] if storage else "mlx5_8", "cause": "link-rate"}
+
+
+def warm_gpu(cluster: Cluster, truth: dict[str, str]) -> dict[str, str]:
+    r = rng(cluster.seed, "decoy", "warm-gpu")
+    run = cluster.training
+    ranks = [rk for rk in (run.ranks if run is not None else []) if rk.node != truth.get("node")]
+    rank = ranks[r.randrange(len(ranks))]
+    node = cluster.node(rank.node)
+    assert node is not None
+    node.gpus[rank.gpu].cooling_deficit_c = r.randint(16, 20)
+    return {"node": rank.node, "gpu": str(rank.gpu), "rank": str(rank.rank), "pid": str(rank.pid),
+            "cause": "too hot"}
+
+
+DECOYS: dict[str, Callable[[Cluster, dict[str, str]], dict[str, str]]] = {
+    "stale-counters": stale_counters,
+    "storage-port": storage_port,
+    "warm-gpu": warm_gpu,
+}
+
+
+def apply_decoys(cluster: Cluster, names: list[str]) -> list[dict[str, str]]:
+    """Place each decoy on ``cluster`` (after its faults); the lures, in order."""
+    truth = cluster.truth()
+    return [DECOYS[name](cluster, truth) for name in names]
