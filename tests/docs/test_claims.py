@@ -265,6 +265,40 @@ RULES = [
         example="An `all_reduce_perf` run on 2 nodes takes under a minute and reports bus bandwidth directly. Split the\n"
         "job's nodes into pairs; the pair with low bandwidth at large message sizes contains the fault.",
     ),
+    Rule(
+        "llama3-faulty-gpu-percent",
+        "Llama 3's Table 5 prints 30.1% for 148 faulty-GPU interruptions, but 148/419 is 35.3%: quote the count "
+        "and say the printed percentage does not match it",
+        when=r"\b30\.1\s?%",
+        unless=r"148\s*÷\s*419|35\.3",
+        example="Of the 419 unexpected interruptions of Llama 3 405B pre-training, faulty GPUs\n"
+        "accounted for 30.1% and HBM3 memory for 17.2%",
+    ),
+    Rule(
+        "delta-study-version",
+        "The NCSA Delta findings quoted (5% overprovisioning, H100 memory MTBE 3.2x lower) are in arXiv "
+        "2503.11901v3; v1 said 5-20% and reported other findings: cite the version",
+        forbid=r"arxiv\.org/abs/2503\.11901(?!v\d)",
+        example="A100/H100 GPUs similarly concluded that about 5% node overprovisioning is needed at scale\n"
+        "([Characterizing GPU Resilience and Impact on AI/HPC Systems](https://arxiv.org/abs/2503.11901)).",
+    ),
+    Rule(
+        "healthcheck-program-source",
+        "When HealthCheckProgram runs (at slurmd start, before registering) is stated in slurm.conf(5), "
+        "not on the scontrol page: cite slurm.conf",
+        when=r"HealthCheckProgram",
+        unless=r"slurm\.conf\.html",
+        example="alternative is a `HealthCheckProgram` in `slurm.conf` that drains a node which fails its checks: the\n"
+        "same page says it runs once after the reboot, before the node registers.",
+    ),
+    Rule(
+        "clocks-event-reasons-driver",
+        "No source dates the Clocks Throttle -> Event Reasons rename to 'drivers 535 and later'; it was reported "
+        "with 535.113.01 (nvidia_gpu_exporter#123): say so with the source",
+        forbid=r"drivers\s+535\s+and\s+later",
+        example="    Drivers 535 and later title this block `Clocks Event Reasons`; older drivers called it\n"
+        "    `Clocks Throttle Reasons`.",
+    ),
 ]
 
 
