@@ -299,6 +299,16 @@ RULES = [
         example="    Drivers 535 and later title this block `Clocks Event Reasons`; older drivers called it\n"
         "    `Clocks Throttle Reasons`.",
     ),
+    Rule(
+        "megatron-timeout-source",
+        "Megatron-core's 30-minute default is in its parallel_state.py (distributed_timeout_minutes=30); a "
+        "claim about it must cite that file or the training-step page that does",
+        when=r"Megatron-core[^.]*\b30\s+min",
+        unless=r"parallel_state\.py|training-step\.md",
+        example="30 minutes in 1.x, 2.0 and 2.1; frameworks may set their own (Megatron-core's process groups default to\n"
+        "30 minutes)\n"
+        "([ML Engineering: PyTorch debugging](https://github.com/stas00/ml-engineering/blob/master/debug/pytorch.md)).",
+    ),
 ]
 
 
