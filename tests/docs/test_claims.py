@@ -309,6 +309,14 @@ RULES = [
         "30 minutes)\n"
         "([ML Engineering: PyTorch debugging](https://github.com/stas00/ml-engineering/blob/master/debug/pytorch.md)).",
     ),
+    Rule(
+        "pairwise-benchmark-forces-ring",
+        "A pairwise all_reduce_perf finds a slow port only with NCCL_ALGO=Ring (NCCL's 2-node default tree can "
+        "exceed the network and hide it; sjeaugey, nccl-tests #196)",
+        when=r"pairwise\s+`?all_reduce_perf",
+        unless=r"NCCL_ALGO=Ring",
+        example="- the **suspect** and how it was found (node07 `mlx5_3`, found by pairwise `all_reduce_perf`);",
+    ),
 ]
 
 
