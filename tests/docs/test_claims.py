@@ -317,6 +317,14 @@ RULES = [
         unless=r"NCCL_ALGO=Ring",
         example="- the **suspect** and how it was found (node07 `mlx5_3`, found by pairwise `all_reduce_perf`);",
     ),
+    Rule(
+        "cluster-node-count",
+        "Not every lab's cluster has eight nodes (nccl-algorithms has ten, workloads-cost sixteen): a page "
+        "stating the node count must say whose cluster it is",
+        forbid=r"The\s+cluster\s+has\s+eight\s+compute\s+nodes",
+        example="You are user `alice` on the login node `login01`. The cluster has eight compute nodes, `node01` to\n"
+        "`node08`, each with eight H100 GPUs on NVSwitch",
+    ),
 ]
 
 
