@@ -325,6 +325,23 @@ RULES = [
         example="You are user `alice` on the login node `login01`. The cluster has eight compute nodes, `node01` to\n"
         "`node08`, each with eight H100 GPUs on NVSwitch",
     ),
+    Rule(
+        "emulator-step-time",
+        "The emulator's healthy default job logs about 3.7 s per step (43% MFU), not 4.0 s: a 4.0 s step "
+        "attributed to the emulator must say it is a round figure and give the logged one",
+        when=r"emulator'?s[\s\S]{0,120}\b4\.0\s?s\b|\b4\.0\s?s\b[\s\S]{0,120}emulator'?s",
+        unless=r"\b3\.7\s?s\b",
+        example="    989 TFLOPS, and a measured steady-state step time of 4.0 s. These are the emulator's defaults, not a\n"
+        "    recommendation.",
+    ),
+    Rule(
+        "checkpoint-lab-interval",
+        "The checkpointing and storage labs save every 100 steps, not the default 500: the log is not 'the "
+        "worked example' (which assumes 500)",
+        forbid=r"the\s+worked\s+example\s+above,\s+in\s+the\s+log",
+        example="Both saves are synchronous (\"training paused\") and take about 10 s at under 10 GB/s: the worked example\n"
+        "above, in the log.",
+    ),
 ]
 
 
