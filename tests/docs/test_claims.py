@@ -265,6 +265,83 @@ RULES = [
         example="An `all_reduce_perf` run on 2 nodes takes under a minute and reports bus bandwidth directly. Split the\n"
         "job's nodes into pairs; the pair with low bandwidth at large message sizes contains the fault.",
     ),
+    Rule(
+        "llama3-faulty-gpu-percent",
+        "Llama 3's Table 5 prints 30.1% for 148 faulty-GPU interruptions, but 148/419 is 35.3%: quote the count "
+        "and say the printed percentage does not match it",
+        when=r"\b30\.1\s?%",
+        unless=r"148\s*÷\s*419|35\.3",
+        example="Of the 419 unexpected interruptions of Llama 3 405B pre-training, faulty GPUs\n"
+        "accounted for 30.1% and HBM3 memory for 17.2%",
+    ),
+    Rule(
+        "delta-study-version",
+        "The NCSA Delta findings quoted (5% overprovisioning, H100 memory MTBE 3.2x lower) are in arXiv "
+        "2503.11901v3; v1 said 5-20% and reported other findings: cite the version",
+        forbid=r"arxiv\.org/abs/2503\.11901(?!v\d)",
+        example="A100/H100 GPUs similarly concluded that about 5% node overprovisioning is needed at scale\n"
+        "([Characterizing GPU Resilience and Impact on AI/HPC Systems](https://arxiv.org/abs/2503.11901)).",
+    ),
+    Rule(
+        "healthcheck-program-source",
+        "When HealthCheckProgram runs (at slurmd start, before registering) is stated in slurm.conf(5), "
+        "not on the scontrol page: cite slurm.conf",
+        when=r"HealthCheckProgram",
+        unless=r"slurm\.conf\.html",
+        example="alternative is a `HealthCheckProgram` in `slurm.conf` that drains a node which fails its checks: the\n"
+        "same page says it runs once after the reboot, before the node registers.",
+    ),
+    Rule(
+        "clocks-event-reasons-driver",
+        "No source dates the Clocks Throttle -> Event Reasons rename to 'drivers 535 and later'; it was reported "
+        "with 535.113.01 (nvidia_gpu_exporter#123): say so with the source",
+        forbid=r"drivers\s+535\s+and\s+later",
+        example="    Drivers 535 and later title this block `Clocks Event Reasons`; older drivers called it\n"
+        "    `Clocks Throttle Reasons`.",
+    ),
+    Rule(
+        "megatron-timeout-source",
+        "Megatron-core's 30-minute default is in its parallel_state.py (distributed_timeout_minutes=30); a "
+        "claim about it must cite that file or the training-step page that does",
+        when=r"Megatron-core[^.]*\b30\s+min",
+        unless=r"parallel_state\.py|training-step\.md",
+        example="30 minutes in 1.x, 2.0 and 2.1; frameworks may set their own (Megatron-core's process groups default to\n"
+        "30 minutes)\n"
+        "([ML Engineering: PyTorch debugging](https://github.com/stas00/ml-engineering/blob/master/debug/pytorch.md)).",
+    ),
+    Rule(
+        "pairwise-benchmark-forces-ring",
+        "A pairwise all_reduce_perf finds a slow port only with NCCL_ALGO=Ring (NCCL's 2-node default tree can "
+        "exceed the network and hide it; sjeaugey, nccl-tests #196)",
+        when=r"pairwise\s+`?all_reduce_perf",
+        unless=r"NCCL_ALGO=Ring",
+        example="- the **suspect** and how it was found (node07 `mlx5_3`, found by pairwise `all_reduce_perf`);",
+    ),
+    Rule(
+        "cluster-node-count",
+        "Not every lab's cluster has eight nodes (nccl-algorithms has ten, workloads-cost sixteen): a page "
+        "stating the node count must say whose cluster it is",
+        forbid=r"The\s+cluster\s+has\s+eight\s+compute\s+nodes",
+        example="You are user `alice` on the login node `login01`. The cluster has eight compute nodes, `node01` to\n"
+        "`node08`, each with eight H100 GPUs on NVSwitch",
+    ),
+    Rule(
+        "emulator-step-time",
+        "The emulator's healthy default job logs about 3.7 s per step (43% MFU), not 4.0 s: a 4.0 s step "
+        "attributed to the emulator must say it is a round figure and give the logged one",
+        when=r"emulator'?s[\s\S]{0,120}\b4\.0\s?s\b|\b4\.0\s?s\b[\s\S]{0,120}emulator'?s",
+        unless=r"\b3\.7\s?s\b",
+        example="    989 TFLOPS, and a measured steady-state step time of 4.0 s. These are the emulator's defaults, not a\n"
+        "    recommendation.",
+    ),
+    Rule(
+        "checkpoint-lab-interval",
+        "The checkpointing and storage labs save every 100 steps, not the default 500: the log is not 'the "
+        "worked example' (which assumes 500)",
+        forbid=r"the\s+worked\s+example\s+above,\s+in\s+the\s+log",
+        example="Both saves are synchronous (\"training paused\") and take about 10 s at under 10 GB/s: the worked example\n"
+        "above, in the log.",
+    ),
 ]
 
 
