@@ -84,7 +84,7 @@ def lab_table(labs: list, docs: Path) -> str:
     """One row per lab: title and id, its pages, its question, difficulty, and a link with a seed."""
     rows = ["| Lab | Page | The question | Difficulty | Open |", "|---|---|---|---|---|"]
     for lab in labs:
-        pages = ", ".join(f"[{_short_title(docs / p)}](../{p})" for p in lab.pages)
+        pages = ", ".join(f"[{_short_title(docs, p)}](../{p})" for p in lab.pages)
         goal = " ".join(lab.goal.split()).replace("|", "\\|")
         first = lab.pages[0] if lab.pages else "index.md"
         rows.append(f"| {lab.title}<br>`{lab.id}` | {pages} | {goal} | {lab.difficulty} | "
@@ -102,10 +102,13 @@ def lab_list() -> str:
     return "```console\n$ lab list\n" + out.rstrip("\n") + "\n```\n"
 
 
-def _short_title(path: Path) -> str:
+def _short_title(docs: Path, page: str) -> str:
     """A page's title without its section ("Networking: NCCL" is "NCCL")."""
     from mkdocs.utils.meta import get_data
 
+    path = docs / page
+    if not path.is_file():
+        raise PluginError(f"{INDEX}: a lab names the page {page}, which does not exist under docs/")
     _, meta = get_data(path.read_text(encoding="utf-8"))
     title = str(meta.get("title", path.stem.replace("-", " ")))
     short = title.split(": ", 1)[-1]
