@@ -3,7 +3,8 @@
 A page shows a figure as an ordinary image, ``![alt text](../assets/images/figures/NAME.svg)``.
 This hook replaces that image with ``<figure>``: the SVG inline, so the site's
 stylesheet paints it in the reader's palette (``tools/figure_svg.py``), and
-the image's alt text as the caption. The SVG keeps its own ``<title>`` (its
+the image's alt text as the caption. On a narrow screen the drawing keeps a
+legible size and scrolls sideways, as a wide table does. The SVG keeps its own ``<title>`` (its
 accessible name) and ``<desc>`` (its text description). An image of a figure
 that does not exist, or without alt text, fails the build.
 """
@@ -34,7 +35,7 @@ def on_page_content(html, page, config, files):
         if alt is None or not unescape(alt["alt"]).strip():
             raise PluginError(f"{page.file.src_uri}: the figure {name} needs alt text")
         drawing = source.read_text(encoding="utf-8").strip()
-        return (f'<figure class="mdx-figure" id="figure-{name}">\n{drawing}\n'
+        return (f'<figure class="mdx-figure" id="figure-{name}">\n<div class="mdx-figure__scroll">{drawing}</div>\n'
                 f'<figcaption>{alt["alt"]}</figcaption>\n</figure>')
 
     return IMAGE.sub(inline, html)

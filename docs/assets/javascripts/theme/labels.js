@@ -7,7 +7,7 @@
  *   otherwise offer twenty unnamed "navigation" landmarks.
  * - A code annotation's marker (a link showing only a CSS-drawn number) is
  *   named "Annotation N".
- * - A code block or table wider than its column (common on a phone) can be
+ * - A code block, table or figure wider than its column (common on a phone) can be
  *   focused, so that it scrolls by keyboard; it stops being a tab stop once
  *   it fits again.
  *
@@ -38,7 +38,7 @@
     });
   }
 
-  var SCROLLERS = ".md-typeset__scrollwrap, .md-typeset pre > code";
+  var SCROLLERS = ".md-typeset__scrollwrap, .md-typeset pre > code, .mdx-figure__scroll";
 
   /* Material takes code blocks out of the tab order on devices without hover
      (phones); a phone with a keyboard or switch access still has to scroll them. */
