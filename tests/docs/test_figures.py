@@ -1,0 +1,104 @@
+"""The handbook's figures are what the emulator's model gives, and agree with the labs of their pages.
+
+Each figure in ``tools.figures.FIGURES`` is drawn again and compared with the
+committed file (``tools/figures.py`` rewrites them after a deliberate change).
+A figure drawn from a lab must be on a page whose terminal runs that lab and
+seed, and must say what the tools say on that cluster: the fabric figure's
+marked port is the one ``ibstatus`` shows degraded, the node figure's links,
+NICs and CPU affinity are ``nvidia-smi topo -m``'s, and the checkpoint
+figure's stall is the one the job's log reports.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from mkdocs.utils.meta import get_data
+
+from tests.support import on, run
+from tools.figures import FIGURES, Figure, render
+
+SVG = "{http://www.w3.org/2000/svg}"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+BY_KIND = {f.kind: f for f in FIGURES}
+
+
+def _desc(figure: Figure) -> str:
+    return ET.fromstring(figure.path.read_text(encoding="utf-8")).find(f"{SVG}desc").text or ""
+
+
+@pytest.mark.parametrize("figure", FIGURES, ids=[f.name for f in FIGURES])
+def test_committed_figure_matches_the_model(figure: Figure) -> None:
+    assert figure.path.exists(), f"{figure.path.name} missing: run tools/figures.py"
+    assert figure.path.read_text(encoding="utf-8") == render(figure), \
+        f"{figure.path.name} is stale: run tools/figures.py and review the picture"
+
+
+@pytest.mark.parametrize("figure", FIGURES, ids=[f.name for f in FIGURES])
+def test_figure_has_a_title_a_description_and_alt_text_on_its_page(figure: Figure) -> None:
+    root = ET.fromstring(render(figure))
+    assert root.get("role") == "img"
+    assert root.get("aria-labelledby") == f"{figure.name}-title"
+    assert root.get("aria-describedby") == f"{figure.name}-desc"
+    title, desc = root.find(f"{SVG}title"), root.find(f"{SVG}desc")
+    assert title is not None and title.text and desc is not None and desc.text and len(desc.text) > 80
+    page = (DOCS / figure.page).read_text(encoding="utf-8")
+    alts = re.findall(r"!\[([^\]]*)\]\([^)]*figures/" + re.escape(figure.name) + r"\.svg\)", page)
+    assert alts and all(len(alt) > 40 for alt in alts), f"{figure.page} does not show {figure.name} with alt text"
+
+
+@pytest.mark.parametrize("figure", [f for f in FIGURES if f.lab], ids=[f.name for f in FIGURES if f.lab])
+def test_a_lab_figure_is_on_a_page_running_its_lab_and_seed(figure: Figure) -> None:
+    _, meta = get_data((DOCS / figure.page).read_text(encoding="utf-8"))
+    assert (meta.get("lab"), meta.get("seed", 0)) == (figure.lab, figure.seed)
+
+
+def test_the_fabric_figure_marks_the_port_ibstatus_shows_degraded() -> None:
+    figure = BY_KIND["fabric"]
+    root = ET.fromstring(figure.path.read_text(encoding="utf-8"))
+    marked = [el for el in root.iter(f"{SVG}text") if el.get("class") == "mdx-fig-hot-ink"]
+    assert marked
+    port = re.search(r"(node\d+) (mlx5_\d+) trained at", " ".join(el.text or "" for el in marked))
+    assert port, "the fabric figure marks no port"
+    node, device = port.groups()
+    session = on(node, figure.lab, figure.seed)
+    status = run(session, "ibstatus")
+    blocks = dict(re.findall(r"Infiniband device '(mlx5_\d+)' port 1 status:\n(.*?)(?=\n\n|\Z)", status, re.S))
+    assert "200 Gb/sec" in blocks[device]
+    healthy = [name for name, block in blocks.items() if name != device and "400 Gb/sec" in block]
+    assert len(healthy) == 7, "the other rail ports should run at 400 Gb/sec"
+    netdevs = re.findall(r"(mlx5_\d+) port 1 ==> (ib\w+)", run(session, "ibdev2netdev"))
+    assert len(netdevs) == 8
+    for name, netdev in netdevs:
+        assert f"to {name} ({netdev}, " in _desc(figure), f"{name} {netdev} is not in the figure"
+
+
+def test_the_node_figure_agrees_with_nvidia_smi_topo() -> None:
+    figure = BY_KIND["node"]
+    matrix = run(on(figure.node, figure.lab, figure.seed), "nvidia-smi topo -m")
+    header = matrix.splitlines()[0].split("\t")
+    legend = dict(re.findall(r"(NIC\d+): (mlx5_\d+)", matrix))
+    desc = _desc(figure)
+    rows = [line.split("\t") for line in matrix.splitlines() if re.match(r"GPU\d\t", line)]
+    assert len(rows) == 8
+    for cells in rows:
+        gpu, by_column = cells[0], dict(zip(header, cells, strict=False))
+        links = next(v.strip() for k, v in by_column.items() if k.startswith("GPU") and v.strip().startswith("NV"))
+        pxb = [legend[k] for k, v in by_column.items() if k.startswith("NIC") and v.strip() in ("PIX", "PXB")]
+        cpus, numa = by_column["CPU Affinity"].strip(), by_column["NUMA Affinity"].strip()
+        shown = re.search(gpu + r": (NV\d+) \([^)]*\); PCIe switch with (mlx5_\d+) \(PXB\); NUMA (\d+), CPUs ([\d,-]+)",
+                          desc)
+        assert shown, f"{gpu} missing from the figure"
+        assert (shown[1], [shown[2]], shown[3], shown[4]) == (links, pxb, numa, cpus)
+
+
+def test_the_checkpoint_figure_stalls_as_long_as_the_log_says_a_save_takes() -> None:
+    figure = BY_KIND["checkpoint"]
+    log = run(on(None, figure.lab, figure.seed), "grep 'saved checkpoint' /lustre/jobs/llm-pretrain/train.log")
+    seconds = float(re.findall(r"saved checkpoint step \d+ in ([\d.]+)s", log)[-1])
+    title = ET.fromstring(figure.path.read_text(encoding="utf-8")).find(f"{SVG}title").text or ""
+    stall = float(re.search(r"synchronous checkpoint stalls job \d+ for ([\d.]+) s", title)[1])
+    assert stall == round(seconds, 1)

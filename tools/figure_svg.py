@@ -1,0 +1,94 @@
+"""Drawing primitives of the handbook's figures: SVG that takes its colours from the page's palette.
+
+Every shape and label carries a class (``mdx-fig-ink``, ``mdx-fig-box``,
+``mdx-fig-line``, ``mdx-fig-accent``, ``mdx-fig-hot``...) and a plain colour
+as a presentation attribute. Opened on its own, a figure shows the plain
+colours; inlined in a page (``hooks/figures.py``), the site's stylesheet
+(``site.css``, "Figures") repaints each class from Material's palette
+variables, so one drawing reads in the light and the dark palette alike.
+Presentation attributes and classes only: the site's Content-Security-Policy
+forbids inline styles.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif'
+
+#: class → (presentation attributes for a figure opened on its own).
+PAINT = {
+    "ink": 'fill="#1f2937"',
+    "box": 'fill="#f3f4f6" stroke="#6b7280"',
+    "line": 'stroke="#6b7280" fill="none"',
+    "accent": 'stroke="#3949ab" fill="none"',
+    "accent-fill": 'fill="#3949ab"',
+    "accent-box": 'fill="#e8eaf6" stroke="#3949ab"',
+    "hot": 'stroke="#c62828" fill="none"',
+    "hot-fill": 'fill="#c62828"',
+    "hot-box": 'fill="#ffebee" stroke="#c62828"',
+    "hot-ink": 'fill="#b71c1c"',
+}
+
+
+def _paint(cls: str) -> str:
+    return f'class="mdx-fig-{cls}" {PAINT[cls]}'
+
+
+def text(x: float, y: float, body: str, size: int = 12, anchor: str = "start", bold: bool = False,
+         cls: str = "ink") -> str:
+    weight = ' font-weight="600"' if bold else ""
+    return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}"{weight} '
+            f'{_paint(cls)}>{escape(body)}</text>')
+
+
+def rect(x: float, y: float, w: float, h: float, cls: str = "box", rx: float = 4, width: float = 1) -> str:
+    return (f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" rx="{rx}" stroke-width="{width}" '
+            f'{_paint(cls)}/>')
+
+
+def line(x1: float, y1: float, x2: float, y2: float, cls: str = "line", width: float = 1.2,
+         dashed: bool = False) -> str:
+    dash = ' stroke-dasharray="5 4"' if dashed else ""
+    return (f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke-width="{width}"{dash} '
+            f'{_paint(cls)}/>')
+
+
+def arrow(x1: float, y1: float, x2: float, y2: float, cls: str = "line", width: float = 1.4) -> str:
+    """A line from (x1, y1) with an arrowhead at (x2, y2)."""
+    dx, dy = x2 - x1, y2 - y1
+    length = max((dx * dx + dy * dy) ** 0.5, 1e-6)
+    ux, uy = dx / length, dy / length
+    bx, by = x2 - 8 * ux, y2 - 8 * uy
+    left = (bx - 4 * uy, by + 4 * ux)
+    right = (bx + 4 * uy, by - 4 * ux)
+    head_cls = {"line": "ink", "accent": "accent-fill", "hot": "hot-fill"}[cls]
+    return (line(x1, y1, bx, by, cls, width)
+            + f'<path d="M{x2:.1f},{y2:.1f} L{left[0]:.1f},{left[1]:.1f} L{right[0]:.1f},{right[1]:.1f} z" '
+            f'{_paint(head_cls)}/>')
+
+
+def labelled_box(x: float, y: float, w: float, h: float, lines: list[str], cls: str = "box", size: int = 12,
+                 bold_first: bool = True) -> list[str]:
+    """A box with one or more centred lines of text."""
+    ink = "hot-ink" if cls == "hot-box" else "ink"
+    out = [rect(x, y, w, h, cls, width=2 if cls == "hot-box" else 1)]
+    top = y + h / 2 - (len(lines) - 1) * (size + 2) / 2 + size * 0.35
+    for i, body in enumerate(lines):
+        out.append(text(x + w / 2, top + i * (size + 2), body, size, "middle", bold_first and i == 0, ink))
+    return out
+
+
+def svg(name: str, width: int, height: int, title: str, desc: str, body: list[str]) -> str:
+    """A figure: its accessible name is ``title``, its text description ``desc`` (ids unique per figure)."""
+    head = (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" '
+            f'height="{height}" role="img" aria-labelledby="{name}-title" aria-describedby="{name}-desc" '
+            f'class="mdx-fig" font-family=\'{FONT}\'>')
+    return "\n".join([
+        head,
+        f'  <title id="{name}-title">{escape(title)}</title>',
+        f'  <desc id="{name}-desc">{escape(desc)}</desc>',
+        *("  " + part for part in body),
+        "</svg>",
+        "",
+    ])
