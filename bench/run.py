@@ -2,7 +2,12 @@
 
 Usage (from the repository root, after ``make`` has set things up)::
 
-    .venv/bin/python -m bench.run [--runs N] [--skip-browser] [--skip-build] [--out bench-results/bench.json]
+    .venv/bin/python -m bench.run [--runs N] [--skip-browser] [--skip-build] [--only PART]...
+                                  [--out bench-results/bench.json]
+
+``--only browser`` (``make bench BENCH_ARGS="--only browser"``) measures the
+browser's first command, navigation, paint and command latency alone; the
+parts are cpython, package, build, browser and snapshot.
 
 This machine is shared and noisy, so each figure is measured ``--runs`` times
 (default 3) and reported as the median with min and max; ratios against a floor
@@ -19,23 +24,35 @@ from pathlib import Path
 
 Row = tuple[str, float, str, "float | None", str]
 
+#: The benchmark's parts, in the order a full run measures them.
+PARTS = ("cpython", "package", "build", "browser", "snapshot")
 
-def _collect(runs: int, skip_browser: bool, skip_build: bool) -> dict[str, list[Row]]:
-    from . import cpython, package
 
+def _rows(part: str) -> list[Row]:
+    """One part's figures, measured once."""
+    if part == "cpython":
+        from . import cpython
+
+        return cpython.command_latency() + cpython.model_scaling()
+    if part == "package":
+        from . import package
+
+        return package.package_figures()
+    if part == "build":
+        from . import build
+
+        return build.build_times()
+    from . import browser
+
+    return browser.browser_figures() if part == "browser" else browser.snapshot_figures()
+
+
+def _collect(runs: int, parts: list[str]) -> dict[str, list[Row]]:
     samples: dict[str, list[Row]] = defaultdict(list)
     for _ in range(runs):
-        rows = cpython.command_latency() + cpython.model_scaling() + package.package_figures()
-        if not skip_build:
-            from . import build
-
-            rows += build.build_times()
-        if not skip_browser:
-            from . import browser
-
-            rows += browser.browser_figures() + browser.snapshot_figures()
-        for row in rows:
-            samples[row[0]].append(row)
+        for part in parts:
+            for row in _rows(part):
+                samples[row[0]].append(row)
     return samples
 
 
@@ -51,9 +68,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--skip-browser", action="store_true")
     parser.add_argument("--skip-build", action="store_true")
+    parser.add_argument("--only", action="append", choices=PARTS,
+                        help="measure only this part (repeatable): its figures alone, in a fraction of the time")
     parser.add_argument("--out", default="bench-results/bench.json")
     args = parser.parse_args(argv)
-    samples = _collect(args.runs, args.skip_browser, args.skip_build)
+    parts = [part for part in args.only or PARTS
+             if not (args.skip_build and part == "build") and not (args.skip_browser and part in ("browser", "snapshot"))]
+    samples = _collect(args.runs, parts)
     results = []
     print(f"{'figure':58} {'median':>10} {'min':>10} {'max':>10}  {'unit':5} {'target':>9}  verdict")
     for name, rows in samples.items():

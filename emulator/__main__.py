@@ -9,17 +9,27 @@ codes (:mod:`emulator.completion`): one line per code, status 0 when all are
 valid, else 1.
 A terminal tip (chunk kind ``tip``) goes to stderr, dimmed on a terminal; a
 verdict (kind ``ok``) goes to stdout, in bold green on a terminal.
+
+A command that computes for longer than ``--timeout`` real seconds (default
+:data:`~emulator.limits.COMMAND_TIME_LIMIT_S`) without handing out a chunk is
+stopped with one line on stderr and status 124, and the session is restored
+from its journal as it was before that line (the browser's watchdog does the
+same). Outputs never depend on the timeout: it only stops a step that runs on.
 """
 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
 
 from emulator import __version__, labs
 from emulator.errors import LabError
+from emulator.limits import COMMAND_TIME_LIMIT_S, limit_reached
 from emulator.session import Run, Session
 
 PROG = "cluster-emulator"
@@ -27,6 +37,31 @@ PROG = "cluster-emulator"
 MAX_PAUSE_S = 1.0
 #: How a terminal shows the chunk kinds that are not a tool's plain output: (stream, SGR code).
 STYLES = {"tip": ("err", "2"), "ok": ("out", "1;32")}
+#: The status of a line stopped by the timeout (as timeout(1) gives).
+TIMEOUT_STATUS = 124
+
+
+class StepTimeout(BaseException):
+    """A step of a command ran past the timeout (a BaseException, so the shell's guards let it through)."""
+
+
+@contextmanager
+def _deadline(seconds: float) -> Iterator[None]:
+    """Raise :class:`StepTimeout` in the block once it has run ``seconds`` (where SIGALRM exists)."""
+    if seconds <= 0 or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def expired(signum: int, frame: Any) -> None:
+        raise StepTimeout
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def _write(kind: str, text: str) -> None:
@@ -46,15 +81,19 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--lab", metavar="ID", help="start in this lab (default: the healthy sandbox)")
     parser.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the lab's random choices (default 0)")
     parser.add_argument("-c", dest="command", metavar="LINE", help="run one line, print its output and exit with its status")
+    parser.add_argument("--timeout", type=float, default=COMMAND_TIME_LIMIT_S, metavar="S",
+                        help=f"stop a command that computes for S seconds without output (default {COMMAND_TIME_LIMIT_S:g}; 0: never)")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     return parser
 
 
-def _drain(run: Run, sleep: bool) -> int:
-    """Write a run's chunks to stdout/stderr as they come; Ctrl-C interrupts it."""
+def _drain(run: Run, sleep: bool, timeout: float) -> int:
+    """Write a run's chunks to stdout/stderr as they come; Ctrl-C interrupts it; a step longer than
+    ``timeout`` raises :class:`StepTimeout`."""
     while True:
         try:
-            chunk = run.step()
+            with _deadline(timeout):
+                chunk = run.step()
             if chunk is None:
                 break
             for stream, text in chunk.out:
@@ -66,7 +105,23 @@ def _drain(run: Run, sleep: bool) -> int:
     return run.status or 0
 
 
-def _setup_readline(session: Session) -> None:
+def run_line(session: Session, line: str, sleep: bool, timeout: float) -> tuple[Session, int]:
+    """Run one line: (the session to go on with, its status). A line stopped by the timeout leaves
+    the session restored as it was before it, with one line on stderr."""
+    before = session.snapshot()
+    try:
+        return session, _drain(session.run(line), sleep, timeout)
+    except StepTimeout:
+        words = line.split()
+        name = words[0] if words else line
+        _write("err", "bash: " + limit_reached(
+            f"{name}: stopped after {timeout:g} seconds; the session was restored without this line") + "\n")
+        restored = Session.restore(before)
+        restored.shell.last_status = TIMEOUT_STATUS
+        return restored, TIMEOUT_STATUS
+
+
+def _setup_readline(session: Callable[[], Session]) -> None:
     try:
         import readline
     except ImportError:  # pragma: no cover - platforms without readline
@@ -76,7 +131,7 @@ def _setup_readline(session: Session) -> None:
     def complete(text: str, state: int) -> str | None:
         if state == 0:
             line = readline.get_line_buffer()[: readline.get_endidx()]
-            result = session.complete(line)
+            result = session().complete(line)
             matches[:] = result.matches
         return matches[state] if state < len(matches) else None
 
@@ -85,8 +140,8 @@ def _setup_readline(session: Session) -> None:
     readline.parse_and_bind("tab: complete")
 
 
-def _interactive(session: Session) -> int:
-    _setup_readline(session)
+def _interactive(session: Session, timeout: float) -> int:
+    _setup_readline(lambda: session)
     print(session.banner())
     while True:
         try:
@@ -100,7 +155,7 @@ def _interactive(session: Session) -> int:
             print("^C")
             continue
         on_login = len(session.shell.frames) == 1
-        status = _drain(session.run(line), sleep=True)
+        session, status = run_line(session, line, sleep=True, timeout=timeout)
         if on_login and line.split()[:1] in (["exit"], ["logout"]):
             return status
 
@@ -134,8 +189,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG}: unknown lab '{args.lab}' (known labs: {known})", file=sys.stderr)
         return 2
     if args.command is not None:
-        return _drain(session.run(args.command), sleep=False)
-    return _interactive(session)
+        return run_line(session, args.command, sleep=False, timeout=args.timeout)[1]
+    return _interactive(session, args.timeout)
 
 
 if __name__ == "__main__":

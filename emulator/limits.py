@@ -109,6 +109,8 @@ FOLLOW_LIMIT = 12
 SLEEP_LIMIT_S = 7 * 86_400.0
 #: Command lines one ``xargs`` runs. ``xargs: stopped after running 1000 commands``, status 1.
 XARGS_LIMIT = 1_000
+#: Ranks one ``mpirun`` starts. ``mpirun: stopped after starting 1024 ranks``, status 1.
+RANK_LIMIT = 1_024
 #: Message sizes one NCCL test (``all_reduce_perf``...) sweeps.
 #: ``all_reduce_perf: stopped after 2000 sizes; the average is of those``, status 1.
 SIZES_LIMIT = 2_000
@@ -118,6 +120,28 @@ AWK_STEP_LIMIT = 2_000_000
 #: Elements awk's ``split()`` makes, and the highest field number awk sets.
 #: ``awk: run time error: split() makes more than 100000 elements``, status 2.
 AWK_FIELD_LIMIT = 100_000
+
+# -- time -------------------------------------------------------------------------------------
+#: Real seconds one step of a command may run without answering (the only limit in real time: it never
+#: changes an output, it only stops a command that would freeze the terminal). ``python -m emulator`` says
+#: ``bash: LINE: stopped after 10 seconds; the session was restored without this line``, status 124
+#: (``--timeout`` changes it); the browser's watchdog says ``The command stopped answering for 10 seconds...``,
+#: restarts the runtime and restores the session from its journal without that line.
+COMMAND_TIME_LIMIT_S = 10.0
+#: Real seconds a restore may spend running the journal's lines again (a reload after a long session).
+#: Past it the remaining lines are counted, not run: ``The saved session took more than 15 seconds to
+#: replay, so its last N lines were not run again.``
+RESTORE_TIME_LIMIT_S = 15.0
+#: Simulated seconds the clock may run from its start (1000 years; ``date`` cannot print past year 9999).
+#: ``bash: the simulated clock stopped at its limit of 1000 years``, status 1; the line ends. A saved clock
+#: past it (or negative) is not restored: ``The saved clock was out of range, so it continues from the replayed lines.``
+CLOCK_LIMIT_S = 1000 * 365 * 86_400.0
+
+# -- saved sessions ---------------------------------------------------------------------------
+#: Highest exit status, and the range a saved ``$?`` must lie in (0-255, as bash keeps it).
+STATUS_MAX = 255
+#: Highest history number a saved session may carry (a bad one falls back to 0).
+HISTORY_NUMBER_LIMIT = 1_000_000_000
 
 # -- the page ---------------------------------------------------------------------------------
 #: Tab completions listed at once; the list ends with ``... and N more`` past it (the common prefix counts all).

@@ -10,9 +10,11 @@ their clock cost is counted, which keeps a reload after a long session fast.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 from typing import Any, cast
 
+from emulator.limits import CLOCK_LIMIT_S, HISTORY_NUMBER_LIMIT, LINE_LIMIT, STATUS_MAX
 from emulator.shell import table
 from emulator.shell.lexer import Op, Word, tokenize
 from emulator.shell.parser import Redirect, Simple, parse
@@ -43,11 +45,26 @@ class Snapshot:
     clock: float
     #: The last line's ``$?``; None in older snapshots, whose last line is replayed for it.
     status: int | None
+    #: One sentence for each saved value that was out of range and fell back to its default.
+    notices: list[str] = field(default_factory=list)
+
+#: What the learner reads when a saved value is out of range, by value.
+OUT_OF_RANGE = {
+    "clock": "The saved clock was out of range, so it continues from the replayed lines.",
+    "status": "The saved exit status was out of range, so the last line was run again for it.",
+    "history_base": "The saved history numbering was out of range, so it starts again at 1.",
+    "lines": "Saved lines longer than the input limit were left out.",
+}
 
 
 def read_snapshot(data: Any) -> Snapshot:
     """Check a snapshot's layout and read it (raises :class:`SnapshotError`); the journal and history
-    keep their last :data:`HISTORY_LIMIT` lines."""
+    keep their last :data:`HISTORY_LIMIT` lines.
+
+    A value of the right type but out of range (a clock past :data:`~emulator.limits.CLOCK_LIMIT_S` or
+    not finite, a ``$?`` outside 0-255, a history number past its limit, a line longer than an input line
+    may be) falls back to its default, and the snapshot's ``notices`` say so.
+    """
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         raise SnapshotError("snapshot from another version")
     lab, seed, journal = data.get("lab"), data.get("seed"), data.get("journal")
@@ -64,7 +81,29 @@ def read_snapshot(data: Any) -> Snapshot:
                 and (entry[1] is None or isinstance(entry[1], int))):
             raise SnapshotError("unreadable snapshot")
         entries.append((entry[0], entry[1]))
-    return Snapshot(lab, seed, entries, history[-HISTORY_LIMIT:], max(0, base), float(clock), status)
+    snapshot = Snapshot(lab, seed, entries, history[-HISTORY_LIMIT:], base, float(clock), status)
+    _range_check(snapshot)
+    return snapshot
+
+
+def _range_check(snapshot: Snapshot) -> None:
+    """Put each out-of-range value of ``snapshot`` back to its default, with a notice for each."""
+    fallen: list[str] = []
+    if not (math.isfinite(snapshot.clock) and 0 <= snapshot.clock <= CLOCK_LIMIT_S):
+        snapshot.clock = 0.0  # restore only advances the clock: the replayed lines' clock stays
+        fallen.append("clock")
+    if snapshot.status is not None and not 0 <= snapshot.status <= STATUS_MAX:
+        snapshot.status = None
+        fallen.append("status")
+    if not 0 <= snapshot.history_base <= HISTORY_NUMBER_LIMIT:
+        snapshot.history_base = 0
+        fallen.append("history_base")
+    entries = [(line, stop) for line, stop in snapshot.entries if len(line) <= LINE_LIMIT]
+    history = [line for line in snapshot.history if len(line) <= LINE_LIMIT]
+    if len(entries) < len(snapshot.entries) or len(history) < len(snapshot.history):
+        snapshot.entries, snapshot.history = entries, history
+        fallen.append("lines")
+    snapshot.notices = [OUT_OF_RANGE[name] for name in fallen]
 
 
 def skippable(entries: list[Entry], index: int, status: int | None, aliases: dict[str, str]) -> bool:

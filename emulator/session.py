@@ -15,12 +15,14 @@ rebuilds the same session by replaying its journal (:mod:`emulator.replay`).
 from __future__ import annotations
 
 import textwrap
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from emulator import labs
 from emulator.cluster.clock import COMMAND_COST_S
 from emulator.cluster.scheduler import compress_hostlist
+from emulator.limits import CLOCK_LIMIT_S, RESTORE_TIME_LIMIT_S, limit_reached
 from emulator.replay import HISTORY_LIMIT, SCHEMA, Entry, SnapshotError, compact, read_snapshot, skippable
 from emulator.shell.completion import Completion, complete
 from emulator.shell.history import check_length
@@ -101,6 +103,11 @@ class Run:
             return self._finish(pending, 1)
         self.steps += 1
         pause = max(0.0, float(pause or 0.0))
+        if shell.cluster.clock.elapsed + pause > CLOCK_LIMIT_S:
+            self._gen.close()
+            pending = shell.take_pending()
+            pending.append(("err", "bash: " + limit_reached("the simulated clock stopped at its limit of 1000 years") + "\n"))
+            return self._finish(pending, 1)
         shell.cluster.clock.advance(pause)
         return Chunk(shell.take_pending(), pause)
 
@@ -136,6 +143,9 @@ class Session:
         #: Labs whose reference procedure ``solutions --show`` printed in this session (a lab started later
         #: starts with that recorded in its progress).
         self.revealed: set[str] = set()
+        #: Sentences for the learner about the restore that built this session (values out of range, lines
+        #: not replayed); empty for a session that was not restored.
+        self.notices: list[str] = []
 
     @property
     def lab_progress(self) -> labs.Progress | None:
@@ -272,11 +282,23 @@ class Session:
         """Rebuild a session from :meth:`snapshot` (raises :class:`SnapshotError`).
 
         ``fresh``, if given, is an unused session of the snapshot's lab and seed to replay onto.
+        Replaying stops running lines after :data:`~emulator.limits.RESTORE_TIME_LIMIT_S` real seconds: the
+        rest are only counted (history, clock cost) and leave the journal, and ``notices`` says how many.
         """
         snapshot = read_snapshot(data)
         lab, seed, entries, status = snapshot.lab, snapshot.seed, snapshot.entries, snapshot.status
         session = fresh if fresh is not None and fresh.origin == (lab, seed) and not fresh.journal else cls(lab, seed)
+        deadline = time.perf_counter() + RESTORE_TIME_LIMIT_S
+        unreplayed = 0
         for index, (line, stop) in enumerate(entries):
+            if time.perf_counter() > deadline:
+                # Counted (history, clock) but not run, and so left out of the journal: a later restore
+                # rebuilds the session as it is now, and does not spend the time again.
+                unreplayed += 1
+                session.skip(line)
+                if session.journal and session.journal[-1][0] == line:
+                    session.journal.pop()
+                continue
             if skippable(entries, index, status, session.shell.aliases):
                 session.skip(line)
                 if index + 1 == len(entries) and status is not None:
@@ -293,4 +315,10 @@ class Session:
         session.history = snapshot.history
         session.history_base = snapshot.history_base
         session.cluster.clock.advance(snapshot.clock - session.cluster.clock.elapsed)
+        session.notices = list(snapshot.notices)
+        if unreplayed:
+            if status is not None:
+                session.shell.last_status = status
+            session.notices.append(f"The saved session took more than {RESTORE_TIME_LIMIT_S:g} seconds to replay, "
+                                   f"so its last {unreplayed} lines were not run again.")
         return session

@@ -14,7 +14,9 @@ a JSON string (or None). Sessions live in this module, keyed by ``sid``.
     (the goal is "" for the healthy sandbox). ``state`` is an earlier
     :func:`snapshot` string or None. An unreadable state, a state of another schema version or of another
     lab/seed starts a fresh session and ``notice`` says so in one sentence; an
-    unknown lab opens the sandbox (``lab`` null) with a notice.
+    unknown lab opens the sandbox (``lab`` null) with a notice. A state with a
+    value out of range (a clock, ``$?``) restores with that value at its default,
+    and ``notice`` names it; so does a restore that ran out of time.
 ``start(sid, line) -> None``
     Begin running one input line (an unfinished previous line is interrupted).
 ``step(sid) -> str``
@@ -49,7 +51,8 @@ a JSON string (or None). Sessions live in this module, keyed by ``sid``.
     Forget a session.
 ``warm_next() -> bool``
     Import one more command family, so that a tool's first use does not pay
-    its import; False once all are. The worker calls it while the terminal is idle.
+    its import; False once all are. From the first command done, the worker
+    calls it once a task until it answers False, any request going first.
 ``incomplete(text) -> str``
     JSON bool: whether ``text`` (the lines typed so far, joined by newlines)
     needs another line, as bash prompts ``> `` after an open quote, a
@@ -130,6 +133,7 @@ def open_session(lab: str | None, seed: int, state: str | None) -> str:
                 notice = "The saved session was for another lab, so a fresh one started."
             else:
                 session = Session.restore(data, _spares.pop((lab, seed), None))
+                notice = " ".join(session.notices) or None
         except Exception:  # noqa: BLE001 - any unusable state (bad JSON, old schema, a lab gone): start fresh
             notice = "The saved session could not be restored, so a fresh one started."
     if session is None:

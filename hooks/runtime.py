@@ -4,7 +4,8 @@ After the pages are written this hook
 
 * builds the ``emulator`` package into a pure-Python wheel (``py3-none-any``)
   from a clean copy of the sources, cached under ``.cache/wheels/`` by a hash
-  of those sources;
+  of those sources, with the modules' comments and docstrings blanked
+  (``tools/wheel_sources.py``: every line keeps its number);
 * adds bytecode compiled by the vendored Pyodide's own CPython
   (``tools/wheel_bytecode.py``), so browsers import it instead of compiling
   every module at start;
@@ -37,6 +38,7 @@ from mkdocs.exceptions import PluginError
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tools.wheel_bytecode import BytecodeError, add_bytecode  # noqa: E402
+from tools.wheel_sources import blank_tree  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
@@ -68,7 +70,8 @@ def _sources_hash(files: list[Path]) -> str:
 def build_wheel() -> Path:
     """The emulator wheel for the current sources, built once per change."""
     files = _source_files()
-    tools = [ROOT / "tools" / "wheel_bytecode.py", ROOT / "tools" / "wheel_bytecode.mjs", ROOT / "package-lock.json"]
+    tools = [ROOT / "tools" / name for name in ("wheel_bytecode.py", "wheel_bytecode.mjs", "wheel_sources.py")]
+    tools.append(ROOT / "package-lock.json")
     cache = ROOT / ".cache" / "wheels" / _sources_hash(files + tools)
     built = sorted(cache.glob("*.whl")) if cache.is_dir() else []
     if built:
@@ -79,6 +82,7 @@ def build_wheel() -> Path:
             target = src / path.relative_to(ROOT)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target)
+        blank_tree(src / "emulator")
         out = Path(tmp) / "dist"
         proc = subprocess.run(
             [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",

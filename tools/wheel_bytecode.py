@@ -5,7 +5,8 @@ every module from source on each fresh start (over a second for this
 package). The build runs that same CPython once under Node
 (``wheel_bytecode.mjs``), compiles each module to an unchecked-hash ``.pyc``
 (PEP 552: imported without looking at the source's timestamp), leaving out
-module and function docstrings and the column ranges of tracebacks, and adds the files to the wheel, with their
+the docstrings and function annotations nothing reads at run time and the
+column ranges of tracebacks (``wheel_bytecode.mjs`` says which stay), and adds the files to the wheel, with their
 ``RECORD`` lines, recompressing the whole wheel at deflate's highest level. CPython here ignores them:
 their magic number is another version's.
 """

@@ -13,6 +13,9 @@ UIDS = {"root": 0, "slurm": 64030, "alice": 1001, "bob": 1002, "carol": 1003, "d
 #: it), under the names ``ps`` truncates with ``+``.
 HOST_UIDS = {"systemd+": 101, "nvidia-+": 113}
 
+#: Supplementary groups by user, as (gid, name): the learner may open the GPU device files (video) and
+#: submit to the cluster's partitions (hpc-users). ``id`` and ``/proc/<pid>/status`` both read this.
+SUPPLEMENTARY = {"alice": ((44, "video"), (1500, "hpc-users"))}
 
 
 #: The BMCs' operator account, the same on every node's BMC: (user, password). Operators keep it in
@@ -23,3 +26,9 @@ BMC_CREDENTIAL = ("admin", "admin")
 
 def uid_of(user: str) -> int:
     return HOST_UIDS.get(user, UIDS.get(user, 0))
+
+
+def groups_of(user: str) -> list[tuple[int, str]]:
+    """The user's groups as (gid, name), its own group first, as ``id`` lists them."""
+    own = [(uid_of(user), user)] if user in UIDS or user in HOST_UIDS else []
+    return own + list(SUPPLEMENTARY.get(user, ()))

@@ -60,6 +60,13 @@ def phases(cluster: Cluster, until: float | None = None) -> list[Phase]:
         out.append(Phase("recovery", fired + TEARDOWN_S, max(fired + TEARDOWN_S, min(until, sched.started_s)),
                          "relaunch from the latest checkpoint"))
     out.append(Phase("allocation", sched.started_s, min(now, sched.init_s), "srun, container start"))
+    failed = run.start_failure
+    if failed is not None:   # the ranks on one node could not initialise: no step ever ran
+        what = "CUDA init failed" if failed.kind == "cuda" else "NCCL init failed"
+        out.append(Phase("initialisation", sched.init_s, min(now, failed.at_s), "NCCL init"))
+        if now > failed.at_s:
+            out.append(Phase("failure", failed.at_s, min(now, failed.end_s), f"{what} on {failed.node}, job killed"))
+        return [p for p in out if p.end_s > p.start_s or p.name == "allocation"]
     if now > sched.init_s:
         out.append(Phase("initialisation", sched.init_s, min(now, sched.first_batch_s),
                          f"NCCL init, load step {sched.resume_step}"))
@@ -87,7 +94,8 @@ def phases(cluster: Cluster, until: float | None = None) -> list[Phase]:
         stopped = f"{hung_node(cluster)} down" if run.hang_in == "node" else f"rank {run.hang_rank} stopped"
         out.append(Phase("hang", sched.hang_s, min(now, watchdog, down), stopped))
         if now > watchdog and watchdog < down:
-            out.append(Phase("failure", watchdog, min(now, down), "NCCL watchdog timeout, job torn down"))
+            why = f"CUDA error on rank {run.hang_rank}" if run.hang_in == "crash" else "NCCL watchdog timeout"
+            out.append(Phase("failure", watchdog, min(now, down), f"{why}, job torn down"))
     return [p for p in out if p.end_s > p.start_s or p.name == "allocation"]
 
 
@@ -110,7 +118,7 @@ def where(cluster: Cluster, rank: Rank, offset: float | None = None, prof: StepP
         return "init" if sched.init_s <= now < sched.steady_s else "done"
     if sched.hang_s is not None and now >= sched.hang_s:
         if rank.rank == run.hang_rank:
-            return {"io": "hung-io", "node": "done"}.get(run.hang_in, "hung-gpu")
+            return {"io": "hung-io", "node": "done", "crash": "done"}.get(run.hang_in, "hung-gpu")
         return "collective"
     if sched.saving_at(now) is not None and not run.async_checkpoint:
         return "checkpoint"

@@ -14,6 +14,7 @@ from datetime import datetime
 from emulator.cluster import catalog
 from emulator.cluster.accounts import BMC_CREDENTIAL
 from emulator.cluster.clock import DEFAULT_START, SimClock
+from emulator.cluster.gpu_rates import DEMAND_W
 from emulator.cluster.hardware import (
     BMC,
     GPU,
@@ -127,6 +128,8 @@ def _compute_hardware(node: Node, seed: int, cluster_nodes: int) -> Hardware:
             nvlinks=[NVLink(index=k, switch=k % gpu_model.nvswitches, speed_gbps=gpu_model.nvlink_gbps)
                      for k in range(gpu_model.nvlinks)],
         )
+        # A separate source, so the identities drawn above stay as they were.
+        gpu.load_demand_w = round(rng(seed, node.name, "gpu", i, "demand").uniform(*DEMAND_W), 1)
         hw.gpus.append(gpu)
     lid_base = 100 + (node.index - 1) * 8
     group = (node.index - 1) // NODES_PER_LEAF

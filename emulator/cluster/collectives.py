@@ -1,12 +1,17 @@
 """The collective bandwidth model: how long an NCCL collective takes on the model.
 
-Given a collective, a message size and the ranks (node, local GPU) taking
-part, :func:`collective` returns the time, algbw and busbw that nccl-tests
-would report, computed from the hardware state:
+One concept: the time of one collective from the hardware, which needs the
+network NCCL picks, the intra-node paths and every algorithm's physics
+together. Given a collective, a message size and the ranks (node, local GPU)
+taking part, :func:`collective` returns the time, algbw and busbw that
+nccl-tests would report, and the algorithm and protocol NCCL chose
+(:mod:`emulator.cluster.nccl_algo`: the fastest option of the tuning model,
+within what ``NCCL_ALGO``/``NCCL_PROTO`` leave):
 
 * inside one node, NVLink through the NVSwitches: NVLink SHARP (NVLS) for
-  all-reduce on more than 4 GPUs (about 480 GB/s busbw on 8 x H100 at 8 GiB),
-  a ring otherwise (about 370 GB/s); a stopped Fabric Manager makes CUDA
+  all-reduce on more than 4 GPUs (about 480 GB/s busbw on 8 x H100 at 8 GiB:
+  the switch reduces, so busbw exceeds the 450 GB/s line rate), a ring
+  otherwise (about 370 GB/s); a stopped Fabric Manager makes CUDA
   initialisation fail; a GPU that Fabric Manager left out of the NVLink
   fabric at start-up (:func:`fabric_p2p_lost`) makes NCCL's init fail
   (:func:`check_p2p`), or, with ``NCCL_IGNORE_DISABLED_P2P=1``, sends that
@@ -15,15 +20,20 @@ would report, computed from the hardware state:
   NCCL selects (``NCCL_IB_HCA``), counted as ``len(NICs) x slowest NIC``
   (:func:`emulator.cluster.links.effective_gbps`, or the GPU's PCIe link for
   GPUDirect RDMA when that is slower), so one port at 200 Gb/s halves the
-  whole job's large-message busbw; a ring that crosses leaf switches is
+  whole ring's large-message busbw; a ring that crosses leaf switches is
   tapered by the spine's oversubscription; no usable IB device means the
   TCP socket transport, far slower;
-* a latency term that makes small messages slow, and a ramp in message
-  size (NCCL uses fewer channels for small messages).
+* a tree (Tree, or NVLSTree on NVLS nodes) sends S per node over the network
+  on 2 nodes where a ring sends 2(n-1)/n x S (:func:`tree_egress`), so its
+  busbw can exceed the ring's network bound there, and NCCL picks it for
+  large messages; from 3 nodes on it has no such edge and the ring wins;
+* a latency per algorithm and protocol that makes small messages slow, and a
+  ramp in message size (NCCL uses fewer channels for small messages).
 
 busbw uses nccl-tests' factors exactly (``doc/PERFORMANCE.md``): AllReduce
 ``2(n-1)/n``; ReduceScatter, AllGather, AlltoAll ``(n-1)/n``; Broadcast,
-Reduce and SendRecv ``1``. Samples carry a small seeded jitter.
+Reduce and SendRecv ``1``, whatever the algorithm. Samples carry a small
+seeded jitter.
 """
 
 from __future__ import annotations
@@ -37,6 +47,17 @@ from emulator.cluster.hardware import GPU, NIC
 from emulator.cluster.ids import rng
 from emulator.cluster.links import effective_gbps
 from emulator.cluster.model import Cluster, Node
+from emulator.cluster.nccl_algo import (
+    BANDWIDTH_SCALE,
+    LATENCY_SCALE,
+    Option,
+    Topology,
+    algorithms_for,
+    choose,
+    enabled,
+    predicted_us,
+    protocols_for,
+)
 
 OPS = ("all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce", "sendrecv")
 
@@ -46,6 +67,12 @@ NVLINK_GBPS = 450.0
 #: ~20%) and NVLS (in-switch reduction; busbw is not a wire speed and exceeds it).
 RING_EFFICIENCY = 0.88
 NVLS_EFFICIENCY = 1.13
+#: A tree inside a node is a chain that needs more SMs than NCCL gives it to reach a ring's
+#: bandwidth; NVLSTree gets close to NVLS's (sjeaugey, NVIDIA/nccl issue 1649).
+TREE_EFFICIENCY = 0.80
+NVLSTREE_EFFICIENCY = 0.95
+#: NVLS's extra start-up (multicast objects, switch round trip), us: small messages take a ring.
+NVLS_LATENCY_US = 8.0
 #: Asymptotic fraction of the slowest network hop a ring achieves.
 NET_EFFICIENCY = 0.96
 ALLTOALL_NET_EFFICIENCY = 0.80
@@ -218,14 +245,16 @@ class CollectiveResult:
     time_us: float
     algbw: float               # GB/s
     busbw: float               # GB/s
-    algorithm: str             # NVLS / Ring / Tree / Copy
-    transport: str             # "NVLink", "NET/IB", "NET/Socket", "PCIe", "local"
+    algorithm: str             # NVLS / NVLSTree / Ring / Tree / Copy / P2P
+    transport: str             # "NVLink", "NET/IB", "NET/Socket", "PCIe", "SHM", "local"
+    protocol: str = "Simple"   # LL / LL128 / Simple
+    predicted_us: float = 0.0  # the tuning model's time, before the run's jitter
+    option: Option | None = None
 
 
 def nvls_enabled(env: Mapping[str, str], gpus_per_node: int) -> bool:
-    """NCCL uses NVLS for all-reduce above 4 GPUs on an NVSwitch system unless disabled."""
-    return gpus_per_node > 4 and env.get("NCCL_NVLS_ENABLE", "1") != "0" and \
-        env.get("NCCL_ALGO", "").lower() in ("", "nvls", "nvlstree")
+    """NCCL sets up NVLink SHARP above 4 GPUs a node on an NVSwitch system unless ``NCCL_NVLS_ENABLE=0``."""
+    return gpus_per_node > 4 and env.get("NCCL_NVLS_ENABLE", "1") != "0"
 
 
 def check_usable(cluster: Cluster, ranks: Sequence[tuple[str, int]]) -> None:
@@ -294,8 +323,8 @@ def _by_node(ranks: Sequence[tuple[str, int]]) -> dict[str, list[int]]:
     return grouped
 
 
-def _intra_peak(cluster: Cluster, grouped: dict[str, list[int]], op: str, env: Mapping[str, str]) -> tuple[float, str, str]:
-    """Asymptotic busbw inside the nodes (GB/s), the algorithm and the transport."""
+def _intra(cluster: Cluster, grouped: dict[str, list[int]], env: Mapping[str, str]) -> tuple[float, str, bool]:
+    """Asymptotic ring busbw inside the nodes (GB/s), the transport, and whether NVLink SHARP can run."""
     per_node = max(len(g) for g in grouped.values())
     no_links, outside, speed = False, False, 1.0
     for name, gpus in grouped.items():
@@ -308,17 +337,31 @@ def _intra_peak(cluster: Cluster, grouped: dict[str, list[int]], op: str, env: M
             speed = min(speed, gpu_speed_factor(gpu))
     kernel = min(1.0, 1.6 * speed)
     if per_node == 1:
-        return LOCAL_COPY_GBPS * kernel, "Ring", "NVLink"
+        return LOCAL_COPY_GBPS * kernel, "NVLink", False
     if p2p_disabled(env) or outside:
         # No peer-to-peer: every hop bounces through host memory (NCCL's SHM transport). A GPU
         # outside the NVLink fabric has no P2P with its peers (check_p2p lets it through only
         # with NCCL_IGNORE_DISABLED_P2P=1), and the ring runs at its slowest hop.
-        return SHM_GBPS * kernel, "Ring", "SHM"
+        return SHM_GBPS * kernel, "SHM", False
     if no_links:
-        return PCIE_P2P_GBPS * kernel, "Ring", "PCIe"
-    if op == "all_reduce" and len(grouped) == 1 and nvls_enabled(env, per_node):
-        return NVLINK_GBPS * NVLS_EFFICIENCY * kernel, "NVLS", "NVLink"
-    return NVLINK_GBPS * RING_EFFICIENCY * kernel, "Ring", "NVLink"
+        return PCIE_P2P_GBPS * kernel, "PCIe", False
+    return NVLINK_GBPS * RING_EFFICIENCY * kernel, "NVLink", nvls_enabled(env, per_node)
+
+
+def _nvls_peak(cluster: Cluster, grouped: dict[str, list[int]]) -> float:
+    """NVLink SHARP busbw inside a node: the switch reduces, so busbw exceeds the NVLink line rate."""
+    speed = min(gpu_speed_factor(cluster.nodes[name].gpus[i]) for name, gpus in grouped.items() for i in gpus)
+    return NVLINK_GBPS * NVLS_EFFICIENCY * min(1.0, 1.6 * speed)
+
+
+def tree_egress(nodes: int) -> float:
+    """Bytes each node sends over the network per byte all-reduced by a tree across ``nodes`` nodes.
+
+    On 2 nodes each node is the root of one of the two binary trees and a leaf of the other: it
+    sends half the data up one and half down the other, S in all, where a ring sends
+    2(n-1)/n x S. From 3 nodes on, a node is inside one tree and sends up to 2 x S.
+    """
+    return 1.0 if nodes <= 2 else 2.0
 
 
 def _net_peak(op: str, plan: NetPlan, n: int, per_node: int) -> float:
@@ -350,6 +393,56 @@ def _latency_us(op: str, n: int, nodes: int, transport: str) -> float:
     return base + 0.2 * min(n, 64) + hop * steps
 
 
+def _ring_latency_us(op: str, n: int, nodes: int, transport: str) -> float:
+    """A ring's start-up: 2(k-1) network hops where a tree needs about 2 log2(k) + 1."""
+    if op != "all_reduce" or nodes <= 1:
+        return _latency_us(op, n, nodes, transport)
+    hop = 45.0 if transport == "NET/Socket" else 5.5
+    k = min(nodes, 64)
+    return _latency_us(op, n, nodes, transport) + hop * max(1.0, 2.0 * (k - 1) - 2.0 * math.log2(k))
+
+
+def options(cluster: Cluster, op: str, ranks: Sequence[tuple[str, int]],
+            env: Mapping[str, str]) -> tuple[list[Option], str, Topology]:
+    """Every (algorithm, protocol) NCCL could run ``op`` with on ``ranks``, the transport, and the topology.
+
+    Asymptotic busbw per algorithm, from the hardware: a ring runs at its slowest hop, NVLink or
+    the node's NICs (``len(NICs) x slowest``, each carrying busbw / NICs); a tree moves
+    :func:`tree_egress` x S per node over the network instead of 2(n-1)/n x S, so on 2 nodes its
+    busbw can exceed what a ring gets from the same NICs, and it is bounded by its intra-node chain;
+    NVLS reduces in the NVSwitch (one node), NVLSTree combines that with the tree across nodes.
+    """
+    grouped = _by_node(ranks)
+    n, nodes = len(ranks), len(grouped)
+    per_node = max(len(g) for g in grouped.values())
+    intra, transport, nvls = _intra(cluster, grouped, env)
+    ring, net_tree = intra, math.inf
+    if nodes > 1:
+        plan = net_plan(cluster, list(grouped), env, {k: len(v) for k, v in grouped.items()})
+        transport = "NET/IB" if plan.transport == "IB" else "NET/Socket"
+        ring = min(intra, _net_peak(op, plan, n, per_node))
+        net_tree = min(plan.node_gbps.values()) * NET_EFFICIENCY * bus_factor(op, n) / tree_egress(nodes)
+    topo = Topology(nodes=nodes, per_node=per_node, nvls=nvls)
+    tree_lat = _latency_us(op, n, nodes, transport)
+    peaks = {"Ring": (ring, _ring_latency_us(op, n, nodes, transport)),
+             "Tree": (min(intra * TREE_EFFICIENCY, net_tree),
+                      tree_lat + (0.0 if nodes > 1 else 0.4 * per_node)),
+             "NVLS": (_nvls_peak(cluster, grouped) if nvls else 0.0, tree_lat + NVLS_LATENCY_US),
+             "NVLSTree": (min(_nvls_peak(cluster, grouped) * NVLSTREE_EFFICIENCY, net_tree) if nvls else 0.0,
+                          tree_lat + NVLS_LATENCY_US)}
+    found = []
+    for algorithm in algorithms_for(op, topo) or ("Ring",):
+        busbw, latency = peaks[algorithm]
+        for protocol in protocols_for(algorithm):
+            found.append(Option(algorithm, protocol, latency * LATENCY_SCALE[protocol],
+                                busbw * BANDWIDTH_SCALE[protocol]))
+    return found, transport, topo
+
+
+def ramp_bytes(nodes: int) -> float:
+    return RAMP_BYTES * (max(1.0, nodes / 2.0) ** 0.5)
+
+
 def collective(cluster: Cluster, op: str, size_bytes: int, ranks: Sequence[tuple[str, int]],
                env: Mapping[str, str] | None = None, sample: object = 0) -> CollectiveResult:
     """Time one collective of ``size_bytes`` (nccl-tests' size column) over ``ranks``."""
@@ -361,28 +454,24 @@ def collective(cluster: Cluster, op: str, size_bytes: int, ranks: Sequence[tuple
     check_usable(cluster, ranks)
     check_p2p(cluster, ranks, env)
     n = len(ranks)
-    grouped = _by_node(ranks)
-    peak, algorithm, transport = _intra_peak(cluster, grouped, op, env)
-    per_node = max(len(g) for g in grouped.values())
-    if n == 1:
-        algorithm, transport = "Copy", "local"
-    if len(grouped) > 1:
-        plan = net_plan(cluster, list(grouped), env, {k: len(v) for k, v in grouped.items()})
-        peak = min(peak, _net_peak(op, plan, n, per_node))
-        transport = "NET/IB" if plan.transport == "IB" else "NET/Socket"
-        algorithm = "Ring"
+    nodes = len(_by_node(ranks))
     factor = bus_factor(op, n) if n > 1 else 1.0
-    ramp = RAMP_BYTES * (max(1.0, len(grouped) / 2.0) ** 0.5)
-    latency = _latency_us(op, n, len(grouped), transport)
-    if size_bytes <= 0:
-        time_us = latency * 0.2
+    ramp = ramp_bytes(nodes)
+    if n == 1:
+        copy = Option("Ring", "Simple", 4.2, _intra(cluster, _by_node(ranks), env)[0])
+        chosen, transport, tuned = copy, "local", False
     else:
-        effective = peak / (1.0 + math.sqrt(ramp / size_bytes))
-        time_us = latency + size_bytes * factor / (effective * 1e3)
-    jitter = rng(cluster.seed, "collective", op, size_bytes, n, ",".join(grouped), sample).gauss(0.0, 0.006)
-    time_us *= 1.0 + max(-0.02, min(0.02, jitter))
-    time_s = time_us / 1e6
-    alg = algbw_gbps(size_bytes, time_s)
-    bus = alg * bus_factor(op, n)
-    return CollectiveResult(op=op, size_bytes=size_bytes, ranks=n, time_us=time_us, algbw=alg, busbw=bus,
-                            algorithm=algorithm, transport=transport)
+        every, transport, topo = options(cluster, op, ranks, env)
+        tuned = bool(algorithms_for(op, topo))
+        best = choose(enabled(every, env, topo) if tuned else every, size_bytes, factor, ramp)
+        assert best is not None, "a ring is always left"
+        chosen = best
+    predicted = predicted_us(chosen, size_bytes, factor, ramp)
+    jitter = rng(cluster.seed, "collective", op, size_bytes, n, ",".join(_by_node(ranks)), sample).gauss(0.0, 0.006)
+    time_us = predicted * (1.0 + max(-0.02, min(0.02, jitter)))
+    alg = algbw_gbps(size_bytes, time_us / 1e6)
+    algorithm = "Copy" if n == 1 else chosen.algorithm if tuned else "P2P"
+    return CollectiveResult(op=op, size_bytes=size_bytes, ranks=n, time_us=time_us, algbw=alg,
+                            busbw=alg * bus_factor(op, n), algorithm=algorithm, transport=transport,
+                            protocol=chosen.protocol if tuned else "Simple", predicted_us=predicted,
+                            option=chosen if tuned else None)

@@ -77,6 +77,9 @@ class GPU:
     mem_temp_c: int = 42
     power_w: float = 71.0
     power_limit_w: float = 700.0
+    #: What the GPU would draw in dense training at full boost, W: above the limit on a healthy H100,
+    #: so the power controller sets its clock (:func:`emulator.cluster.gpu_rates.power_capped_mhz`).
+    load_demand_w: float = 790.0
     util_pct: int = 0
     mem_util_pct: int = 0
     mem_used_mib: int = 0

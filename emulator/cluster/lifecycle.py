@@ -209,6 +209,23 @@ def finish_boot(cluster: Cluster, node: Node, done: float) -> None:
         slurm.reason_set.pop(node.name, None)
 
 
+def maintenance_reboot(cluster: Cluster, node: Node, kernel_start: float) -> None:
+    """The host was rebooted in a maintenance window, its kernel starting at ``kernel_start`` (in the past).
+
+    The ending boot's kernel lines stay in the journal (``journalctl -b -1``); the hardware state
+    (kernel log, services, counters) is rebuilt for the new boot, so faults applied after this call
+    describe the new boot.
+    """
+    health = node.health
+    health.earlier_kernel_log += [e for e in node.hw.kernel_log if e.offset_s < kernel_start]
+    health.boots.append(BootRecord(kernel_start, catalog.VERSIONS.kernel))
+    if node.bmc is not None:
+        sel(node, kernel_start - (BOOT_S - KERNEL_TO_LOGIN_S) + 70.0, "System Event #0x0c", "Sys Boot Event",
+            "OEM System boot event")
+        node.bmc.sel.sort(key=lambda e: e.offset_s)
+    node._hw = None
+
+
 def _mce_report(cluster: Cluster, node: Node, kernel_start: float, at: float) -> list[KernelEvent]:
     """What the kernel logs on the next boot about the machine check the firmware kept."""
     cpu = next((e.name for e in reversed(node.bmc.sel) if e.event == "IERR"), "CPU0 Status") if node.bmc else ""

@@ -43,6 +43,9 @@ class Hardware:
     nvswitches: int = 0
     #: The DCGM host engine's job and process statistics (``dcgmi stats``).
     dcgm: DcgmStats = field(default_factory=DcgmStats)
+    #: Authentication and privilege records (sudo, sshd): (offset s, program, message), oldest first;
+    #: ``/var/log/auth.log`` and the journal show them.
+    auth_log: list[tuple[float, str, str]] = field(default_factory=list)
 
 
 @dataclass

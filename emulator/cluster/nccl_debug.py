@@ -6,7 +6,9 @@ the IB devices after ``NCCL_IB_HCA``, the socket fallback, NVLS, the rings
 and how each channel connects (NVLink P2P inside a node, ``NET/IB/<dev>/
 GDRDMA`` or ``NET/Socket`` across). Rank 0 prints its whole init; other
 ranks print their bootstrap and network lines, which is what a reader scans
-for. ``NCCL_DEBUG_SUBSYS`` filters by subsystem like NCCL does.
+for; under ``TUNING`` rank 0 prints the tuning model's latency/bandwidth table
+(:func:`tuning_table`), under ``ENV`` the ``NCCL_ALGO``/``NCCL_PROTO`` it was
+given. ``NCCL_DEBUG_SUBSYS`` filters by subsystem like NCCL does.
 """
 
 from __future__ import annotations
@@ -14,9 +16,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from emulator.cluster.collectives import SOCKET_IFACE, ib_devices, ib_disabled, net_plan, nvls_enabled
+from emulator.cluster.collectives import (
+    SOCKET_IFACE,
+    bus_factor,
+    ib_devices,
+    ib_disabled,
+    net_plan,
+    nvls_enabled,
+    options,
+)
 from emulator.cluster.ids import rng
 from emulator.cluster.model import Cluster
+from emulator.cluster.nccl_algo import ALGORITHMS, FUNCTION_OP, FUNCTIONS, MAX_THREADS, PROTOCOLS, enabled
 
 #: Subsystems NCCL prints when NCCL_DEBUG_SUBSYS is unset.
 DEFAULT_SUBSYS = frozenset({"INIT", "BOOTSTRAP", "ENV"})
@@ -89,7 +100,7 @@ def init_lines(cluster: Cluster, procs: Sequence[Proc], env: Mapping[str, str]) 
     plan = net_plan(cluster, nodes, env)
     nranks = len(procs)
     local_max = max(len(v) for v in per_node.values())
-    use_nvls = len(nodes) == 1 and nvls_enabled(env, local_max)
+    use_nvls = nvls_enabled(env, local_max)
     comm = f"0x{rng(cluster.seed, 'nccl-comm', nranks, ','.join(nodes)).getrandbits(40):x}"
     comm_id = f"0x{rng(cluster.seed, 'nccl-commid', nranks, ','.join(nodes)).getrandbits(64):016x}"
     lines: list[str] = []
@@ -172,6 +183,11 @@ def init_lines(cluster: Cluster, procs: Sequence[Proc], env: Mapping[str, str]) 
                               f"nvlsPerRankSize 201326592 nvlsTotalSize {201326592 * local_max}",
                  frozenset({"INIT", "NVLS"}))
             emit(p, init_tid, "Connected NVLS", frozenset({"INIT", "NVLS"}))
+        for var in ("NCCL_PROTO", "NCCL_ALGO"):
+            if var in env:
+                emit(p, init_tid, f"{var} set by environment to {env[var]}", frozenset({"ENV"}))
+        for text in tuning_table(cluster, procs, env):
+            emit(p, init_tid, text, frozenset({"TUNING"}))
         emit(p, init_tid, "threadThresholds 8/8/64 | 128/8/64 | 512 | 512", frozenset({"INIT", "TUNING"}))
         nvls_ch = 16 if use_nvls else 0
         emit(p, init_tid, f"{CHANNELS} coll channels, {CHANNELS} collnet channels, {nvls_ch} nvls channels, "
@@ -184,3 +200,35 @@ def init_lines(cluster: Cluster, procs: Sequence[Proc], env: Mapping[str, str]) 
         emit(p, tid, f"ncclCommInitRank comm {comm} rank {p.rank} nranks {nranks} cudaDev {p.gpu} "
                      f"nvmlDev {p.gpu} busId {bus} commId {comm_id} - Init COMPLETE")
     return lines
+
+
+def tuning_table(cluster: Cluster, procs: Sequence[Proc], env: Mapping[str, str]) -> list[str]:
+    """The latency/bandwidth table rank 0 prints under ``TUNING`` (NCCL 2.19 to 2.21 layout).
+
+    Per collective, algorithm and protocol: the model's latency (us) and algorithm bandwidth
+    (GB/s); an algorithm the topology lacks shows 0.0/0.0, one ``NCCL_ALGO``/``NCCL_PROTO``
+    turned off keeps its latency and shows a bandwidth of 0.0.
+    """
+    ranks = [(p.node, p.gpu) for p in procs]
+    cells: dict[tuple[str, str, str], tuple[float, float]] = {}
+    for function in FUNCTIONS:
+        op = FUNCTION_OP[function]
+        every, _transport, topo = options(cluster, op, ranks, env)
+        left = set(enabled(every, env, topo))
+        factor = bus_factor(op, len(ranks))
+        for o in every:
+            cells[(function, o.algorithm, o.protocol)] = (o.latency_us, o.busbw / factor if o in left else 0.0)
+    lines = []
+    for block in range(0, len(ALGORITHMS), 3):
+        algos = ALGORITHMS[block:block + 3]
+        lines.append("  Algorithm   |" + "".join(f" {'':>14}   {a:>14}   {'':>14} |" for a in algos))
+        lines.append("  Protocol    |" + "".join(f" {p:>14} |" for _ in algos for p in PROTOCOLS))
+        lines.append(" Max NThreads |" + "".join(f" {t:>14d} |" for a in algos for t in MAX_THREADS[a]))
+        for function in FUNCTIONS:
+            row = "".join(_cell(*cells.get((function, a, p), (0.0, 0.0))) for a in algos for p in PROTOCOLS)
+            lines.append(f"{function:>13} |" + row)
+    return lines
+
+
+def _cell(latency: float, bandwidth: float) -> str:
+    return f"{latency:8.1f}/{bandwidth:6.1f} |"

@@ -18,14 +18,16 @@ from emulator.cluster.nccl_debug import Proc, init_lines
 from emulator.cluster.scheduler import compress_hostlist
 from emulator.cluster.steps import BUCKET_BYTES, profile
 from emulator.cluster.timeline import (
+    CRASH_TEARDOWN_S,
     NCCL_TIMEOUT_MS,
     PAST_ATTEMPT_S,
     TEARDOWN_S,
     hang_fired_s,
     schedule,
+    teardown_s,
     written_until,
 )
-from emulator.cluster.training import TrainingRun
+from emulator.cluster.training import Rank, TrainingRun
 
 #: slurm.conf KillWait: seconds between SIGTERM and SIGKILL when a step is killed.
 KILL_WAIT_S = 30
@@ -97,10 +99,16 @@ def slurm_out(cluster: Cluster) -> str:
         start = fired + TEARDOWN_S + 8.0
     agents = agent_pids(run)
     out += _launch(cluster, run, sched.started_s, agents, total)
+    if run.start_failure is not None:
+        return "\n".join(out + start_failed(cluster, run, agents)) + "\n"
     if now >= sched.init_s + 20.0:
         out += init_lines(cluster, _procs(run), run.env)
     watchdog = hang_fired_s(cluster)
-    if watchdog is not None and now >= watchdog and run.hang_s is not None and run.hang_rank is not None:
+    if watchdog is not None and now >= watchdog and run.hang_in == "crash":
+        out += _crashed(cluster, run, watchdog, now, agents)
+        if now >= watchdog + CRASH_TEARDOWN_S:
+            out += _gave_up(total, total)
+    elif watchdog is not None and now >= watchdog and run.hang_s is not None and run.hang_rank is not None:
         steps_done = sched.completed_at(run.hang_s) - sched.resume_step
         seq = 3 + steps_done * max(1, math.ceil(_grad_bytes(run) / BUCKET_BYTES)) + 1
         first = {node: min(r.pid for r in run.ranks if r.node == node) for node in run.nodes}
@@ -120,15 +128,132 @@ def slurm_out_mtime(cluster: Cluster) -> float:
     now = written_until(cluster)
     sched = schedule(cluster)
     marks = [sched.started_s + 6.0 + 0.13 * (len(run.nodes) - 1)]
+    if run.start_failure is not None:
+        marks.append(run.start_failure.end_s)
     if init_lines(cluster, _procs(run), run.env):
         marks.append(sched.init_s + 20.0)
     watchdog = hang_fired_s(cluster)
     if watchdog is not None and run.hang_rank is not None:
-        marks += [watchdog + 0.15, watchdog + TEARDOWN_S]
+        marks += [watchdog + 0.15, teardown_s(cluster) or watchdog]
     job = cluster.slurm.job(run.job_id)
     if job is not None and job.state in ("NODE_FAIL", "CANCELLED") and job.end_s is not None:
         marks.append(job.end_s)
     return max((m for m in marks if m <= now), default=sched.started_s)
+
+
+#: PyTorch's message when CUDA's lazy initialisation fails on ``cudaErrorSystemNotReady`` (802), the
+#: error a node whose Fabric Manager is not running gives (pytorch/pytorch issues 35710, 130113;
+#: huggingface/huggingface_hub issue 4134).
+CUDA_802 = ("Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling "
+            "NumCudaDevices() that might have already set an error? Error 802: system not yet initialized")
+#: Frames of a rank whose first CUDA call failed (``torch.cuda.set_device`` runs CUDA's lazy init).
+_TORCH = "/usr/local/lib/python3.10/dist-packages/torch"
+CUDA_FRAMES = (("/home/alice/jobs/train.py", 335, "<module>", "main()"),
+               ("/home/alice/jobs/train.py", 52, "main", "torch.cuda.set_device(local_rank)"),
+               (f"{_TORCH}/cuda/__init__.py", 420, "set_device", "torch._C._cuda_setDevice(device)"),
+               (f"{_TORCH}/cuda/__init__.py", 314, "_lazy_init", "torch._C._cuda_init()"))
+#: ... and of one whose NCCL communicator init failed (DDP verifies parameters with the first collective).
+NCCL_FRAMES = (("/home/alice/jobs/train.py", 335, "<module>", "main()"),
+               ("/home/alice/jobs/train.py", 97, "main", "model = DDP(model, device_ids=[local_rank])"),
+               (f"{_TORCH}/nn/parallel/distributed.py", 825, "__init__",
+                "_verify_param_shape_across_processes(self.process_group, parameters)"),
+               (f"{_TORCH}/distributed/utils.py", 288, "_verify_param_shape_across_processes",
+                "return dist._verify_params_across_processes(process_group, tensors, logger)"))
+
+
+def rank_error(cluster: Cluster, run: TrainingRun) -> list[str]:
+    """The exception the failing node's ranks raised, as PyTorch prints it (without the traceback).
+
+    CUDA: PyTorch's lazy-init message for error 802. NCCL: a ``DistBackendError`` carrying
+    ``ncclGetErrorString``, the error's name and meaning, and NCCL's last WARN (the format of
+    pytorch/pytorch issue 170045 and NVIDIA/nccl issue 1410, with the NCCL version the model runs).
+    """
+    failed = run.start_failure
+    assert failed is not None
+    if failed.kind == "cuda":
+        return [f"RuntimeError: {CUDA_802}"]
+    return [f"torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:275, "
+            f"{failed.error}, NCCL version {cluster.versions.nccl}",
+            "ncclUnhandledCudaError: Call to CUDA function failed.", "Last error:", failed.warning]
+
+
+def start_failed(cluster: Cluster, run: TrainingRun, agents: dict[str, int]) -> list[str]:
+    """What the job wrote when one node's ranks could not initialise: their tracebacks, torchrun's
+    failure summary there, then srun killing the step (``--kill-on-bad-exit=1``)."""
+    failed = run.start_failure
+    assert failed is not None
+    mine = [r for r in run.ranks if r.node == failed.node]
+    frames = CUDA_FRAMES if failed.kind == "cuda" else NCCL_FRAMES
+    out: list[str] = []
+    for r in mine:
+        out.append(f"[rank{r.rank}]: Traceback (most recent call last):")
+        for path, line, func, code in frames:
+            out += [f'[rank{r.rank}]:   File "{path}", line {line}, in {func}', f"[rank{r.rank}]:     {code}"]
+        out += [f"[rank{r.rank}]: {text}" for text in rank_error(cluster, run)]
+    out += _child_failed(cluster, run, mine, failed.at_s, agents[failed.node], 1)
+    out += _step_killed(cluster, run, failed.node, failed.end_s - 0.3)
+    return out
+
+
+def _child_failed(cluster: Cluster, run: TrainingRun, dead: list[Rank], at: float, agent: int,
+                  exitcode: int) -> list[str]:
+    """torchrun's report on the node whose workers exited: the first exit, then ``ChildFailedError``
+    with every failure and the root cause (the format of pytorch/pytorch
+    ``torch/distributed/elastic/multiprocessing/errors``; a signal's death names the signal)."""
+    stamp = cluster.clock.at(at).strftime("%Y-%m-%d_%H:%M:%S")
+    out = [f"{_glog(cluster, at + 0.4, 'E')} {agent} torch/distributed/elastic/multiprocessing/api.py:833] failed "
+           f"(exitcode: {exitcode}) local_rank: {dead[0].local_rank} (pid: {dead[0].pid}) of binary: /usr/bin/python3",
+           "Traceback (most recent call last):", '  File "/usr/local/bin/torchrun", line 8, in <module>',
+           "    sys.exit(main())",
+           f'  File "{_TORCH}/distributed/launcher/api.py", line 263, in launch_agent', "    raise ChildFailedError(",
+           "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ", "=" * 60, "train.py FAILED",
+           "-" * 60, "Failures:"]
+
+    def failure(i: int, r: Rank) -> list[str]:
+        trace = (f"Signal {-exitcode} ({_SIGNALS.get(-exitcode, 'SIGABRT')}) received by PID {r.pid}" if exitcode < 0
+                 else "To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html")
+        return [f"[{i}]:", f"  time      : {stamp}", f"  host      : {r.node}",
+                f"  rank      : {r.rank} (local_rank: {r.local_rank})", f"  exitcode  : {exitcode} (pid: {r.pid})",
+                "  error_file: <N/A>", f"  traceback : {trace}"]
+
+    for i, r in enumerate(dead[1:], start=1):
+        out += failure(i, r)
+    if len(dead) == 1:
+        out.append("  <NO_OTHER_FAILURES>")
+    return out + ["-" * 60, "Root Cause (first observed failure):", *failure(0, dead[0]), "=" * 60]
+
+
+def _step_killed(cluster: Cluster, run: TrainingRun, failed: str, at: float) -> list[str]:
+    """srun ending the step after one node's task exited non-zero (``--kill-on-bad-exit=1``)."""
+    when = cluster.clock.at(at).strftime("%Y-%m-%dT%H:%M:%S")
+    out = [f"srun: error: {failed}: task {run.nodes.index(failed)}: Exited with exit code 1",
+           f"srun: Terminating StepId={run.job_id}.0"]
+    out += [f"slurmstepd: error: *** STEP {run.job_id}.0 ON {node} CANCELLED AT {when} ***"
+            for node in run.nodes if node != failed]
+    out += [f"srun: error: {node}: task {i}: Terminated" for i, node in enumerate(run.nodes) if node != failed]
+    return out + [f"srun: Force Terminated StepId={run.job_id}.0"]
+
+
+_SIGNALS = {6: "SIGABRT", 9: "SIGKILL", 15: "SIGTERM"}
+
+
+def _crashed(cluster: Cluster, run: TrainingRun, fired: float, now: float, agents: dict[str, int]) -> list[str]:
+    """A rank's process died of a sticky CUDA error: its NCCL watchdog's report and abort, torchrun's
+    summary, srun killing the step. PyTorch 2.4's wording (pytorch/pytorch issue 126544)."""
+    rank = run.ranks[run.hang_rank or 0]
+    head = f"[rank{rank.rank}]:[{_glog(cluster, fired, 'E')}{rank.pid % 1000:03d} ProcessGroupNCCL.cpp:1515] "
+    what = (f"[PG 0 (default_pg) Rank {rank.rank}] Process group watchdog thread terminated with exception: "
+            f"CUDA error: {run.crash_error}")
+    out = [head + what,
+           "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below "
+           "might be incorrect.", "For debugging consider passing CUDA_LAUNCH_BLOCKING=1",
+           "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.", "",
+           "terminate called after throwing an instance of 'c10::DistBackendError'", f"  what():  {what}"]
+    down = fired + CRASH_TEARDOWN_S
+    if now >= down:
+        out += _child_failed(cluster, run, [rank], fired, agents[rank.node], -6)
+        out += _step_killed(cluster, run, rank.node, down - 0.3)
+    return out
 
 
 def _gave_up(attempt: int, total: int) -> list[str]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from emulator.cluster.catalog import H100
-from emulator.cluster.gpu_rates import sm_clock_under_load
+from emulator.cluster.gpu_rates import POWER_EXPONENT, power_limited, sm_clock_under_load
 from emulator.cluster.hardware import GPU, NVLink
 from emulator.cluster.ids import rng
 from emulator.cluster.timeline import failed_at
@@ -129,16 +129,24 @@ def sample(cluster: Cluster, node: Node, gpu: GPU, at: float | None = None) -> R
             mem_temp_c=gpu.mem_temp_c + gpu.cooling_deficit_c // 3 + jitter.choice((-1, 0, 1)),
             sm_mhz=sm, mem_mhz=H100.max_mem_mhz, pstate="P0", reasons=reasons,
         )
-    # Busy: full boost unless capped; power and heat follow the clock.
-    natural_w = base.uniform(585.0, 660.0) + jitter.uniform(-35.0, 30.0)
-    cap = sm_clock_under_load(gpu)
-    sm = cap if cap >= H100.max_sm_mhz else max(H100.idle_sm_mhz // 4, cap - jitter.choice((0, 0, 15, 30)))
-    frac = sm / H100.max_sm_mhz
-    power = gpu.power_w + (natural_w - gpu.power_w) * frac ** 1.5
+    # Busy: the power controller holds the draw at the limit and the clock where that fits, hunting by a
+    # step around it; a slowdown caps the clock lower, and power follows the clock. The controller's
+    # draws come from their own source, so the other readings' noise does not depend on them.
     busy_reasons = set(held)
-    if "SW Power Cap" in held or power >= gpu.power_limit_w - 5.0:
-        power = gpu.power_limit_w - jitter.uniform(0.4, 6.0)
+    natural_w = gpu.load_demand_w + jitter.uniform(-35.0, 30.0)
+    hunt = rng(cluster.seed, node.name, "gpu", gpu.index, "clock", int(t))
+    cap = sm_clock_under_load(gpu)
+    if power_limited(gpu):
+        sm = min(H100.max_sm_mhz, cap + hunt.choice((-15, 0, 0, 15)))
+        power = gpu.power_limit_w - hunt.uniform(0.4, 6.0)
         busy_reasons.add("SW Power Cap")
+    else:
+        sm = cap if cap >= H100.max_sm_mhz else max(H100.idle_sm_mhz // 4, cap - hunt.choice((0, 0, 15, 30)))
+        power = gpu.power_w + (natural_w - gpu.power_w) * (sm / H100.max_sm_mhz) ** POWER_EXPONENT
+        if power >= gpu.power_limit_w - 5.0:
+            power = gpu.power_limit_w - hunt.uniform(0.4, 6.0)
+            busy_reasons.add("SW Power Cap")
+    frac = sm / H100.max_sm_mhz
     load_temp = base.randint(57, 66) + jitter.choice((-1, 0, 0, 1))
     temp = round(gpu.temp_c + (load_temp - gpu.temp_c) * min(1.0, power / 620.0)) + gpu.cooling_deficit_c
     if held & {"HW Thermal Slowdown", "SW Thermal Slowdown"}:
@@ -178,16 +186,35 @@ def nvlink_traffic_kib(cluster: Cluster, node: Node, gpu: GPU, link: NVLink) -> 
     return base + link.tx_bytes // 1024 + int(carried), base + link.rx_bytes // 1024 + int(carried * 0.998)
 
 
-def violation_s(cluster: Cluster, gpu: GPU, reason: str, at: float | None = None) -> float:
+def violation_s(cluster: Cluster, gpu: GPU, reason: str, at: float | None = None, node: Node | None = None) -> float:
     """Seconds ``reason`` has held the clocks down (DCGM's violation counters).
 
     ``gpu.violation_s`` holds the total at the clock's start; an active
-    reason keeps adding simulated time.
+    reason keeps adding simulated time. A healthy GPU whose power limit sets
+    its clock under load (:func:`emulator.cluster.gpu_rates.power_limited`)
+    adds ``SW Power Cap`` time while its jobs ran on it since the boot.
     """
     total = gpu.violation_s.get(reason, 0.0)
     if reason in gpu.clock_event_reasons and total > 0:
         total += max(0.0, _instant(cluster, at))
+    elif reason == "SW Power Cap" and node is not None and power_limited(gpu):
+        total += _busy_s(cluster, node, gpu, _instant(cluster, at))
     return total
+
+
+def _busy_s(cluster: Cluster, node: Node, gpu: GPU, until: float) -> float:
+    """Seconds the jobs on ``node`` kept ``gpu`` busy between the boot and ``until``."""
+    boot = node.health.boots[-1].offset_s if node.health.boots else until
+    run, gone = cluster.training, failed_at(cluster)
+    busy = 0.0
+    for job in cluster.slurm.jobs:
+        if node.name not in job.nodes or job.start_s is None or gpu.index >= job.gpus_per_node:
+            continue
+        end = job.end_s if job.end_s is not None else until
+        if run is not None and job.job_id == run.job_id and gone is not None:
+            end = min(end, gone)
+        busy += max(0.0, min(end, until) - max(job.start_s, boot))
+    return busy
 
 
 # -- the node's power supplies ---------------------------------------------------------------

@@ -22,6 +22,11 @@ from emulator.cluster.steps import StepProfile, profile
 NCCL_TIMEOUT_MS = 600_000
 #: How long after the watchdog fires the launcher has torn the job down, s.
 TEARDOWN_S = 31.0
+#: After a rank's CUDA error (``hang_in == "crash"``): until its NCCL watchdog thread polls the
+#: work's CUDA event, meets the sticky error and aborts the process, s ...
+CRASH_DETECT_S = 0.8
+#: ... and until torchrun has seen the exit and srun (``--kill-on-bad-exit=1``) killed the step, s.
+CRASH_TEARDOWN_S = 1.6
 #: How long an earlier, failed attempt of the job ran before it hung, s.
 PAST_ATTEMPT_S = 2400.0
 
@@ -155,17 +160,26 @@ def schedule(cluster: Cluster, prof: StepProfile | None = None) -> Schedule:
 
 
 def hang_fired_s(cluster: Cluster) -> float | None:
-    """When the NCCL watchdog fires for a hang (offset s), or None."""
+    """When the NCCL watchdog fires for a hang (offset s), or None.
+
+    For a rank whose process hit a CUDA error, its own watchdog fires at once; otherwise the
+    waiting ranks' watchdogs fire after the collective timeout.
+    """
     run = cluster.training
     if run is None or run.hang_s is None:
         return None
+    if run.hang_in == "crash":
+        return run.hang_s + CRASH_DETECT_S
     return run.hang_s + NCCL_TIMEOUT_MS / 1000.0 + 0.06
 
 
 def teardown_s(cluster: Cluster) -> float | None:
     """When the launcher has torn the run down after a watchdog timeout (offset s), or None."""
     fired = hang_fired_s(cluster)
-    return None if fired is None else fired + TEARDOWN_S
+    if fired is None:
+        return None
+    crashed = cluster.training is not None and cluster.training.hang_in == "crash"
+    return fired + (CRASH_TEARDOWN_S if crashed else TEARDOWN_S)
 
 
 def job_end_s(cluster: Cluster) -> float | None:

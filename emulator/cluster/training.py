@@ -20,6 +20,24 @@ class Rank:
     pid: int
 
 
+@dataclass(frozen=True)
+class StartFailure:
+    """The run could not start: CUDA or NCCL failed on ``node`` while the job initialised.
+
+    ``kind`` is ``cuda`` (the CUDA runtime refused to start: ``error`` is its
+    message) or ``nccl`` (NCCL's communicator init failed: ``error`` is
+    ``ncclGetErrorString``, ``warning`` the last WARN). The node's ranks raised
+    at ``at_s``; Slurm ended the job at ``end_s``.
+    """
+
+    node: str
+    kind: str
+    error: str
+    warning: str
+    at_s: float
+    end_s: float
+
+
 @dataclass
 class TrainingRun:
     """A synchronous data/tensor-parallel LLM pre-training job."""
@@ -79,10 +97,14 @@ class TrainingRun:
     #: not the GPU's own (rank -> NUMA node); empty when binding is right.
     rank_numa: dict[int, int] = field(default_factory=dict)
     #: A hang: the rank that stopped, the offset (s) when, and where it is stuck
-    #: ("gpu": a kernel that never finishes, "io": a read that never returns).
+    #: ("gpu": a kernel that never finishes, "io": a read that never returns, "node": its host
+    #: died, "crash": its process died of a CUDA error).
     hang_rank: int | None = None
     hang_s: float | None = None
     hang_in: str = ""
+    #: When ``hang_in`` is ``crash`` (the rank's process died of a sticky CUDA error its NCCL
+    #: watchdog raised, ending the job at once): ``cudaGetErrorString`` of that error.
+    crash_error: str = ""
     #: Earlier attempts of this job that hung: (offset s when the rank stopped, that rank).
     #: The batch script relaunched after each watchdog timeout.
     past_hangs: list[tuple[float, int]] = field(default_factory=list)
@@ -93,6 +115,8 @@ class TrainingRun:
     previous_config: dict[str, object] = field(default_factory=dict)
     #: Slurm job id of that previous run (its log is ``train.log.1``).
     previous_job_id: int | None = None
+    #: Why the run never reached its first step, when a fault present at launch stopped it.
+    start_failure: StartFailure | None = None
 
     @property
     def world_size(self) -> int:

@@ -17,7 +17,7 @@ from emulator.cluster.jobscript import config_path
 from emulator.cluster.model import Cluster
 from emulator.cluster.scheduler import compress_hostlist
 from emulator.cluster.steps import StepProfile, previous_run, profile, profile_of
-from emulator.cluster.timeline import Schedule, schedule, written_until
+from emulator.cluster.timeline import Schedule, schedule, teardown_s, written_until
 from emulator.cluster.training import TrainingRun
 
 #: Step lines kept in the log file; older ones were rotated away.
@@ -121,9 +121,41 @@ def _train_entries(cluster: Cluster) -> list[tuple[float, str]]:
         if offset <= now:
             entries.append((offset, f"ERROR [train.py:305] run stopped: {reason}"))
     entries += [e for e in _header(cluster, run, sched, prof) if e[0] <= now]
-    entries += _step_lines(cluster, run, sched, prof, now)
+    failed = run.start_failure
+    if failed is not None:
+        entries.append(_start_failure_line(cluster, run))
+    else:
+        entries += _step_lines(cluster, run, sched, prof, now)
+    down = teardown_s(cluster)
+    if run.hang_in == "crash" and run.hang_rank != 0 and down is not None and down - 0.4 <= now:
+        # Another rank's process died; srun's SIGTERM reaches rank 0, which logs it on its way out.
+        entries.append((down - 0.4, f"WARNING [train.py:322] SIGTERM received at step "
+                                    f"{sched.completed_at(down) + 1}, exiting"))
     entries.sort(key=lambda e: e[0])
     return entries
+
+
+def _start_failure_line(cluster: Cluster, run: TrainingRun) -> tuple[float, str]:
+    """Rank 0's last line when one node's ranks could not initialise.
+
+    A CUDA failure there kills the step before rank 0 reaches a collective: it logs the SIGTERM
+    srun sends. An NCCL init failure breaks the communicator's bootstrap ring: rank 0, waiting on
+    its ring predecessor (the last rank), reads the closed socket and raises ``ncclRemoteError``
+    ("socketProgress: Connection closed by remote peer host<port>", NVIDIA/nccl issues 1232 and
+    1612), which train.py logs before exiting.
+    """
+    failed = run.start_failure
+    assert failed is not None
+    if failed.kind == "cuda":
+        return failed.end_s - 0.4, "WARNING [train.py:322] SIGTERM received before the first step, exiting"
+    peer = run.ranks[-1].node
+    port = rng(cluster.seed, "bootstrap-port", peer).randint(32_768, 60_999)
+    return failed.at_s + 0.05, (
+        f"ERROR [train.py:305] run stopped: torch.distributed.DistBackendError: NCCL error in: "
+        f"../torch/csrc/distributed/c10d/NCCLUtils.hpp:275, remote process exited or there was a network error, "
+        f"NCCL version {cluster.versions.nccl}\nncclRemoteError: A call failed possibly due to a network error or a "
+        f"remote process exiting prematurely.\nLast error:\nsocketProgress: Connection closed by remote peer "
+        f"{peer}.{cluster.domain}<{port}>")
 
 
 def train_log(cluster: Cluster) -> str:

@@ -51,12 +51,13 @@ def index_entry(name: str, command: Command) -> dict[str, Any]:
         "streams": command.streams, "filters_lines": command.filters_lines,
         "whole_input_flags": sorted(command.whole_input_flags), "needs_gpus": command.needs_gpus,
         "purity": "words" if custom_pure else "reads" if command.reads_only else "never",
-        "options": command.option_strings(), "subcommands": command.subcommands(),
+        "options": command.option_strings(), "alias_options": command.alias_options(),
+        "subcommands": command.subcommands(),
     }
 
 
 def warm_next() -> bool:
-    """Import the first family not imported yet; False when every family is (the worker calls it when idle)."""
+    """Import the first family not imported yet; False when every family is (the worker calls it between requests)."""
     for name in FAMILIES:
         if f"emulator.commands.{name}" not in sys.modules:
             family(name)
@@ -87,6 +88,7 @@ class IndexedCommand(Command):
         self.reads_only = entry["purity"] == "reads"
         self._words_decide = entry["purity"] == "words"
         self._options = list(entry["options"])
+        self._alias_options = {alias: list(flags) for alias, flags in entry["alias_options"].items()}
         self._subcommands = list(entry["subcommands"])
 
     def real(self) -> Command:
@@ -95,6 +97,9 @@ class IndexedCommand(Command):
 
     def option_strings(self) -> list[str]:
         return list(self._options)
+
+    def alias_options(self) -> dict[str, list[str]]:
+        return {alias: list(flags) for alias, flags in self._alias_options.items()}
 
     def subcommands(self) -> list[str]:
         return list(self._subcommands)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from emulator.cluster.checkpoints import checkpoint_files
 from emulator.cluster.jobfiles import files as log_files
+from emulator.cluster.jobfiles import mtimes as log_mtimes
 from emulator.cluster.model import Cluster
 from emulator.hostfs.tree import mount
 from emulator.vfs import Dir, File
@@ -16,8 +17,10 @@ from emulator.vfs import Dir, File
 
 def mount_job_logs(cluster: Cluster, home: Dir, lustre: Dir) -> None:
     """Mount the training run's files (logs, Slurm output, script, config, checkpoint shards) in the shared trees."""
+    written = log_mtimes(cluster)
     for path, render in log_files(cluster).items():
-        node = File(render, owner="alice", group="alice", live_mtime=lambda: cluster.clock.elapsed)
+        # A log that stopped growing (the job ended) keeps the instant of its last line.
+        node = File(render, owner="alice", group="alice", live_mtime=written.get(path, lambda: cluster.clock.elapsed))
         if path.startswith("/lustre/"):
             mount(lustre, path.removeprefix("/lustre"), node, "alice")
         elif path.startswith("/home/"):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from emulator.cluster.accounts import uid_of
+from emulator.cluster.accounts import groups_of, uid_of
 from emulator.cluster.boots import boot_id, boot_starts
 from emulator.cluster.model import Cluster, Node
 from emulator.cluster.processes import Proc, affinity, processes
@@ -23,8 +23,6 @@ from emulator.vfs import Dir, File
 #: ``ps`` state letter → the word ``/proc/<pid>/status`` spells out.
 STATES = {"R": "R (running)", "S": "S (sleeping)", "D": "D (disk sleep)", "I": "I (idle)", "T": "T (stopped)",
           "Z": "Z (zombie)"}
-#: Supplementary groups, as ``id`` lists them (video 44, hpc-users 1500).
-GROUPS = {"alice": "44 1001 1500 "}
 
 
 class ProcDir(Dir):
@@ -68,7 +66,7 @@ def status(cluster: Cluster, node: Node, proc: Proc) -> str:
     lines = [("Name", proc.comm[:15]), ("Umask", "0022"), ("State", STATES.get(proc.state[0], proc.state[0])),
              ("Tgid", proc.pid), ("Ngid", 0), ("Pid", proc.pid), ("PPid", proc.ppid), ("TracerPid", 0),
              ("Uid", "\t".join([str(uid)] * 4)), ("Gid", "\t".join([str(uid)] * 4)),
-             ("FDSize", 256 if proc.vsz_kib else 64), ("Groups", GROUPS.get(proc.user, f"{uid} " if uid else "")),
+             ("FDSize", 256 if proc.vsz_kib else 64), ("Groups", _groups_field(proc.user)),
              ("NStgid", proc.pid), ("NSpid", proc.pid), ("NSpgid", proc.pid), ("NSsid", proc.pid)]
     if proc.vsz_kib:
         anon = int(proc.rss_kib * 0.9)
@@ -120,3 +118,8 @@ def boot_id_file(cluster: Cluster, node: Node) -> File:
         return f"{raw[:8]}-{raw[8:12]}-{raw[12:16]}-{raw[16:20]}-{raw[20:]}\n"
 
     return File(render, mode=0o444, fixed_size=0, live_mtime=lambda: cluster.clock.elapsed)
+
+
+def _groups_field(user: str) -> str:
+    """The status file's ``Groups:`` value: every gid but root's, ascending, each followed by a space."""
+    return "".join(f"{gid} " for gid in sorted(gid for gid, _ in groups_of(user) if gid))

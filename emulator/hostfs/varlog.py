@@ -1,4 +1,5 @@
-"""A host's ``/var/log``: ``kern.log`` and ``syslog``, rendered from the node's kernel log and service journals.
+"""A host's ``/var/log``: ``kern.log``, ``syslog`` and ``auth.log``, rendered from the node's kernel log,
+service journals and authentication records (rsyslog's Ubuntu defaults: auth goes to ``auth.log`` only).
 
 Lines appear as the simulated clock reaches them; each names its source as
 ``journalctl`` does, with the kernel's time since boot.
@@ -17,7 +18,15 @@ def var_log_dir(cluster: Cluster, node: Node) -> Dir:
     return tree({
         "kern.log": File(lambda: _kern_log(cluster, node), mode=0o640, owner="syslog", group="adm"),
         "syslog": File(lambda: _syslog(cluster, node), mode=0o640, owner="syslog", group="adm"),
+        "auth.log": File(lambda: _auth_log(cluster, node), mode=0o640, owner="syslog", group="adm"),
     })
+
+
+def _auth_log(cluster: Cluster, node: Node) -> str:
+    now = cluster.clock.elapsed
+    lines = [f"{_syslog_stamp(cluster, at)} {node.name} {program}: {message}"
+             for at, program, message in node.hw.auth_log if at <= now]
+    return "\n".join(lines[-5000:]) + ("\n" if lines else "")
 
 
 def _syslog_stamp(cluster: Cluster, offset: float) -> str:

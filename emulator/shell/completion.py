@@ -103,7 +103,8 @@ def complete(shell: Shell, line: str) -> Completion:
     else:
         command = table.commands().lookup(before[0])
         if word.startswith("-") and command is not None:
-            matches = [o for o in command.option_strings() if o.startswith(word)]
+            options = command.alias_options().get(before[0]) or command.option_strings()
+            matches = [o for o in options if o.startswith(word)]
         else:
             matches = []
             if command is not None and len(before) == 1:

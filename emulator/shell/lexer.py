@@ -181,6 +181,8 @@ class _Lexer:
 
     def run(self) -> list[Token]:
         text = self.text
+        #: Subshell ``(`` tokens not yet closed: past the nesting limit the line is refused at once.
+        opened = 0
         while self.i < len(text):
             c = text[self.i]
             if c in " \t\r":
@@ -193,7 +195,10 @@ class _Lexer:
                 end = text.find("\n", self.i)
                 self.i = len(text) if end < 0 else end
             elif (text.startswith("((", self.i) and self._arithmetic_command()) or self._operator(None):
-                pass
+                kind = getattr(self.tokens[-1], "kind", None)
+                opened += (kind == "(") - (kind == ")")
+                if opened > NESTING_LIMIT:
+                    raise too_deep()
             else:
                 self._word()
         self._heredocs()

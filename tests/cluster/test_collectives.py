@@ -65,10 +65,42 @@ def test_small_messages_are_latency_bound_in_microseconds() -> None:
     assert r.busbw < 0.01
 
 
-def test_two_node_all_reduce_is_bounded_by_eight_400g_ports() -> None:
-    r = collective(build_cluster(ClusterSpec()), "all_reduce", 8 * GiB, ranks("node01", "node02"))
-    assert r.transport == "NET/IB"
+RING = {"NCCL_ALGO": "Ring"}
+
+
+def test_two_node_ring_is_bounded_by_eight_400g_ports() -> None:
+    r = collective(build_cluster(ClusterSpec()), "all_reduce", 8 * GiB, ranks("node01", "node02"), RING)
+    assert (r.transport, r.algorithm) == ("NET/IB", "Ring")
     assert 320 <= r.busbw <= 8 * 400 / 8
+
+
+def test_two_nodes_default_to_nvls_tree_above_the_rings_network_bound() -> None:
+    r = collective(build_cluster(ClusterSpec()), "all_reduce", 8 * GiB, ranks("node01", "node02"))
+    assert (r.algorithm, r.protocol) == ("NVLSTree", "Simple")
+    assert 8 * 400 / 8 < r.busbw < 495
+
+
+def test_from_three_nodes_on_the_ring_wins_large_messages_again() -> None:
+    r = collective(build_cluster(ClusterSpec()), "all_reduce", 8 * GiB, ranks("node01", "node02", "node03", "node04"))
+    assert r.algorithm == "Ring"
+
+
+def test_small_multi_node_messages_take_a_tree_with_low_latency_protocol() -> None:
+    r = collective(build_cluster(ClusterSpec()), "all_reduce", 8, ranks("node01", "node02", "node03", "node04"))
+    assert (r.algorithm, r.protocol) == ("Tree", "LL")
+
+
+def test_nccl_algo_and_proto_force_the_choice_with_nccl_2_21_fallbacks() -> None:
+    cluster = build_cluster(ClusterSpec())
+    r = collective(cluster, "all_reduce", 8 * GiB, ranks("node01"), {"NCCL_ALGO": "tree", "NCCL_PROTO": "LL128"})
+    assert (r.algorithm, r.protocol) == ("Tree", "LL128")
+    assert collective(cluster, "all_reduce", 8 * GiB, ranks("node01"), {"NCCL_ALGO": "^NVLS"}).algorithm == "Ring"
+    # NVLS cannot run across nodes: with nothing else asked for, NCCL turns Ring and Tree back on.
+    two = collective(cluster, "all_reduce", 8 * GiB, ranks("node01", "node02"), {"NCCL_ALGO": "NVLS"})
+    assert two.algorithm in ("Ring", "Tree")
+    # AllGather has no tree: a collective with nothing left runs as a ring.
+    assert collective(cluster, "all_gather", 8 * GiB, ranks("node01"), {"NCCL_ALGO": "Tree"}).algorithm == "Ring"
+    assert collective(cluster, "alltoall", GiB, ranks("node01"), {"NCCL_ALGO": "Tree"}).algorithm == "P2P"
 
 
 def test_one_port_at_200g_halves_the_whole_jobs_large_message_busbw() -> None:
@@ -76,9 +108,21 @@ def test_one_port_at_200g_halves_the_whole_jobs_large_message_busbw() -> None:
     degraded = build_cluster(ClusterSpec())
     degraded.nodes["node02"].nics[5].rate_gbps = 200
     two = ranks("node01", "node02")
-    before = collective(healthy, "all_reduce", 8 * GiB, two).busbw
-    after = collective(degraded, "all_reduce", 8 * GiB, two).busbw
+    before = collective(healthy, "all_reduce", 8 * GiB, two, RING).busbw
+    after = collective(degraded, "all_reduce", 8 * GiB, two, RING).busbw
     assert after / before == pytest.approx(0.5, abs=0.03)
+
+
+def test_a_tree_on_two_nodes_hides_a_port_that_lost_a_quarter_to_retransmits() -> None:
+    healthy = build_cluster(ClusterSpec())
+    degraded = build_cluster(ClusterSpec())
+    degraded.nodes["node02"].nics[5].retransmit_fraction = 0.25
+    two = ranks("node01", "node02")
+    assert collective(degraded, "all_reduce", 8 * GiB, two).busbw == \
+        pytest.approx(collective(healthy, "all_reduce", 8 * GiB, two).busbw, rel=0.02)
+    ring = collective(degraded, "all_reduce", 8 * GiB, two, RING).busbw / \
+        collective(healthy, "all_reduce", 8 * GiB, two, RING).busbw
+    assert ring == pytest.approx(0.75, abs=0.04)
 
 
 def test_a_gpu_out_of_the_nvlink_fabric_fails_nccl_init_and_not_a_share_of_bandwidth() -> None:
@@ -142,7 +186,8 @@ def test_a_gpu_trained_at_pcie_gen4_halves_its_rail_and_the_ring() -> None:
     slow = build_cluster(ClusterSpec())
     slow.nodes["node01"].gpus[2].pcie_gen_current = 4
     two = ranks("node01", "node02")
-    ratio = collective(slow, "all_reduce", 8 * GiB, two).busbw / collective(healthy, "all_reduce", 8 * GiB, two).busbw
+    ratio = collective(slow, "all_reduce", 8 * GiB, two, RING).busbw / \
+        collective(healthy, "all_reduce", 8 * GiB, two, RING).busbw
     assert ratio == pytest.approx(26.5 / 50.0, abs=0.03)
 
 

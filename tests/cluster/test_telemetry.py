@@ -11,15 +11,19 @@ def _cluster(seed: int = 0):
     return build_cluster(ClusterSpec(nodes=8, seed=seed, training_nodes=4))
 
 
-def test_training_gpus_are_busy_at_full_boost():
+def test_training_gpus_are_busy_at_the_software_power_cap():
     c = _cluster()
     node = c.nodes["node01"]
+    clocks = set()
     for gpu in node.gpus:
         r = telemetry.sample(c, node, gpu)
-        assert r.busy and r.util_pct >= 99 and r.sm_mhz == 1980
+        assert r.busy and r.util_pct >= 99 and 1700 <= r.sm_mhz < 1980 and r.mem_mhz == 2619
         assert 60 * 1024 <= r.mem_used_mib <= 76 * 1024
-        assert 450 <= r.power_w <= 690 and 50 <= r.temp_c <= 70
-        assert r.reasons == frozenset()
+        assert 690 <= r.power_w < 700 and 50 <= r.temp_c <= 70
+        assert r.reasons == frozenset({"SW Power Cap"})
+        assert gpu_rates.gpu_speed_factor(gpu) == 1.0
+        clocks.add(r.sm_mhz)
+    assert len(clocks) > 2   # each GPU's own demand sets its clock
 
 
 def test_idle_gpus_read_like_an_idle_h100():
@@ -60,7 +64,8 @@ def test_thermal_slowdown_holds_the_gpu_at_its_threshold_and_caps_the_clock():
     r = telemetry.sample(c, node, gpu)
     assert 1320 <= r.sm_mhz <= 1350 and 88 <= r.temp_c <= 90
     assert {"HW Thermal Slowdown", "SW Thermal Slowdown"} <= r.reasons
-    assert gpu_rates.gpu_speed_factor(gpu) == 1350 / 1980
+    assert "SW Power Cap" not in r.reasons and r.power_w < 600
+    assert gpu_rates.gpu_speed_factor(gpu) == 1350 / gpu_rates.HEALTHY_MHZ
 
 
 def test_power_cap_pins_draw_below_the_lowered_limit():
@@ -69,6 +74,10 @@ def test_power_cap_pins_draw_below_the_lowered_limit():
     node, gpu = c.nodes["node03"], c.nodes["node03"].gpus[0]
     r = telemetry.sample(c, node, gpu)
     assert 440 <= r.power_w < 450 and "SW Power Cap" in r.reasons and r.sm_mhz < 1980
+    # Its healthy peers are power-capped too, but at the default 700 W and a higher clock.
+    peers = [telemetry.sample(c, node, g) for g in node.gpus if g is not gpu]
+    assert all(p.power_w > 690 and p.sm_mhz > r.sm_mhz + 300 for p in peers)
+    assert {g.power_limit_w for g in node.gpus if g is not gpu} == {700.0}
 
 
 def test_power_brake_drops_every_gpu_of_the_node_to_the_floor():

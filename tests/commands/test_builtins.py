@@ -80,6 +80,12 @@ def test_which_and_type(s):
         "cd is a shell builtin\nfor is a shell keyword\nls is /usr/bin/ls\nbash: type: nope: not found\n", 1)
 
 
+def test_every_infiniband_diag_lives_in_sbin(s):
+    tools = "ibstat ibstatus ibhosts ibswitches ibnetdiscover iblinkinfo ibqueryerrors perfquery"
+    out, status = s.execute(f"which {tools}")
+    assert status == 0 and out.split() == [f"/usr/sbin/{tool}" for tool in tools.split()]
+
+
 def test_ssh_switches_host_and_exit_returns(s):
     out, status = s.execute("ssh node03")
     assert status == 0 and out.startswith("Last login: ")

@@ -150,3 +150,10 @@ def test_nested_and_overlapping_repetition_answer_as_grep_sed_and_awk_do(s, line
 def test_repetition_that_is_not_nested_still_matches(s):
     assert s.execute("echo aab | grep -E '(ab|a)+b'") == ("aab\n", 0)
     assert s.execute("echo '((b' | grep -cE '[(]+b'") == ("1\n", 0)
+
+
+def test_grep_reads_options_as_getopt_does(s):
+    s.execute("printf 'a -pl b\\nc\\n' > f")
+    assert s.execute("grep -- -pl f") == ("a -pl b\n", 0)
+    assert s.execute("grep -e -pl f") == ("a -pl b\n", 0)
+    assert s.execute("grep -n c f -- -pl") == ("grep: -pl: No such file or directory\nf:2:c\n", 2)

@@ -227,6 +227,44 @@ RULES = [
         unless=r"global\s+batch",
         example="running on 31 nodes (if the layout allows) or replacing it from a spare pool recovers the 10% for",
     ),
+    Rule(
+        "busbw-k-conversion-hierarchical-only",
+        "busbw x (k-1)/(n-1) is a per-GPU network rate only for hierarchical algorithms (Tree/NVLSTree on "
+        "2 nodes, CollNet); a flat ring with one NIC per GPU puts about busbw / NICs per node on each NIC "
+        "(stas00 network README and its footnote; nccl-tests PERFORMANCE.md)",
+        when=r"\(k\s*[−-]\s*1\)\s*/\s*\(n\s*[−-]\s*1\)",
+        unless=r"hierarchical",
+        example="To compare a multi-node busbw with the NIC rate, convert it to a per-GPU network rate:\n"
+        "`busbw × (k−1)/(n−1)` for *k* nodes and *n* ranks\n"
+        "([ML Engineering: network](https://github.com/stas00/ml-engineering/blob/master/network/README.md)).",
+    ),
+    Rule(
+        "two-node-half-nic-rate-healthy",
+        "A 2-node busbw at 'half the NIC rate' by the (k-1)/(n-1) conversion is not 'healthy, bound inside the "
+        "nodes': NCCL ran a tree there; force NCCL_ALGO=Ring to judge the fabric (sjeaugey, nccl-tests #196)",
+        forbid=r"half\s+the\s+NIC\s+rate[^.]{0,40}healthy|bound\s+inside\s+the\s+nodes",
+        example="358.87 × 1/15 ≈ 23.9 GB/s per GPU is half the NIC rate: healthy, and bound inside the\n"
+        "   nodes, not by the fabric.",
+    ),
+    Rule(
+        "two-node-sample-is-a3-mega",
+        "The published 2-node sample (busbw 338.8 GB/s) is GCP A3 Mega over GPUDirect-TCPXO, not InfiniBand: "
+        "say so wherever it is quoted",
+        when=r"\b338\.8",
+        unless=r"A3\s+Mega",
+        prose_only=True,
+        example="The formula holds on real output: a 2-node × 8 H100 run (n = 16) at\n"
+        "8 GiB reported algbw 180.71 and busbw 338.82 GB/s, and 180.71 × 30/16 = 338.83.",
+    ),
+    Rule(
+        "two-node-pair-test-forces-ring",
+        "A 2-node all_reduce_perf bisects the fabric only with NCCL_ALGO=Ring: NCCL's default on 2 nodes is a "
+        "tree whose busbw can exceed the network and hide a slow port (sjeaugey, nccl-tests #196)",
+        when=r"all_reduce_perf`?\s+(run\s+)?on\s+(2\s+nodes|node\s+pairs)",
+        unless=r"NCCL_ALGO=Ring",
+        example="An `all_reduce_perf` run on 2 nodes takes under a minute and reports bus bandwidth directly. Split the\n"
+        "job's nodes into pairs; the pair with low bandwidth at large message sizes contains the fault.",
+    ),
 ]
 
 

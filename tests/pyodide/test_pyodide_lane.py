@@ -3,8 +3,11 @@
 The browser runs the emulator wheel in Pyodide (a newer CPython compiled to
 WebAssembly). This test builds the wheel, replays the same scenarios in this
 CPython and in the vendored Pyodide under Node, and compares every output and
-exit status. Scenarios: the representative commands of the benchmark on the
-healthy sandbox, and every lab's reference procedure with the right finding.
+exit status. The wheel is the one the site ships (``hooks.runtime.build_wheel``:
+blanked sources, Pyodide bytecode without docstrings and annotations), so what
+the build strips is proved unread. Scenarios: the representative commands of
+the benchmark and every command's manual page on the healthy sandbox, and
+every lab's reference procedure with the right finding.
 """
 
 from __future__ import annotations
@@ -13,12 +16,13 @@ import difflib
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from emulator import labs
+from emulator.commands import registry
+from hooks.runtime import build_wheel
 
 from .transcript import run_scenarios
 
@@ -45,7 +49,8 @@ def reference_lines(lab_id: str, seed: int) -> list[str]:
 
 
 def scenarios() -> list[dict]:
-    found = [{"lab": None, "seed": 0, "lines": representative_commands()}]
+    manuals = [f"man {entry['name']}" for entry in registry.index()]
+    found = [{"lab": None, "seed": 0, "lines": representative_commands() + manuals}]
     for lab_id in labs.known_labs():
         if not labs.get(lab_id).is_sandbox:
             found.append({"lab": lab_id, "seed": 3, "lines": reference_lines(lab_id, 3)})
@@ -53,13 +58,9 @@ def scenarios() -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("wheel")
-    build = tmp_path_factory.mktemp("build")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                    "-w", str(out), str(ROOT)], check=True, cwd=build)
-    (found,) = out.glob("emulator-*-py3-none-any.whl")
-    return found
+def wheel() -> Path:
+    """The wheel the site ships, bytecode included."""
+    return build_wheel()
 
 
 def test_pyodide_transcripts_match_cpython(wheel: Path, tmp_path: Path) -> None:

@@ -50,3 +50,8 @@ def test_raw_commands_complete_their_declared_flags(s):
     assert s.complete("echo -").matches == ["-E", "-e", "-n"]
     assert s.complete("timeout --k").matches == ["--kill-after"]
     assert s.complete("unalias -").matches == ["-a"]
+
+
+def test_an_alias_completes_the_options_it_reads(s):
+    assert s.complete("more --s").matches == ["--silent", "--squeeze"]
+    assert s.complete("less --s").matches == ["--squeeze-blank-lines"]

@@ -28,7 +28,7 @@ def test_a_rank_status_agrees_with_ps_and_taskset():
     uid = s.execute("id -u")[0].strip()
     assert fields["Uid"] == fields["Gid"] == "\t".join([uid] * 4) and uid == "1001"
     groups = re.findall(r"(\d+)\(", s.execute("id")[0].split("groups=")[1])
-    assert fields["Groups"].split() == sorted(groups, key=int)
+    assert fields["Groups"].split() == sorted(groups, key=int) == ["44", "1001", "1500"]
     affinity = s.execute(f"taskset -cp {pid}")[0].rsplit(": ", 1)[1].strip()
     assert fields["Cpus_allowed_list"] == affinity == "0-55,112-167"
     assert fields["Cpus_allowed"] == "00000000,000000ff,ffffffff,ffff0000,00000000,00ffffff,ffffffff"

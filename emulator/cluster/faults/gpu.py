@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import random
 
+from emulator.cluster.accounts import uid_of
 from emulator.cluster.catalog import H100
 from emulator.cluster.faults.base import Fault
 from emulator.cluster.faults.gpu_targets import (
@@ -25,17 +26,34 @@ from emulator.cluster.faults.gpu_targets import (
     log_kernel,
     pick_gpu,
     pick_node,
+    utc_stamp,
 )
 from emulator.cluster.faults.xid import ecc_dbe_remap, xid
+from emulator.cluster.gpu_rates import sm_clock_under_load
 from emulator.cluster.hardware import KernelEvent
-from emulator.cluster.lifecycle import lose_psu
-from emulator.cluster.model import Cluster
+from emulator.cluster.lifecycle import lose_psu, maintenance_reboot, sel
+from emulator.cluster.model import Cluster, Node
+from emulator.cluster.startup import fail_at_start
 
 # -- slowdowns --------------------------------------------------------------------------------
 
 
+#: Chassis fans in front of the GPU tray (the BMC's FAN1_F..FAN6_F), and the GPU behind each one.
+FANS = 6
+
+
+def fan_of(gpu_index: int) -> int:
+    """The front fan (1-6) whose air reaches GPU ``gpu_index`` first."""
+    return 1 + gpu_index * FANS // 8
+
+
 def gpu_thermal(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
-    """One GPU starved of cooling: it sits at its slowdown threshold with the SM clock capped."""
+    """One GPU starved of cooling: it sits at its slowdown threshold with the SM clock capped.
+
+    Why: the front fan in its air path is failing: it turns at about 700 RPM, under the BMC's
+    lower critical threshold (800 RPM), while inlet temperature and the other fans read normal; the
+    SEL recorded the threshold crossing when the fan slowed, just before the GPU began to throttle.
+    """
     node, gpu = pick_gpu(cluster, r, params)
     gpu.cooling_deficit_c = 30
     gpu.clock_event_reasons = {"HW Thermal Slowdown", "SW Thermal Slowdown"}
@@ -43,7 +61,15 @@ def gpu_thermal(cluster: Cluster, r: random.Random, params: dict[str, object]) -
     gpu.slowdown_cap_mhz = int(str(cap)) if cap else r.choice((1305, 1350, 1395, 1440))
     onset = r.uniform(900.0, 3600.0)
     gpu.violation_s = {"HW Thermal Slowdown": round(onset * 0.6, 1), "SW Thermal Slowdown": round(onset, 1)}
-    return gpu_truth(node, gpu, "thermal", sm_cap_mhz=str(gpu.slowdown_cap_mhz))
+    fan = fan_of(gpu.index)
+    if node.bmc is not None:
+        for sensor in node.bmc.sensors:
+            if sensor.name == f"FAN{fan}_F Speed":
+                sensor.reading, sensor.status = float(r.randint(66, 76) * 10), "cr"
+        sel(node, -onset - r.uniform(60.0, 300.0), f"Fan #0x{0x30 + fan:02x}", f"FAN{fan}_F Speed",
+            "Lower Critical going low")
+        node.bmc.sel.sort(key=lambda e: e.offset_s)
+    return gpu_truth(node, gpu, "thermal", sm_cap_mhz=str(gpu.slowdown_cap_mhz), fan=f"FAN{fan}_F")
 
 
 def gpu_power_brake(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
@@ -74,19 +100,36 @@ def gpu_power_brake(cluster: Cluster, r: random.Random, params: dict[str, object
     return truth
 
 
+#: Operators whose sudo runs leave the audit trail of a changed power limit.
+OPERATORS = ("carol", "dave", "erin")
+
+
 def gpu_power_cap(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
-    """Someone lowered one GPU's power limit: it pins at the cap with SW Power Cap active."""
+    """Someone lowered one GPU's power limit: it pins at the cap with SW Power Cap active.
+
+    Why: an operator ran ``sudo nvidia-smi -i N -pl W`` on the node (a power-budget test left
+    behind); sudo's audit lines in ``/var/log/auth.log`` and the journal name the user, the time
+    and the command, in the format of sudo 1.9 with pam_unix on Ubuntu 22.04.
+    """
     node, gpu = pick_gpu(cluster, r, params)
     limit = float(str(params.get("limit_w") or 400))
     if not H100.power_min_w <= limit < H100.power_limit_w:
         raise ValueError(f"gpu-power-cap: limit_w must be in [{H100.power_min_w:.0f}, {H100.power_limit_w:.0f})")
     gpu.power_limit_w = limit
     gpu.clock_event_reasons = {"SW Power Cap"}
-    # Clock the GPU can hold inside the limit (dynamic power ~ f^1.5 above idle).
-    frac = max(0.1, (limit - gpu.power_w) / (620.0 - gpu.power_w)) ** (1 / 1.5)
-    gpu.slowdown_cap_mhz = int(min(H100.max_sm_mhz, frac * H100.max_sm_mhz) // 15 * 15)
+    # The clock follows from the lowered limit (emulator.cluster.gpu_rates); no slowdown caps it.
     gpu.violation_s = {"SW Power Cap": round(r.uniform(1800.0, 7200.0), 1)}
-    return gpu_truth(node, gpu, "power-cap", limit_w=f"{limit:.0f}", sm_cap_mhz=str(gpu.slowdown_cap_mhz))
+    user = r.choice(OPERATORS)
+    at = -gpu.violation_s["SW Power Cap"] - r.uniform(20.0, 240.0)
+    node.hw.auth_log += [
+        (at, "sudo", f"{user:>8} : TTY=pts/{r.randint(0, 3)} ; PWD=/home/{user} ; USER=root ; "
+                     f"COMMAND=/usr/bin/nvidia-smi -i {gpu.index} -pl {limit:.0f}"),
+        (at, "sudo", f"pam_unix(sudo:session): session opened for user root(uid=0) by {user}(uid={uid_of(user)})"),
+        (at + 0.4, "sudo", "pam_unix(sudo:session): session closed for user root"),
+    ]
+    node.hw.auth_log.sort(key=lambda e: e[0])
+    return gpu_truth(node, gpu, "power-cap", limit_w=f"{limit:.0f}", sm_cap_mhz=str(sm_clock_under_load(gpu)),
+                     user=user, time=utc_stamp(cluster, at))
 
 
 # -- links and services -------------------------------------------------------------------------
@@ -100,9 +143,13 @@ def nvlink_down(cluster: Cluster, r: random.Random, params: dict[str, object]) -
     every other GPU, not a share of its bandwidth; CUDA still runs on it (NVIDIA Fabric Manager
     User Guide, *High Availability Modes*). The failed links read ``<inactive>``; no Xid is
     raised, since no link failed under load. NCCL's init on the node then fails
-    (:func:`emulator.cluster.collectives.check_p2p`), so the job's ranks there cannot start.
+    (:func:`emulator.cluster.collectives.check_p2p`), so the job fails at start-up
+    (:func:`emulator.cluster.startup.fail_at_start`). The links failed to train at the reboot that
+    ended the node's maintenance window, shortly before the job launched.
     """
-    node, gpu = pick_gpu(cluster, r, params)
+    target = pick_node(cluster, r, params)
+    _maintenance(cluster, r, target)
+    node, gpu = pick_gpu(cluster, r, {**params, "node": target.name})
     count = int(str(params.get("links") or 1))
     if not 1 <= count <= len(gpu.nvlinks):
         raise ValueError(f"nvlink-down: links must be 1..{len(gpu.nvlinks)}")
@@ -111,33 +158,54 @@ def nvlink_down(cluster: Cluster, r: random.Random, params: dict[str, object]) -
         gpu.nvlinks[index].up = False
     # Which nvmlReturn_t the failed registration reports is not documented for this case [unverified].
     gpu.fabric_status = "Unknown Error"
+    fail_at_start(cluster)
     return gpu_truth(node, gpu, "nvlink-down", links=",".join(map(str, down)))
+
+
+#: A Fabric Manager release newer than the driver (550.90.07): the package an unpinned upgrade installs.
+SKEWED_FM = "550.127.05"
+
+
+def _maintenance(cluster: Cluster, r: random.Random, node: Node) -> float:
+    """The node's maintenance window ended with a reboot before the job launched; returns the boot offset."""
+    run = cluster.training
+    launch = run.started_s if run is not None else 0.0
+    boot = launch - r.uniform(900.0, 2400.0)
+    maintenance_reboot(cluster, node, boot)
+    return boot
 
 
 def fabricmanager_stopped(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
     """nvidia-fabricmanager failed at boot on one of the job's nodes: its GPUs never join the
-    NVLink fabric, CUDA init fails with 'system not yet initialized', and no rank runs there."""
+    NVLink fabric, CUDA init fails with 'system not yet initialized', and the job fails at start-up.
+
+    Why: the maintenance window upgraded the unpinned ``nvidia-fabricmanager`` package past the
+    running driver; Fabric Manager refuses a driver of another version, with the message real
+    releases print ("fabric manager NVIDIA GPU driver interface version X don't match with driver
+    version Y", NVIDIA/gpu-operator issue 544, siderolabs/pkgs issue 720; Azure/azhpc-images PR 86
+    pins the package for this reason).
+    """
     node = pick_node(cluster, r, params)
+    boot = _maintenance(cluster, r, node)
     service = node.hw.services["nvidia-fabricmanager"]
-    boot = node.health.boots[-1].offset_s if node.health.boots else -3600.0
     started = boot + 24.0
     service.active = False
     service.sub_state = "failed"
     service.result = "exit-code"
     service.exit_status = 1
-    service.since_s = started + 1.2
+    service.since_s = started + 0.2
     service.journal = [
         (started - 1.0, "Starting NVIDIA fabric manager service..."),
-        (started + 0.9, "request to query NVSwitch device information from NVSwitch driver failed with error:"
-                        "WARNING Nothing to do"),
-        (started + 1.0, "failed to initialize NVSwitch devices, exiting"),
-        (started + 1.1, "nvidia-fabricmanager.service: Control process exited, code=exited, status=1/FAILURE"),
-        (started + 1.2, "nvidia-fabricmanager.service: Failed with result 'exit-code'."),
-        (started + 1.2, "Failed to start NVIDIA fabric manager service."),
+        (started + 0.1, f"fabric manager NVIDIA GPU driver interface version {SKEWED_FM} don't match with driver "
+                        f"version {cluster.versions.driver}. Please update with matching NVIDIA driver package."),
+        (started + 0.2, "nvidia-fabricmanager.service: Control process exited, code=exited, status=1/FAILURE"),
+        (started + 0.2, "nvidia-fabricmanager.service: Failed with result 'exit-code'."),
+        (started + 0.2, "Failed to start NVIDIA fabric manager service."),
     ]
     for gpu in node.gpus:
         gpu.fabric_state = "In Progress"
         gpu.fabric_status = "N/A"
+    fail_at_start(cluster)
     return {"node": node.name, "service": "nvidia-fabricmanager", "cause": "fabricmanager-stopped"}
 
 

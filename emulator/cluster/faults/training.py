@@ -16,6 +16,7 @@ from emulator.cluster.checkpoints import latest_checkpoint
 from emulator.cluster.faults.base import Fault
 from emulator.cluster.faults.gpu import gpu_power_brake, gpu_thermal
 from emulator.cluster.model import Cluster
+from emulator.cluster.scheduler import Job
 from emulator.cluster.steps import profile
 from emulator.cluster.timeline import NCCL_TIMEOUT_MS, PAST_ATTEMPT_S, TEARDOWN_S
 from emulator.cluster.training import Rank, TrainingRun
@@ -73,7 +74,27 @@ def storage_contention(cluster: Cluster, r: random.Random, params: dict[str, obj
     fs.background_metadata_load = max(0.0, load - 0.08)
     fs.client_cache_hit = 0.05
     tenant = str(params.get("tenant") or r.choice(("bob", "carol", "dave", "erin")))
-    return {"cause": "storage-contention", "tenant": tenant, "load": f"{load:g}"}
+    job = _tenant_job(cluster, r, tenant, run.degraded_s)
+    truth = {"cause": "storage-contention", "tenant": tenant, "load": f"{load:g}"}
+    return {**truth, "tenant_job": str(job.job_id)} if job is not None else truth
+
+
+def _tenant_job(cluster: Cluster, r: random.Random, tenant: str, start: float) -> Job | None:
+    """Who contends: the tenant's data-preparation job, running on a free node since the slowdown
+    began (``squeue`` shows it; its start agrees with the first slow save)."""
+    slurm = cluster.slurm
+    free = [n.name for n in cluster.compute_nodes if slurm.node_state.get(n.name) == "idle"]
+    if not free:
+        return None
+    node = free[-1]
+    job = Job(job_id=slurm.next_job_id, name=r.choice(("dedup-shards", "tokenize-c4", "repack-webdata")), user=tenant,
+              partition="gpu", nodes=[node], state="RUNNING", submit_s=start - r.uniform(20.0, 90.0), start_s=start,
+              gpus_per_node=0, cpus_per_task=1, ntasks_per_node=64, command=f"/home/{tenant}/prep.sbatch",
+              workdir=f"/home/{tenant}", account="data")
+    slurm.next_job_id += 1
+    slurm.jobs.append(job)
+    slurm.node_state[node] = "mix"
+    return job
 
 
 def checkpoint_stall(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:

@@ -40,6 +40,12 @@ XID_MEANINGS = {
 
 #: Xids after which the rank on that GPU no longer makes progress (its process died or its GPU is gone).
 FATAL_TO_RANK = frozenset({13, 31, 43, 48, 74, 79, 94, 95, 119})
+#: Xids whose CUDA error reaches the rank's process at once (sticky: its NCCL watchdog meets it on its
+#: next poll and aborts the process, so the job ends within seconds rather than after the collective
+#: timeout), with ``cudaGetErrorString`` of that error as PyTorch prints it ("CUDA error: uncorrectable
+#: NVLink error detected during the execution": MIC-DKFZ/nnUNet issue 1519, NVIDIA/srt-slurm PR 307;
+#: the watchdog path: pytorch/pytorch issue 126544).
+CRASHES_RANK = {74: "uncorrectable NVLink error detected during the execution"}
 #: Seeded Xid instants fall this long before the start (s), so a job the error stopped has
 #: already hit the 10-minute NCCL watchdog and been torn down when the learner arrives.
 XID_BEFORE = (1500.0, 700.0)
@@ -153,14 +159,16 @@ def _xid_events(cluster: Cluster, node: Node, gpu: GPU, r: random.Random, code: 
     return events
 
 
-def _stop_rank(cluster: Cluster, node: Node, gpu: GPU, at: float) -> None:
-    """The training rank on ``gpu`` stops at ``at``; the others wait for it until the NCCL watchdog fires."""
+def _stop_rank(cluster: Cluster, node: Node, gpu: GPU, at: float, crash: str = "") -> None:
+    """The training rank on ``gpu`` stops at ``at``: the others wait for it until the NCCL watchdog
+    fires, or, when ``crash`` names the CUDA error its process met, it dies and the job with it."""
     run = cluster.training
     if run is None or run.hang_s is not None:
         return
     for rank in run.ranks:
         if rank.node == node.name and rank.gpu == gpu.index:
-            run.hang_rank, run.hang_s, run.hang_in = rank.rank, at, "gpu"
+            run.hang_rank, run.hang_s, run.hang_in = rank.rank, at, "crash" if crash else "gpu"
+            run.crash_error = crash
 
 
 def xid(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
@@ -172,7 +180,7 @@ def xid(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[s
     at = event_at(r, params, *XID_BEFORE)
     log_kernel(node, _xid_events(cluster, node, gpu, r, code, at))
     if code in FATAL_TO_RANK:
-        _stop_rank(cluster, node, gpu, at)
+        _stop_rank(cluster, node, gpu, at, CRASHES_RANK.get(code, ""))
     return gpu_truth(node, gpu, f"xid-{code}", xid=str(code), meaning=XID_MEANINGS[code], time=utc_stamp(cluster, at))
 
 

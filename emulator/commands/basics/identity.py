@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from emulator.cluster.accounts import LEARNER, UIDS
+from emulator.cluster.accounts import UIDS, groups_of
 from emulator.cluster.boots import boot_offset, load_average
 from emulator.commands.kit.command import Context, Outcome, ParsedCommand
 from emulator.commands.kit.spec import ArgumentParser
@@ -75,10 +75,9 @@ class Id(ParsedCommand):
         uid = UIDS[ctx.user]
         if args.user:
             ctx.outln(ctx.user if args.name else str(uid))
-        elif ctx.user == LEARNER:
-            ctx.outln(f"uid={uid}({LEARNER}) gid={uid}({LEARNER}) groups={uid}({LEARNER}),44(video),1500(hpc-users)")
         else:
-            ctx.outln(f"uid={uid}({ctx.user}) gid={uid}({ctx.user}) groups={uid}({ctx.user})")
+            groups = ",".join(f"{gid}({name})" for gid, name in groups_of(ctx.user))
+            ctx.outln(f"uid={uid}({ctx.user}) gid={uid}({ctx.user}) groups={groups}")
         return 0
 
 

@@ -68,7 +68,7 @@ def _dmon_value(ctx: Context, node: Node, gpu: GPU, kind: str) -> str:
         "energy": str(int(gpu.power_w * 1_080_000_000 + rd.power_w * 1000 * max(0.0, ctx.clock.elapsed))),
         "util": str(rd.util_pct), "mem_util": str(rd.mem_util_pct),
         "xid": str(gpu.xids[-1] if gpu.xids else 0),
-        "pviol": str(int(telemetry.violation_s(ctx.cluster, gpu, "SW Power Cap") * 1e6
+        "pviol": str(int(telemetry.violation_s(ctx.cluster, gpu, "SW Power Cap", node=node) * 1e6
                          + telemetry.violation_s(ctx.cluster, gpu, "HW Power Brake Slowdown") * 1e6)),
         "tviol": str(int(telemetry.violation_s(ctx.cluster, gpu, "HW Thermal Slowdown") * 1e6)),
         "fb_total": str(H100.memory_mib), "fb_free": str(rd.mem_free_mib), "fb_used": str(rd.mem_used_mib),

@@ -101,7 +101,10 @@ def gpu_stats(ctx: Context, node: Node, gpu: GPU, start: float, end: float | Non
             stats.dbe += match.group(2) == "48"
     power = sum(_overlap(_active_since(gpu, r), start, stop) for r in ("SW Power Cap", "HW Power Brake Slowdown"))
     thermal = _overlap(_active_since(gpu, "HW Thermal Slowdown"), start, stop)
-    stats.violation_pct["Power"] = min(100.0, 100.0 * power / span)
+    # A GPU held at its power limit under load (the healthy case in dense training) is in power
+    # violation in every such sample, whether or not a fault lowered the limit.
+    capped = sum(1 for r in samples if r.reasons & {"SW Power Cap", "HW Power Brake Slowdown"}) / max(1, len(samples))
+    stats.violation_pct["Power"] = min(100.0, max(100.0 * power / span, 100.0 * capped))
     stats.violation_pct["Thermal"] = 100.0 * thermal / span
     for pid, readings in stats.seen.items():
         stats.pids.append((pid, round(sum(r.util_pct for _, r in readings) / len(readings)),

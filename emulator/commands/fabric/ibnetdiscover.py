@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 class Ibhosts(DiagCommand):
     name = "ibhosts"
+    directory = "/usr/sbin"
     summary = "show InfiniBand host (CA) nodes in the fabric"
     section = "Fabric"
 

@@ -132,6 +132,9 @@ class Less(RawCommand):
              "An unknown option is reported and skipped, as less does. Run as more, it reads the options of\n"
              "util-linux more instead (more --help).")
 
+    def alias_options(self) -> dict[str, list[str]]:
+        return {"more": MORE.option_strings()}
+
     def execute(self, ctx: Context) -> Outcome:
         pager = MORE if ctx.argv[0] == "more" else self
         paths = pager.operands(ctx, ctx.argv[1:])

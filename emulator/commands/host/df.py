@@ -41,8 +41,9 @@ class Df(ParsedCommand):
                     status = 1
                     continue
                 best = max((m for m in items if full == m.target or full.startswith(m.target.rstrip("/") + "/")
-                            or m.target == "/"), key=lambda m: len(m.target))
-                chosen.append(best)
+                            or m.target == "/"), key=lambda m: len(m.target), default=None)
+                if best is not None:  # None: -t left out the file system holding it
+                    chosen.append(best)
             items = chosen
         human = args.human_readable or args.si
 
@@ -58,7 +59,10 @@ class Df(ParsedCommand):
             rows.append([m.source] + ([m.fstype] if args.print_type else []) +
                         [size(m.size_kib), size(m.used_kib), size(m.avail_kib), pct, m.target])
         if not rows:
-            return status or 0
+            if args.type and status == 0:
+                ctx.err("df: no file systems processed\n")  # coreutils, when -t leaves nothing to list
+                return 1
+            return status
         left = {0, len(head) - 1} | ({1} if args.print_type else set())
         # With -h/-H the size columns are at least 5 wide and Use% 4, as coreutils pads them.
         minimum = [5 if human and k not in left and head[k] != "Use%" else 4 if head[k] == "Use%" else 0

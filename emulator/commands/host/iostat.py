@@ -75,8 +75,9 @@ class Iostat(ParsedCommand):
         names = [w for w in args.devices if not w.isdecimal()]
         if len(numbers) > 2 or (numbers and args.devices[-len(numbers):] != numbers):
             raise ctx.fail(self.usage_error(""), 1)
-        interval = int(numbers[0]) if numbers else 0
-        count = int(numbers[1]) if len(numbers) > 1 else (1 if not interval else None)
+        # Past 18 digits a number means "forever" (Python refuses to read 4300 digits at all).
+        interval, given = (min(int((n.lstrip("0") or "0")[:19]), 10**18) for n in [*numbers, "0", "0"][:2])
+        count = given if len(numbers) > 1 else (1 if not interval else None)
         node = ctx.host
         devices = [d.name for d in node.hw.disks]
         if node.local_disk is not None:

@@ -191,6 +191,10 @@ class Command:
         """Every flag, for completion."""
         return []
 
+    def alias_options(self) -> dict[str, list[str]]:
+        """The flags of an alias that reads other options than the command's own (``more`` of ``less``)."""
+        return {}
+
     def subcommands(self) -> list[str]:
         """Sub-command words (``topo``, ``diag``...), for completion."""
         return []

@@ -62,23 +62,48 @@ def columns(names: list[str], width: int = COLUMNS) -> list[str]:
 
 
 class Intermixed(ParsedCommand):
-    """A command whose options may follow its operands (``grep -n x file -i``), as GNU tools allow."""
+    """A command whose options may follow its operands (``grep -n x file -i``), as GNU tools allow.
+
+    Read as getopt_long reads them: an option that takes a value takes the next word whatever it is
+    (``grep -e -pl``), and every word after ``--`` is an operand (``grep -- -pl FILE``).
+    """
 
     def parse(self, argv: Iterable[str]) -> argparse.Namespace:
-        return self.parser().parse_intermixed_args(self._split_attached(list(argv)))
+        before, after = self._split_attached(list(argv))
+        args = self.parser().parse_intermixed_args(before)
+        if after:
+            operands = [a for a in self.parser()._actions if not a.option_strings and a.nargs in ("*", "+")]
+            if len(operands) != 1:
+                return self.parser().parse_intermixed_args([*before, "--", *after])
+            dest = operands[0].dest
+            setattr(args, dest, [*(getattr(args, dest) or []), *after])
+        return args
 
-    def _split_attached(self, argv: list[str]) -> list[str]:
-        """``-d=`` means the value ``=`` to getopt, not an empty value as argparse would read it."""
-        takes_value = {s for a in self.parser()._actions if a.nargs != 0 for s in a.option_strings if len(s) == 2}
+    def _split_attached(self, argv: list[str]) -> tuple[list[str], list[str]]:
+        """The words before ``--`` with each option's value attached to it, and the operands after ``--``.
+
+        ``-d=`` means the value ``=`` to getopt, not an empty value as argparse would read it.
+        """
+        valued = {s: next((o for o in a.option_strings if o.startswith("--")), s)
+                  for a in self.parser()._actions if a.option_strings and a.nargs is None for s in a.option_strings}
         out: list[str] = []
-        for i, word in enumerate(argv):
+        i = 0
+        while i < len(argv):
+            word = argv[i]
             if word == "--":
-                return out + argv[i:]
-            if len(word) > 2 and word[:2] in takes_value and word[2] == "=":
+                return out, argv[i + 1:]
+            if word in valued and i + 1 < len(argv):
+                value = argv[i + 1]
+                long = valued[word]
+                out.append(f"{long}={value}" if long.startswith("--") else f"{word}{value}")
+                i += 2
+                continue
+            if len(word) > 2 and word[:2] in valued and word[2] == "=":
                 out += [word[:2], word[2:]]
             else:
                 out.append(word)
-        return out
+            i += 1
+        return out, []
 
 
 def coreutils_error(name: str, message: str) -> str:

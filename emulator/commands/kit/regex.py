@@ -115,18 +115,20 @@ def compile_python(body: str, flags: int = 0) -> Regex:
     """A translated pattern, compiled for linear-time matching.
 
     A back reference needs ``re``, which backtracks: such a pattern is refused
-    (:class:`RegexRefused`) when it also repeats a repetition, on which ``re``
-    can take exponential time. Too large a pattern gets GNU's "Regular
-    expression too big"; an invalid one raises ``re.error``.
+    (:class:`RegexRefused`) when it also repeats a group or holds more than one
+    unbounded repetition, on which ``re`` can take exponential (or high
+    polynomial) time: ``(a|a)*\\1b`` doubles its time with each ``a``. Too
+    large a pattern gets GNU's "Regular expression too big"; an invalid one
+    raises ``re.error``.
     """
     try:
         return automaton.compile(body, flags)
     except automaton.PatternTooLarge:
         raise RegexError("Regular expression too big") from None
     except automaton.NeedsBacktracking:
-        if _nested_repetition(body):
-            raise RegexRefused("a back reference inside nested repetition is refused (a limit of this simulated "
-                               "terminal: matching it could take exponential time)") from None
+        if _may_backtrack(body):
+            raise RegexRefused("a back reference with a repeated group or more than one repetition is refused "
+                               "(a limit of this simulated terminal: matching it could take exponential time)") from None
         return re.compile(body, flags)
 
 
@@ -147,18 +149,16 @@ def compile_regex(pattern: str, extended: bool, ignore_case: bool = False) -> Re
         raise RegexError("Invalid regular expression") from None
 
 
-_UNBOUNDED = re.compile(r"[*+]|\{\d*,\}")
+_UNBOUNDED = re.compile(r"[*+]|\{\d*,\d*\}")
 
 
-def _nested_repetition(regex: str) -> bool:
-    """Whether a group holding an unbounded repetition is itself repeated without bound.
+def _may_backtrack(regex: str) -> bool:
+    """Whether Python's backtracking matcher could take more than about quadratic time on ``regex``:
+    a group repeated by ``*``, ``+`` or an interval (``(a|a)*``, ``(a+)+``), or two unbounded repetitions.
 
-    Python's backtracking matcher can take exponential time on such patterns
-    (``(a+)+$`` against ``aaaa...b``); the linear-time engine does not, so this
-    guards only the patterns that must fall back to ``re``.
+    The linear-time engine runs every other pattern; this guards only those that must fall back to ``re``.
     """
-    stack: list[bool] = []
-    inner = False  # whether the text since the innermost open group holds an unbounded repetition
+    unbounded = 0
     i, n = 0, len(regex)
     while i < n:
         c = regex[i]
@@ -175,15 +175,9 @@ def _nested_repetition(regex: str) -> bool:
                 j += 2 if regex[j] == "\\" else 1
             i = j + 1
             continue
-        if c == "(":
-            stack.append(inner)
-            inner = False
-        elif c == ")" and stack:
-            repeated = _UNBOUNDED.match(regex, i + 1) is not None
-            if repeated and inner:
-                return True
-            inner = stack.pop() or inner
-        elif _UNBOUNDED.match(regex, i):
-            inner = True
+        if c == ")" and _UNBOUNDED.match(regex, i + 1):
+            return True
+        if c in "*+" or (c == "{" and _UNBOUNDED.match(regex, i) and regex[i:].split("}", 1)[0].endswith(",")):
+            unbounded += 1
         i += 1
-    return False
+    return unbounded > 1

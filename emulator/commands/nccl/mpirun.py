@@ -11,6 +11,7 @@ import argparse
 from emulator.commands.kit.command import Context, ParsedCommand
 from emulator.commands.kit.spec import ArgumentParser
 from emulator.commands.nccl.numbers import c_int
+from emulator.limits import RANK_LIMIT, limit_reached
 
 
 class Mpirun(ParsedCommand):
@@ -42,10 +43,8 @@ class Mpirun(ParsedCommand):
 
     def _placement(self, ctx: Context, np_: int | None, hosts: str | None, npernode: int | None) -> list[str]:
         slots: list[tuple[str, int]] = []
-        if not hosts:
-            # Without -H, Open MPI runs locally with one slot per core.
-            return [ctx.host.name] * (np_ if np_ is not None else ctx.host.cpu.sockets * ctx.host.cpu.cores_per_socket)
-        for item in hosts.split(","):
+        # Without -H, Open MPI runs locally with one slot per core (more need --oversubscribe).
+        for item in (hosts or f"{ctx.host.name}:{ctx.host.cpu.sockets * ctx.host.cpu.cores_per_socket}").split(","):
             name, _, n = item.partition(":")
             if name:
                 slots.append((name, c_int(n) if n else (npernode or 1)))
@@ -83,15 +82,19 @@ class Mpirun(ParsedCommand):
             exported[key] = value if eq else ctx.env.get(key, "")
         status = 0
         locals_: dict[str, int] = {}
-        for rank, host in enumerate(placed):
+        every_host = ",".join(placed)
+        for rank, host in enumerate(placed[:RANK_LIMIT]):
             local = locals_.get(host, 0)
             locals_[host] = local + 1
             env = {**exported, "OMPI_COMM_WORLD_RANK": str(rank), "OMPI_COMM_WORLD_SIZE": str(len(placed)),
                    "OMPI_COMM_WORLD_LOCAL_RANK": str(local), "OMPI_COMM_WORLD_LOCAL_SIZE": str(placed.count(host)),
-                   "OMPI_COMM_WORLD_HOSTS": ",".join(placed)}
+                   "OMPI_COMM_WORLD_HOSTS": every_host}
             result = ctx.run(program, host=ctx.cluster.node(host), env=env)
             ctx.out(result.stdout)
             if result.stderr:
                 ctx.err(result.stderr)
             status = status or result.status
+        if len(placed) > RANK_LIMIT:
+            ctx.err(limit_reached(f"mpirun: stopped after starting {RANK_LIMIT} ranks") + "\n")
+            return 1
         return status

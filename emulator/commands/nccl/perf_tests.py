@@ -11,8 +11,11 @@ only rank 0 prints, like the real tests built with MPI:
   and ``OMPI_COMM_WORLD_HOSTS`` (the host of each rank, comma-separated: the
   emulator's stand-in for what PMIx tells the ranks).
 
-Each row's time comes from :func:`emulator.cluster.collectives.collective`;
-``NCCL_DEBUG=INFO`` adds the init lines of :mod:`emulator.cluster.nccl_debug`.
+Each row's time comes from :func:`emulator.cluster.collectives.collective`,
+with the algorithm and protocol NCCL's tuning model picks for the size
+(``NCCL_ALGO``/``NCCL_PROTO`` narrow the pick, with NCCL 2.21's fallbacks); ``NCCL_DEBUG=INFO`` adds the init lines of
+:mod:`emulator.cluster.nccl_debug`, and with ``NCCL_DEBUG_SUBSYS`` naming
+``TUNING`` rank 0's per-call choice, interleaved with the rows as in real logs.
 """
 
 from __future__ import annotations
@@ -21,9 +24,16 @@ import argparse
 from collections.abc import Generator
 
 from emulator.cluster.catalog import H100
-from emulator.cluster.collectives import CollectiveError, NcclInitError, check_p2p, check_usable, collective
+from emulator.cluster.collectives import (
+    CollectiveError,
+    NcclInitError,
+    check_p2p,
+    check_usable,
+    collective,
+)
 from emulator.cluster.ids import rng
-from emulator.cluster.nccl_debug import Proc, init_lines
+from emulator.cluster.nccl_algo import tuning_line
+from emulator.cluster.nccl_debug import Proc, init_lines, level, subsystems
 from emulator.cluster.scheduler import expand_hostlist
 from emulator.commands.kit.command import Command, Context, ParsedCommand
 from emulator.commands.kit.spec import ArgumentParser
@@ -75,8 +85,10 @@ class NcclTest(ParsedCommand):
         self.directory = "/opt/nccl-tests/build"
         self.summary = summary
         self.notes = ("Runs on a compute node (-g GPUs per process) or across nodes under srun or mpirun, where "
-                      "rank 0 prints. Times come from the cluster model: NVLink/NVLS inside a node, the slowest "
-                      "network hop across nodes.")
+                      "rank 0 prints. Times come from the cluster model and the algorithm NCCL picks per size: NVLS "
+                      "inside a node, NVLSTree across 2 nodes (above what the NICs carry in a ring), a ring at its "
+                      "slowest hop; NCCL_ALGO=Ring forces the ring. NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING "
+                      "prints the choice.")
 
     def configure(self, parser: ArgumentParser) -> None:
         add = parser.add_argument
@@ -236,19 +248,27 @@ class NcclTest(ParsedCommand):
         reduces = self.op in ("all_reduce", "reduce_scatter", "reduce", "sendrecv")
         redop = op_name if reduces else "none"
         root_col = root if self.op in ("broadcast", "reduce") else -1
+        # With NCCL_DEBUG_SUBSYS including TUNING, rank 0 logs NCCL's pick on every call (NCCL 2.21),
+        # interleaved with the row nccl-tests is printing: warm-up at the largest and smallest sizes,
+        # then each timed iteration and the validation call of each place.
+        tuning = level(env) in ("INFO", "TRACE") and "TUNING" in subsystems(env)
+        prefix = f"{procs[0].node}:{procs[0].pid}:{procs[0].pid} [{procs[0].gpu}] NCCL INFO "
+        calls = iters * max(1, agg) + (1 if check else 0)
+        for warm in (hi, lo):
+            res = collective(cluster, self.op, self._shown(warm, n, word), ranks, env, sample=("warmup",))
+            if tuning and res.option is not None:
+                ctx.out((prefix + tuning_line(res.option, res.size_bytes, res.predicted_us) + "\n") * warmup)
         total, count_bw, rows = 0.0, 0, 0
         size = lo
         while size <= hi and rows < SIZES_LIMIT:
-            count = size // word
-            if self.op in ("all_gather", "reduce_scatter", "alltoall"):
-                count = count // n
-                shown = count * n * word
-            else:
-                shown = count * word
-            cells = []
+            shown = self._shown(size, n, word)
+            count = shown // word // (n if self.op in ("all_gather", "reduce_scatter", "alltoall") else 1)
+            ctx.out(f"{shown:12d}  {count:12d}  {dtype:>8}  {redop:>6}  {root_col:6d}")
             pause = 0.0
             for place in ("oop", "ip"):
                 res = collective(cluster, self.op, shown, ranks, env, sample=(place, rows))
+                if tuning and res.option is not None:
+                    ctx.out((prefix + tuning_line(res.option, shown, res.predicted_us) + "\n") * calls)
                 t = res.time_us
                 if t >= 10000.0:
                     ts = f"{t:7.0f}"
@@ -259,11 +279,11 @@ class NcclTest(ParsedCommand):
                 # alltoall and sendrecv have no in-place variant to validate: nccl-tests prints N/A there.
                 no_inplace = place == "ip" and self.op in ("alltoall", "sendrecv")
                 wrong = f"{0:6d}" if check and not no_inplace else "   N/A"
-                cells.append(f"  {ts}  {res.algbw:6.2f}  {res.busbw:6.2f} {wrong}")
+                ctx.out(f"  {ts}  {res.algbw:6.2f}  {res.busbw:6.2f} {wrong}")
                 total += res.busbw
                 count_bw += 1
                 pause += (warmup + iters * max(1, agg)) * t / 1e6
-            ctx.outln(f"{shown:12d}  {count:12d}  {dtype:>8}  {redop:>6}  {root_col:6d}" + "".join(cells))
+            ctx.out("\n")
             rows += 1
             yield pause + 0.05
             if factor > 1:
@@ -281,6 +301,14 @@ class NcclTest(ParsedCommand):
             ctx.err(limit_reached(f"{self.name}: stopped after {SIZES_LIMIT} sizes; the average is of those") + "\n")
             return 1
         return 1 if verdict == "FAILED" else 0
+
+
+    def _shown(self, size: int, n: int, word: int) -> int:
+        """The size column for a requested size: whole elements, and whole per-rank counts where the count is per rank."""
+        count = size // word
+        if self.op in ("all_gather", "reduce_scatter", "alltoall"):
+            return count // n * n * word
+        return count * word
 
 
 def commands() -> list[Command]:

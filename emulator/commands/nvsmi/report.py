@@ -8,7 +8,6 @@ report, :func:`xml_log` the ``<nvidia_smi_log>`` document.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
-from xml.sax.saxutils import escape, quoteattr
 
 from emulator.commands.nvsmi.query import GpuView
 from emulator.commands.nvsmi.report_items import DISPLAY, FULL, XML, Item
@@ -16,6 +15,17 @@ from emulator.commands.nvsmi.report_tree import gpu_entries
 
 if TYPE_CHECKING:  # pragma: no cover
     from emulator.cluster.model import Cluster, Node
+
+
+def escape(text: str) -> str:
+    """``text`` as XML character data (what ``xml.sax.saxutils.escape`` does, without importing urllib,
+    http and email with it: a third of a second in the browser)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def quoteattr(text: str) -> str:
+    """``text`` as a double-quoted XML attribute value."""
+    return '"' + escape(text).replace('"', "&quot;") + '"'
 
 
 # -- text -------------------------------------------------------------------------------

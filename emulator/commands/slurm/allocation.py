@@ -72,7 +72,10 @@ class Request:
                 raise ctx.fail(self.error("Invalid node name specified"))
             if any(n not in members for n in self.nodelist):
                 raise ctx.fail(self.error("Requested node configuration is not available"))
-        self.exclude = set(expand_hostlist(args.exclude)) if args.exclude else set()
+        try:
+            self.exclude = set(expand_hostlist(args.exclude)) if args.exclude else set()
+        except ValueError:
+            raise ctx.fail(self.error("Invalid node name specified")) from None
         nodes_arg = args.nodes
         if nodes_arg is not None and not str(nodes_arg).split("-")[0].isdecimal():
             raise ctx.fail(f"{prog}: error: \"{nodes_arg}\" is not a valid node count")

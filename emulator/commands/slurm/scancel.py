@@ -30,7 +30,7 @@ class Scancel(sc.SlurmCommand):
         targets: list[Job] = []
         for text in args.jobs:
             base = text.split("_")[0].split(".")[0]
-            job = cluster.slurm.job(int(base)) if base.isdecimal() else None
+            job = cluster.slurm.job(int(base)) if base.isdecimal() and len(base) <= 18 else None
             if not base.isdecimal():
                 raise ctx.fail(f"scancel: error: Invalid job id {text}")
             if job is None or not sc.job_visible(cluster, job):

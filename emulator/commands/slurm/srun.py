@@ -84,6 +84,9 @@ class Srun(sc.SlurmCommand):
                 return _shell(ctx, job, posixpath.basename(args.command[0]))
             if args.nodelist:
                 nodes = [n for n in _expand(ctx, args.nodelist) if n in job.nodes]
+                if not nodes:  # none of the named nodes is in the allocation
+                    raise ctx.fail(f"srun: error: Unable to create step for job {job.job_id}: "
+                                   "Requested node configuration is not available")
             count = int(args.nodes) if args.nodes and str(args.nodes).isdecimal() else len(nodes)
             nodes = nodes[:max(1, count)]
             ntasks = args.ntasks or len(nodes) * (args.ntasks_per_node or 1)

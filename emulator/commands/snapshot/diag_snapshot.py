@@ -143,7 +143,7 @@ def _scope(ctx: Context, args: argparse.Namespace) -> list[str]:
     if args.nodes and args.job:
         raise ctx.fail("diag-snapshot: give --nodes or --job, not both")
     if args.job:
-        job = cluster.slurm.job(int(args.job)) if args.job.isdecimal() else None
+        job = cluster.slurm.job(int(args.job)) if args.job.isdecimal() and len(args.job) <= 18 else None
         if job is None or not job.nodes:
             raise ctx.fail(f"diag-snapshot: job {args.job}: no such job with allocated nodes", 1)
         return list(job.nodes)

@@ -181,6 +181,8 @@ class Journalctl(RawCommand):
             for event in events:
                 level = {"err": 3, "warn": 4}.get(event.level, 6)
                 entries.append((event.offset_s, "kernel", level, event.text, ""))
+        if not units and not kernel:   # sudo and sshd log through syslog(3) to the journal too
+            entries += [(at, program, 5, message, "") for at, program, message in node.hw.auth_log]
         if interval is not None:
             first, last = interval
             entries = [e for e in entries if first <= e[0] and (e[0] < last or last == ctx.clock.elapsed)]

@@ -80,7 +80,7 @@ class Grep(Intermixed):
             raise ctx.fail(f"grep: {min(after, before)}: invalid context length argument", 2)
         files = operands or (["."] if args.recursive else ["-"])
         targets, status = self._targets(ctx, files, args)
-        show_names = (len(targets) > 1 or args.recursive) and not args.no_filename or args.with_filename
+        show_names = (len(files) > 1 or len(targets) > 1 or args.recursive) and not args.no_filename or args.with_filename
         found_any = False
         for name, text in targets:
             selected = self._search(ctx, name if show_names else None, text, matcher, args, before, after)

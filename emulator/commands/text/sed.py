@@ -74,7 +74,8 @@ def _sed_parse(script: str, extended: bool, expr_no: int) -> list[_SedCommand]:
             j = i
             while j < n and script[j].isdecimal():
                 j += 1
-            value = int(script[i:j])
+            digits = script[i:j].lstrip("0") or "0"
+            value = int(digits) if len(digits) <= 18 else 10**18  # a line that never comes (Python refuses 4300 digits)
             i = j
             return value
         if i < n and script[i] == "$":
@@ -154,7 +155,8 @@ def _sed_parse(script: str, extended: bool, expr_no: int) -> list[_SedCommand]:
                     j = i
                     while j < n and script[j].isdecimal():
                         j += 1
-                    command.nth = max(1, int(script[i:j]))
+                    digits = script[i:j].lstrip("0") or "0"
+                    command.nth = max(1, int(digits) if len(digits) <= 18 else 10**18)
                     i = j
                     continue
                 elif f in " \t":

@@ -287,6 +287,12 @@ class Timeline(ParsedCommand):
             ctx.outln(f"{ph.name:<16}{self._hm(ctx, ph.start_s):<10}{self._hm(ctx, ph.end_s):<10}"
                       f"{self._dur(ph.end_s - ph.start_s):>10}  {ph.detail}")
         ctx.outln("")
+        failed = run.start_failure
+        if failed is not None:
+            job = cluster.slurm.job(run.job_id)
+            ctx.outln(f"no step completed: the ranks on {failed.node} failed during initialisation; job "
+                      f"{job.state if job else 'FAILED'}, exit code {job.exit_code if job else '1:0'}")
+            return
         ctx.outln(f"steady step {prof.step_s:.3f}s = data wait {prof.data_wait_s:.3f}s + compute "
                   f"{prof.compute_s:.3f}s + exposed communication {prof.exposed_comm_s:.3f}s  ({prof.bound}-bound)")
         ctx.outln(f"tokens/s {prof.tokens_per_s:,.0f}  tflops/gpu {prof.tflops_per_gpu:.1f}  MFU "
@@ -306,6 +312,15 @@ class Timeline(ParsedCommand):
         now = ctx.clock.elapsed
         hung = run.hang_s is not None and now >= run.hang_s
         width = 40
+        failed = run.start_failure
+        if failed is not None:
+            since = ctx.clock.at(failed.at_s).strftime("%H:%M:%S")
+            ctx.outln(f"job {run.job_id} per-rank step breakdown: no step completed")
+            ctx.outln(f"{'RANK':>4}  {'NODE':<8}{'GPU':>3}  {'DATA':>7}  {'COMPUTE':>8}  {'WAIT':>7}  BAR")
+            for rank in run.ranks:
+                state = f"init failed at {since}" if rank.node == failed.node else "killed in init"
+                ctx.outln(f"{rank.rank:>4}  {rank.node:<8}{rank.gpu:>3}  {'-':>7}  {'-':>8}  {'-':>7}  {state}")
+            return
         ctx.outln(f"job {run.job_id} per-rank step breakdown, step {prof.step_s:.3f}s "
                   f"(d data wait, # compute, - waiting in all-reduce / exposed communication)")
         ctx.outln(f"{'RANK':>4}  {'NODE':<8}{'GPU':>3}  {'DATA':>7}  {'COMPUTE':>8}  {'WAIT':>7}  BAR")

@@ -1,8 +1,9 @@
 /**
  * The emulator worker's background work, which waits for the terminal to be
- * quiet so the learner's commands never wait for it: after the first command,
- * the command families not yet imported, one at a time (a tool's first use
- * then does not pay its import); after a restore, the
+ * quiet so the learner's commands never wait for it: from the first command
+ * done (or a second of quiet before it), the command families not yet
+ * imported, one a task, a request waiting at most for the one being imported
+ * (a tool's first use then does not pay its import); after a restore, the
  * wheel's files are unpacked again (they are not part of a snapshot); after a
  * normal load, once the terminal has been idle, maker.js makes the snapshot in
  * a worker of its own, with a fresh session of each lab the visit opened.
@@ -26,20 +27,29 @@ const visited = [];
 const VISITED_KEPT = 3;
 let idleTimer = null;
 
-/** How long the terminal must be idle before the next command family is imported, and between families. */
-const WARM_AFTER_IDLE_MS = 150;
 /** Imports the next command family; false once every family is imported. */
 let warmNext = null;
+/** Until a command has run (or a family has been imported), warming waits for this much quiet, so that it
+ * never delays a first command typed at once; from then on it goes on at each quiet moment. */
+const WARM_AFTER_IDLE_MS = 1000;
+let warmStarted = false;
 let warmTimer = null;
 
-/** The runtime is loaded: `next` imports one command family a call, whenever the terminal is quiet. */
+/** The runtime is loaded: `next` imports one command family a call, a call a task. */
 export function warmWhenQuiet(next) {
   warmNext = next;
 }
 
+/** One family; the next one in a task of its own, so that a request that came meanwhile goes first. A family
+ * that fails to import stops the warming: its first command imports it again and reports the error. */
 function warmStep() {
-  if (warmNext && !warmNext()) warmNext = null;
-  if (warmNext) warmTimer = setTimeout(warmStep, WARM_AFTER_IDLE_MS);
+  warmStarted = true;
+  try {
+    if (warmNext && !warmNext()) warmNext = null;
+  } catch {
+    warmNext = null;
+  }
+  if (warmNext) warmTimer = setTimeout(warmStep, 0);
 }
 
 export function visit(lab, seed) {
@@ -60,7 +70,7 @@ export function makeWhenQuiet(what) {
   maker = what;
 }
 
-/** A message came: the terminal is in use, so the snapshot waits for the next quiet moment. */
+/** A message came: the terminal is in use, so the snapshot and the warming wait for the next quiet moment. */
 export function inUse() {
   clearTimeout(idleTimer);
   clearTimeout(warmTimer);
@@ -75,8 +85,9 @@ export function whenQuiet(handled) {
     setTimeout(unpack, handled === Msg.RUN ? 0 : UNPACK_AFTER_IDLE_MS);
   }
   if (maker) idleTimer = setTimeout(startMaker, MAKE_AFTER_IDLE_MS);
+  if (handled === Msg.RUN) warmStarted = true;
   clearTimeout(warmTimer);
-  if (warmNext) warmTimer = setTimeout(warmStep, WARM_AFTER_IDLE_MS);
+  if (warmNext) warmTimer = setTimeout(warmStep, warmStarted ? 0 : WARM_AFTER_IDLE_MS);
 }
 
 function startMaker() {

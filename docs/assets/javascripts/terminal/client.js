@@ -5,7 +5,8 @@
  *
  * Requests are matched to replies by id. Listeners hear the runtime's state
  * (loading progress, ready, failed). `restart()` replaces a worker that no
- * longer answers; terminals then reopen their sessions from saved state.
+ * longer answers (watchdog.js finds it); terminals then reopen their sessions
+ * from saved state.
  *
  * The runtime starts from a memory snapshot when the browser holds one (see
  * loader.js) unless the page's address says `?snapshot=off` or localStorage
@@ -172,7 +173,7 @@ export class Runtime {
     this.emit();
   }
 
-  /** Send a request; handlers: onReady, onOutput, onDone, onCompletion, onError. Returns its id. */
+  /** Send a request; handlers: onReady, onOutput, onDone, onCompletion, onPong, onError. Returns its id. */
   request(message, handlers) {
     this.start();
     const id = this.nextId++;
@@ -240,6 +241,10 @@ export class Runtime {
       case Msg.COMPLETION:
         this.pending.delete(message.id);
         handlers.onCompletion?.(message);
+        break;
+      case Msg.PONG:
+        this.pending.delete(message.id);
+        handlers.onPong?.(message);
         break;
       case Msg.ERROR:
         this.pending.delete(message.id);

@@ -11,6 +11,9 @@
  *   {type: COMPLETE,  id, sid, line}
  *   {type: SNAPSHOT,  id, sid}
  *   {type: RESET,     id, sid}
+ *   {type: PING,      id}                     the watchdog's question while a line runs: is the worker answering?
+ *   {type: STALL,     id, ms}                 test hook only (tests/e2e/test_watchdog.py): the worker computes for
+ *                                         `ms` without answering, as a command that never ends would
  *   {type: VERIFY,    id, codes, workshop}    completion codes (strings) to check by replay; workshop or null
  *
  * Worker → page
@@ -29,6 +32,7 @@
  *                                         another line (not run); lab..goal: the lab the session is in
  *                                         after the RUN (a `lab start` changes it)
  *   {type: COMPLETION, id, start, matches, common}
+ *   {type: PONG,       id}                    reply to PING
  *   {type: ERROR,      id, message}           one request failed; the runtime is fine
  *   {type: FATAL,      message}               the runtime cannot start or has died
  */
@@ -40,6 +44,9 @@ export const Msg = Object.freeze({
   COMPLETE: "complete",
   SNAPSHOT: "snapshot",
   RESET: "reset",
+  PING: "ping",
+  PONG: "pong",
+  STALL: "stall",
   VERIFY: "verify",
   READY: "ready",
   PROGRESS: "progress",
@@ -72,6 +79,13 @@ export const Stage = Object.freeze({
 
 /** How long the runtime may take to become ready before the page gives up. */
 export const LOAD_TIMEOUT_MS = 30000;
+
+/**
+ * How long a running command's worker may go without answering (no output, no reply to the watchdog's
+ * PING) before the page stops it, restarts the runtime and restores the session without that line.
+ * emulator.limits.COMMAND_TIME_LIMIT_S gives the command line the same time.
+ */
+export const WATCHDOG_MS = 10000;
 
 /** The longest real pause between two chunks of a streaming command. */
 export const MAX_PAUSE_MS = 1000;

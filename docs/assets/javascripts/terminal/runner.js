@@ -3,12 +3,13 @@
  * (while the runtime loads, or while a command runs) and run one at a time,
  * their output drawn as it streams in; the lines of an unfinished command
  * wait for the rest; Ctrl-C interrupts, and a command that does not stop
- * restarts the runtime.
+ * restarts the runtime, as does one whose worker stops answering for
+ * WATCHDOG_MS (watchdog.js): the session is then restored without that line.
  */
 
 import { runtime } from "./client.js";
-import { Msg } from "./protocol.js";
-import * as store from "./storage.js";
+import { Msg, WATCHDOG_MS } from "./protocol.js";
+import { Watchdog, stalls, STALL_MS } from "./watchdog.js";
 
 /** How long an interrupted command may take to stop before the runtime restarts. */
 const INTERRUPT_GRACE_MS = 4000;
@@ -22,6 +23,7 @@ export class Runner {
     this.queue = [];
     /** The lines of an unfinished command, run with the next one. */
     this.pending = [];
+    this.watchdog = new Watchdog(() => this.stopped(this.busy));
   }
 
   submit(line) {
@@ -31,7 +33,7 @@ export class Runner {
     runtime.start();
     if (runtime.state === "loading") session.onRuntime({ state: "loading", progress: runtime.progress });
     this.drain();
-    if (runtime.state === "failed") store.save(record);
+    if (runtime.state === "failed") session.persist();
   }
 
   drain() {
@@ -50,10 +52,15 @@ export class Runner {
     const text = [...this.pending, line].join("\n");
     this.busy = busy;
     el.dataset.mdxBusy = "true";
+    const request = stalls(text) ? { type: Msg.STALL, ms: STALL_MS } : { type: Msg.RUN, sid: session.sid, line: text };
+    this.watchdog.start();
     busy.id = runtime.request(
-      { type: Msg.RUN, sid: session.sid, line: text },
+      request,
       {
-        onOutput: (chunks) => scrollback.write(chunks, collected),
+        onOutput: (chunks) => {
+          this.watchdog.alive();
+          scrollback.write(chunks, collected);
+        },
         onDone: (m) => {
           if (m.more) {
             this.pending.push(line);
@@ -84,6 +91,7 @@ export class Runner {
     const { el, editor, session, scrollback } = this.terminal;
     clearTimeout(busy.timer);
     if (this.busy !== busy || this.terminal.disposed) return;
+    this.watchdog.stop();
     this.busy = null;
     delete el.dataset.mdxBusy;
     el.dataset.mdxRuns = String(Number(el.dataset.mdxRuns || 0) + 1);
@@ -105,15 +113,35 @@ export class Runner {
 
   /** A command did not stop: restart the runtime and reopen from the last saved state. */
   recover(busy) {
-    const { el, record, scrollback } = this.terminal;
-    if (this.busy !== busy) return;
-    scrollback.print(
-      "err",
-      "The command did not stop, so the terminal restarted its runtime and restored your session from the last saved state.\n",
+    this.restart(
+      busy,
+      "The command did not stop, so the terminal restarted its runtime and restored your session from the last saved state.",
     );
+  }
+
+  /** The worker stopped answering while `busy` ran (watchdog.js): stop it, restore the session without it. */
+  stopped(busy) {
+    this.restart(
+      busy,
+      `The command stopped answering for ${WATCHDOG_MS / 1000} seconds, so it was stopped: the terminal restarted ` +
+        "its runtime and restored your session without that line.",
+    );
+  }
+
+  /**
+   * Say why, then restart the runtime. The session's saved state is the one after the last line that
+   * finished (session.save), so the reopened session holds every line but the stopped one.
+   */
+  restart(busy, why) {
+    const { el, scrollback, session } = this.terminal;
+    if (!busy || this.busy !== busy) return;
+    clearTimeout(busy.timer);
+    this.watchdog.stop();
+    scrollback.print("err", `${why}\n`);
     this.busy = null;
     delete el.dataset.mdxBusy;
-    store.save(record);
+    el.dataset.mdxRuns = String(Number(el.dataset.mdxRuns || 0) + 1);
+    session.persist();
     runtime.restart();
   }
 
@@ -126,6 +154,7 @@ export class Runner {
 
   /** The runtime restarted: the command it was running went with it. */
   lost() {
+    this.watchdog.stop();
     if (this.busy) {
       clearTimeout(this.busy.timer);
       this.busy = null;
@@ -134,6 +163,7 @@ export class Runner {
 
   /** The page is going: interrupt the running command; its replies are no longer wanted. */
   leave() {
+    this.watchdog.stop();
     if (this.busy) {
       runtime.interrupt(this.terminal.session.sid);
       runtime.forget(this.busy.id);

@@ -165,17 +165,23 @@ export class Session {
     this.terminal.el.dataset.mdxOpen = "false";
   }
 
+  /** Store the record as it is now; when storage is full, say so once (storage.js keeps what fits). */
+  persist() {
+    const notice = store.save(this.terminal.record);
+    if (notice && !this.terminal.disposed) this.terminal.scrollback.print("err", `${notice}\n`);
+  }
+
   /** Save history, scrollback and the session's state. */
   save() {
     const { record } = this.terminal;
-    store.save(record);
+    this.persist();
     if (this.sid === null) return;
     runtime.request(
       { type: Msg.SNAPSHOT, sid: this.sid },
       {
         onDone: (m) => {
           record.state = m.state;
-          store.save(record);
+          this.persist();
         },
       },
     );
@@ -186,7 +192,7 @@ export class Session {
     runner.drop();
     record.state = null;
     record.scrollback = [];
-    store.save(record);
+    this.persist();
     if (this.sid === null) {
       scrollback.clear();
       return;

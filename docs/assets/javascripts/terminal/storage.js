@@ -6,6 +6,9 @@
  * cannot be read or has another schema is dropped, and the terminal starts
  * fresh with a short notice instead of breaking.
  *
+ * When the browser's storage is full, a record keeps what fits and the
+ * learner is told once (FULL_NOTICE); the labs solved are never cut.
+ *
  * Apart from them, the labs solved in this browser (SOLVES_KEY): lab id →
  * {seed, hints, attempts} of its solve with the fewest hints, for the bar's
  * badge and the labs page (main.js marks the table).
@@ -62,6 +65,83 @@ export function load(lab, seed) {
   return { record: fresh(lab, seed), notice: STALE_NOTICE };
 }
 
+/**
+ * What the learner reads, once a visit, when the record no longer fits in this browser's storage
+ * (storage.js then keeps what fits: older output goes first, then older lines, never the lab progress).
+ */
+export const FULL_NOTICE =
+  "This browser's storage for the site is full, so the saved terminal keeps only what fits: older output " +
+  "first, then older lines, never your lab progress. To keep your progress elsewhere, type progress export.";
+
+/** Whether this visit has said FULL_NOTICE. */
+let fullSaid = false;
+
+/** First words of the lines that carry lab progress (hints taken, answers submitted): never cut. */
+const PROGRESS_WORDS = new Set(["lab", "hint", "submit", "solutions"]);
+
+function isQuota(error) {
+  return error instanceof DOMException && (error.name === "QuotaExceededError" || error.code === 22 || error.code === 1014);
+}
+
+/** Write the record; true if it was stored. Throws only when storage is full (QuotaExceededError). */
+function write(record) {
+  try {
+    localStorage.setItem(storageKey(record.lab, record.seed), JSON.stringify(record));
+    return true;
+  } catch (error) {
+    if (isQuota(error)) throw error;
+    return false; // storage disabled: the terminal keeps working without it
+  }
+}
+
+function tryWrite(record) {
+  try {
+    return write(record);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Cut the record until it fits: the saved output, oldest half first, then the session's journal and
+ * history, oldest half first, keeping the lines that carry lab progress. True once it was stored.
+ */
+function fit(record) {
+  while (record.scrollback.length) {
+    record.scrollback = record.scrollback.slice(Math.ceil(record.scrollback.length / 2));
+    if (tryWrite(record)) return true;
+  }
+  let state = null;
+  try {
+    state = record.state === null ? null : JSON.parse(record.state);
+  } catch {
+    state = null;
+  }
+  let journal = state && Array.isArray(state.journal) ? state.journal : [];
+  const progress = (entry) => PROGRESS_WORDS.has(String(entry[0]).trim().split(/\s+/)[0]);
+  for (;;) {
+    const cuttable = journal.filter((entry, i) => i < journal.length - 1 && !progress(entry));
+    if (!cuttable.length && record.history.length <= 1) return false;
+    const cut = new Set(cuttable.slice(0, Math.ceil(cuttable.length / 2)));
+    journal = journal.filter((entry) => !cut.has(entry));
+    record.history = record.history.slice(Math.floor(record.history.length / 2));
+    if (state) {
+      state.journal = journal;
+      if (Array.isArray(state.history) && state.history.length > 1) {
+        const dropped = Math.floor(state.history.length / 2);
+        state.history = state.history.slice(dropped);
+        state.history_base = (Number(state.history_base) || 0) + dropped;
+      }
+      record.state = JSON.stringify(state);
+    }
+    if (tryWrite(record)) return true;
+  }
+}
+
+/**
+ * Save the record, bounded. When the browser's storage is full, keep what fits (fit) and give back
+ * FULL_NOTICE the first time in this visit, for the terminal to show; otherwise null.
+ */
 export function save(record) {
   record.history = record.history.slice(-MAX_HISTORY);
   let size = 0;
@@ -72,10 +152,14 @@ export function save(record) {
   }
   record.scrollback = record.scrollback.slice(keep);
   try {
-    localStorage.setItem(storageKey(record.lab, record.seed), JSON.stringify(record));
+    write(record);
+    return null;
   } catch {
-    // Storage full or disabled: the terminal keeps working without it.
+    fit(record);
   }
+  if (fullSaid) return null;
+  fullSaid = true;
+  return FULL_NOTICE;
 }
 
 /** Where the labs solved in this browser are kept. */

@@ -79,7 +79,16 @@ self.addEventListener("message", async (event) => {
     return;
   }
   const { calls, background } = modules;
+  if (message.type === Msg.PING) {
+    post({ type: Msg.PONG, id: message.id }); // the page's watchdog: this worker still answers
+    return;
+  }
   background.inUse(); // the terminal is in use: the snapshot waits for the next quiet moment
+  if (message.type === Msg.STALL) {
+    // Test hook (watchdog.js sends it only when a test asked): compute without answering, as a hung command.
+    for (const end = Date.now() + Number(message.ms); Date.now() < end;);
+    return;
+  }
   if (message.type === Msg.INTERRUPT) {
     calls.interrupt(message.sid);
     return;
