@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from emulator import labs
 from emulator.completion import verify
 from emulator.session import Session
@@ -162,3 +164,25 @@ def test_the_notes_page_is_generated_from_the_lab_files(page, site):
         if not lab.is_sandbox:
             assert f"({lab.id})" in text
     assert "Half day" in text and "Full day" in text
+
+
+@pytest.mark.slow
+def test_every_labs_reference_solve_verifies_on_the_instructor_page(page, site):
+    codes = []
+    for lab in labs.all_labs().values():
+        for seed in (0, 3):
+            if lab.is_sandbox:
+                continue
+            session = Session(lab.id, seed)
+            truth = session.cluster.truth()
+            for step in lab.solution:
+                for line in step.run:
+                    session.execute(labs.substitute(line, truth))
+            session.execute("submit " + " ".join(f'{k}="{truth[k]}"' for k in lab.check.fields))
+            codes.append(session.execute("completion")[0].strip())
+    page.goto(site.url + INSTRUCTOR)
+    page.fill("[data-mdx-codes]", "\n".join(codes))
+    page.click('[data-mdx-action="verify"]')
+    page.wait_for_function("() => !document.querySelector('[data-mdx-verify-status]').textContent.startsWith('Checking')",
+                           timeout=600000)
+    assert page.inner_text("[data-mdx-verify-status]") == f"Checked {len(codes)} code(s): {len(codes)} valid."
