@@ -7,6 +7,8 @@ output (stdout and stderr to their own streams) and exits with its status.
 ``python -m emulator verify [--workshop NAME] CODE...`` checks completion
 codes (:mod:`emulator.completion`): one line per code, status 0 when all are
 valid, else 1.
+``progress export PATH`` and ``progress import PATH`` typed in the shell
+write or merge the progress file there (:mod:`emulator.progressfile`).
 A terminal tip (chunk kind ``tip``) goes to stderr, dimmed on a terminal; a
 verdict (kind ``ok``) goes to stdout, in bold green on a terminal.
 
@@ -20,6 +22,7 @@ same). Outputs never depend on the timeout: it only stops a step that runs on.
 from __future__ import annotations
 
 import argparse
+import json
 import signal
 import sys
 import time
@@ -27,7 +30,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from emulator import __version__, labs
+from emulator import __version__, labs, progressfile
 from emulator.errors import LabError
 from emulator.limits import COMMAND_TIME_LIMIT_S, limit_reached
 from emulator.session import Run, Session
@@ -110,7 +113,8 @@ def run_line(session: Session, line: str, sleep: bool, timeout: float) -> tuple[
     the session restored as it was before it, with one line on stderr."""
     before = session.snapshot()
     try:
-        return session, _drain(session.run(line), sleep, timeout)
+        status = _drain(session.run(line), sleep, timeout)
+        return session, _answer(session) if session.request else status
     except StepTimeout:
         words = line.split()
         name = words[0] if words else line
@@ -119,6 +123,34 @@ def run_line(session: Session, line: str, sleep: bool, timeout: float) -> tuple[
         restored = Session.restore(before)
         restored.shell.last_status = TIMEOUT_STATUS
         return restored, TIMEOUT_STATUS
+
+
+def _answer(session: Session) -> int:
+    """Do what the line asked of the front end (``progress export|import PATH``): its status."""
+    (action, path), session.request = session.request or ("", ""), None
+    if not path:
+        _write("err", f"progress {action}: give the file: progress {action} PATH\n")
+        return 2
+    try:
+        if action == "export":
+            student = session.shell.lookup_var("STUDENT") or ""
+            text = json.dumps(progressfile.collect(session, student), indent=1) + "\n"
+            with open(path, "w", encoding="utf-8") as file:
+                file.write(text)
+            _write("out", f"progress export: saved to {path}\n")
+            return 0
+        with open(path, encoding="utf-8") as file:
+            terminals, runs = progressfile.merge(session, file.read())
+    except OSError as exc:
+        _write("err", f"progress {action}: {path}: {exc.strerror}\n")
+        return 1
+    except (progressfile.ProgressFileError, UnicodeDecodeError) as exc:
+        reason = exc if isinstance(exc, progressfile.ProgressFileError) else "It is not text."
+        _write("err", f"progress import: {path} was not imported, and nothing changed. {reason}\n")
+        return 1
+    _write("out", f"progress import: {path}: {terminals} terminal(s) and {runs} lab run(s) added or updated; "
+                  "'progress' lists them, 'completion' prints the codes of those solved\n")
+    return 0
 
 
 def _setup_readline(session: Callable[[], Session]) -> None:

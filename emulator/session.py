@@ -146,6 +146,12 @@ class Session:
         #: Sentences for the learner about the restore that built this session (values out of range, lines
         #: not replayed); empty for a session that was not restored.
         self.notices: list[str] = []
+        #: What the last line asked of the front end, which holds the learner's files (``progress export``
+        #: or ``progress import``): (action, path); the CLI or the page acts on it once the line is done.
+        self.request: tuple[str, str] | None = None
+        #: Terminals of other sessions merged in by ``progress import`` (:mod:`emulator.progressfile`), kept
+        #: to be exported again, by (lab, seed).
+        self.imported: dict[tuple[str, int], dict[str, Any]] = {}
 
     @property
     def lab_progress(self) -> labs.Progress | None:

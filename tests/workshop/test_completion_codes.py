@@ -155,11 +155,6 @@ def test_student_seeds_are_four_digit_fnv1a_values_the_page_computes_too():
 PINNED = (7536, 5040)
 
 
-def test_progress_export_and_import_point_to_the_page_that_holds_every_terminal():
-    out, status = Session("storage", 0).execute("progress export")
-    assert status == 1 and "My progress page" in out
-
-
 def test_a_proof_longer_than_any_solve_is_refused_before_it_is_replayed():
     build = labs.build_id("storage")
     forged = codes.encode(codes.Completion(build, "storage", 0, "", (10**12, ("submit cause=x", None))))

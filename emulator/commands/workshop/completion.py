@@ -6,9 +6,10 @@ terminal solved. ``--student NAME`` (or ``$STUDENT``) writes a name into the
 code; ``python -m emulator verify CODE`` and the instructor page check it by
 replaying its lines (:mod:`emulator.labs.codes`). ``progress`` lists each lab
 run of this terminal: seed, solved or not, attempts, hints, the reference
-procedure printed, solved by enumeration; ``progress export`` and ``progress
-import`` say where the progress file is made: the My progress page, which
-holds every terminal of the browser, not one session.
+procedure printed, solved by enumeration. ``progress export [PATH]`` and
+``progress import [PATH]`` ask the front end, which holds the learner's files,
+for the progress file (``session.request``): the CLI writes or reads PATH
+(:mod:`emulator.progressfile`), the page downloads the file or opens a picker.
 """
 
 from __future__ import annotations
@@ -62,19 +63,26 @@ class ProgressCommand(ParsedCommand):
     directory = "/usr/local/bin"
     summary = "list the labs run on this terminal: solved, attempts, hints"
     section = SECTION
-    notes = ("'completion' prints the code of a solved lab. Every terminal of this browser is saved to one\n"
-             "file, and loaded from one, on the site's My progress page (Workshops).")
+    notes = ("'completion' prints the code of a solved lab. 'progress export' saves this terminal's\n"
+             "labs to one file (a download on the site, PATH in the command-line emulator); 'progress\n"
+             "import' merges such a file (a file picker on the site, PATH in the command line).")
     reads_only = True
 
     def configure(self, parser: ArgumentParser) -> None:
         parser.add_argument("action", nargs="?", choices=("export", "import"), metavar="export|import",
-                            help="points to the page that saves or loads the progress file")
+                            help="save the progress file, or merge one")
+        parser.add_argument("path", nargs="?", metavar="PATH",
+                            help="the file, in the command-line emulator (the site downloads or asks)")
 
     def execute(self, ctx: Context, args: argparse.Namespace) -> int:
+        if args.path is not None and not args.action:
+            raise ctx.fail("progress: PATH goes with export or import", 2)
         if args.action:
-            raise ctx.fail(f"progress {args.action}: the progress file holds every terminal of this browser, so it is "
-                           f"saved and loaded on the site's My progress page (Workshops > My progress), "
-                           f"not in one terminal", 1)
+            if not ctx.isatty:
+                raise ctx.fail(f"progress {args.action}: the file is made by the terminal, not sent to a pipe "
+                               f"or a file: type 'progress {args.action}' on its own", 1)
+            ctx.session.request = (args.action, args.path or "")
+            return 0
         runs = _runs(ctx)
         if not runs:
             ctx.outln("No lab run on this terminal yet. 'lab list' shows them; 'lab start ID' starts one.")
