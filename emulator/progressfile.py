@@ -8,7 +8,8 @@ fewest hints), under :data:`FORMAT` and :data:`SCHEMA`, plus the student's
 name when ``$STUDENT`` is set. ``progress import PATH`` (:func:`merge`)
 checks the file whole (:func:`read`, the page's messages), then replays each
 terminal's journal and adds the lab runs this session lacks, or solved with
-fewer hints, so ``progress`` lists them and ``completion`` prints their codes.
+fewer hints, so ``progress`` lists them and ``completion`` prints their codes
+(with the file's student name as ``$STUDENT`` when the session has none).
 A corrupt, foreign or newer file is refused and nothing changes.
 """
 
@@ -136,4 +137,7 @@ def merge(session: Session, text: str) -> tuple[int, int]:
             session.lab_runs[key] = run
             runs += 1
     session.imported.update(kept)
+    student = " ".join(data.get("student", "").split())[:64]
+    if student and not session.shell.lookup_var("STUDENT"):
+        session.shell.export("STUDENT", student)
     return terminals, runs

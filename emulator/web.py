@@ -3,7 +3,7 @@
 Every argument is a plain ``str``, ``int`` or ``None``; every return value is
 a JSON string (or None). Sessions live in this module, keyed by ``sid``.
 
-``open_session(lab, seed, state) -> str``
+``open_session(lab, seed, state, student=None) -> str``
     ``{"sid": str, "banner": str, "prompt": str, "lab": str|null, "seed": int,
     "title": str, "goal": str, "solved": {"hints": int, "attempts": int}|null,
     "notice": str|null}``. ``banner`` is rendered from the lab and its cluster
@@ -16,7 +16,9 @@ a JSON string (or None). Sessions live in this module, keyed by ``sid``.
     lab/seed starts a fresh session and ``notice`` says so in one sentence; an
     unknown lab opens the sandbox (``lab`` null) with a notice. A state with a
     value out of range (a clock, ``$?``) restores with that value at its default,
-    and ``notice`` names it; so does a restore that ran out of time.
+    and ``notice`` names it; so does a restore that ran out of time. ``student``
+    (the name a ``?student=`` link gave the page) is exported as ``$STUDENT``,
+    the name completion codes carry (``completion --student`` overrides it).
 ``start(sid, line) -> None``
     Begin running one input line (an unfinished previous line is interrupted).
 ``step(sid) -> str``
@@ -26,7 +28,9 @@ a JSON string (or None). Sessions live in this module, keyed by ``sid``.
     tool output: a GPU tool failed on a host without GPUs) or ``"ok"`` (a
     verdict: ``submit`` solved the lab). The ``done`` reply adds the session's
     current ``"lab"``, ``"seed"``, ``"title"``, ``"goal"`` and ``"solved"``,
-    which change when the line ran ``lab start`` or ``submit``. Call repeatedly until ``done``;
+    which change when the line ran ``lab start`` or ``submit``, and ``"request"``:
+    what the line asked of the page (``progress export`` or ``import``) as
+    ``[action, path]``, else null. Call repeatedly until ``done``;
     ``pause`` is the simulated time the command waits before its next chunk
     (the browser sleeps min(pause, 1 s)). ``status`` is set when done.
 ``interrupt(sid) -> None``
@@ -39,7 +43,7 @@ a JSON string (or None). Sessions live in this module, keyed by ``sid``.
     followed by a space).
 ``snapshot(sid) -> str``
     JSON with a ``"schema"`` version, enough to restore the whole session.
-``reset(sid) -> str``
+``reset(sid, student=None) -> str``
     Fresh state for the lab and seed the session was opened with (not one a
     ``lab start`` switched to); same shape as ``open_session``.
 ``prepare(lab, seed) -> None``
@@ -73,6 +77,7 @@ from itertools import count
 from emulator import completion, labs
 from emulator.commands import registry
 from emulator.errors import LabError
+from emulator.labs import codes
 from emulator.limits import SESSION_LIMIT
 from emulator.session import Run, Session
 
@@ -122,7 +127,20 @@ def _fresh(lab: str | None, seed: int) -> tuple[Session, str | None]:
         return Session(None, seed), f"Unknown lab {lab!r}: the sandbox opened instead."
 
 
-def open_session(lab: str | None, seed: int, state: str | None) -> str:
+def _name(session: Session, student: str | None) -> None:
+    """Export the page's student name as ``$STUDENT`` (none given: leave the environment as it is)."""
+    name = codes.clean_name(student or "")[:codes.NAME_LIMIT]
+    if name:
+        session.shell.export("STUDENT", name)
+
+
+def _request(session: Session) -> list[str] | None:
+    """What the line asked of the page, handed over once."""
+    request, session.request = session.request, None
+    return list(request) if request else None
+
+
+def open_session(lab: str | None, seed: int, state: str | None, student: str | None = None) -> str:
     seed = int(seed or 0)
     session: Session | None = None
     notice = None
@@ -139,6 +157,7 @@ def open_session(lab: str | None, seed: int, state: str | None) -> str:
     if session is None:
         session, lab_notice = _fresh(lab, seed)
         notice = lab_notice or notice
+    _name(session, student)
     sid = f"s{next(_ids)}"
     _sessions[sid] = session
     while len(_sessions) > SESSION_LIMIT:
@@ -163,12 +182,12 @@ def step(sid: str) -> str:
     if chunk is None:
         _runs.pop(sid, None)
         return json.dumps({"out": [], "pause": 0.0, "done": True, "status": run.status if run else None,
-                           "prompt": session.prompt, **_variant(session)})
+                           "prompt": session.prompt, **_variant(session), "request": _request(session)})
     reply = {"out": [list(pair) for pair in chunk.out], "pause": chunk.pause, "done": chunk.done,
              "status": chunk.status, "prompt": session.prompt}
     if chunk.done:
         _runs.pop(sid, None)
-        reply.update(_variant(session))
+        reply.update(_variant(session), request=_request(session))
     return json.dumps(reply)
 
 
@@ -187,10 +206,11 @@ def snapshot(sid: str) -> str:
     return json.dumps(_session(sid).snapshot())
 
 
-def reset(sid: str) -> str:
+def reset(sid: str, student: str | None = None) -> str:
     session = _session(sid)
     _runs.pop(sid, None)
     session.reset()
+    _name(session, student)
     return _opened(sid, session, None)
 
 

@@ -46,4 +46,5 @@ def test_codes_come_bare_or_after_a_student_and_the_csv_quotes_what_needs_it():
                    "http://127.0.0.1:8000/"); console.log(JSON.stringify(r.rosterCsv("W", rows)))""")
     seed = labs.student_seed("W", "O'Brien, Pat")
     assert rows == ("workshop,student,seed,lab,link\n"
-                    f'W,"O\'Brien, Pat",{seed},nvlink,http://127.0.0.1:8000/reference/nvlink-nvswitch/?lab=nvlink&seed={seed}\n')
+                    f'W,"O\'Brien, Pat",{seed},nvlink,http://127.0.0.1:8000/reference/nvlink-nvswitch/?lab=nvlink&seed={seed}'
+                    "&student=O%27Brien%2C%20Pat\n")

@@ -59,7 +59,8 @@ async function run(id, sid, line) {
     if (step.done) {
       running.delete(sid);
       post({ type: Msg.DONE, id, status: step.status, prompt: step.prompt, state: null,
-             lab: step.lab, seed: step.seed, title: step.title, goal: step.goal, solved: step.solved ?? null });
+             lab: step.lab, seed: step.seed, title: step.title, goal: step.goal, solved: step.solved ?? null,
+             request: step.request ?? null });
       return;
     }
     await sleep(Math.min(Math.max(Number(step.pause) || 0, 0) * 1000, MAX_PAUSE_MS));
@@ -74,9 +75,9 @@ function ready(id, opened) {
 export const handlers = {
   [Msg.OPEN]: (m) => {
     visit(m.lab, m.seed);
-    ready(m.id, callObject("open_session", m.lab, m.seed, m.state ?? null));
+    ready(m.id, callObject("open_session", m.lab, m.seed, m.state ?? null, m.student || null));
   },
-  [Msg.RESET]: (m) => ready(m.id, callObject("reset", m.sid)),
+  [Msg.RESET]: (m) => ready(m.id, callObject("reset", m.sid, m.student || null)),
   [Msg.RUN]: (m) => run(m.id, m.sid, m.line),
   [Msg.COMPLETE]: (m) => post({ type: Msg.COMPLETION, id: m.id, ...callObject("complete", m.sid, m.line) }),
   [Msg.SNAPSHOT]: (m) => {

@@ -6,7 +6,9 @@
  * because this browser holds a start-up snapshot.
  *
  * A URL such as `?lab=late-rank&seed=7` opens that lab and seed instead of
- * the page's own.
+ * the page's own. `?student=NAME` (the instructor page's links carry it)
+ * keeps NAME as this browser's student name: the terminal exports it as
+ * $STUDENT, the name completion codes carry.
  *
  * On a page whose labs table is wrapped in data-mdx-component="lab-solves"
  * (the labs index), it marks each lab this browser solved (storage.js).
@@ -15,7 +17,7 @@
 import { runtime } from "./client.js";
 import { Terminal } from "./terminal.js";
 import { variantLabel } from "./labbar.js";
-import { solves } from "./storage.js";
+import { cleanStudent, setStudent, solves, student } from "./storage.js";
 
 const LAB_ID = /^[a-z0-9][a-z0-9-]{0,63}$/;
 
@@ -86,7 +88,9 @@ function mount(doc) {
   current = null;
   const el = doc.querySelector('[data-mdx-component="terminal"]');
   if (!el) return;
-  const chosen = variant(el);
+  const given = new URLSearchParams(location.search).get("student");
+  if (given !== null) setStudent(given);
+  const chosen = { ...variant(el), student: cleanStudent(given) || student() };
   showVariant(el, chosen);
   const share = el.querySelector("[data-mdx-share]");
   if (share) share.href = `?lab=${encodeURIComponent(chosen.lab)}&seed=${chosen.seed}`;

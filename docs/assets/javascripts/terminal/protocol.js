@@ -5,12 +5,13 @@
  * chosen by the page; every reply to a request carries the same `id`.
  *
  * Page → worker
- *   {type: OPEN,      id, lab, seed, state}   state: a snapshot string or null
+ *   {type: OPEN,      id, lab, seed, state, student}   state: a snapshot string or null; student: the name
+ *                                         a ?student= link gave ($STUDENT in the session), or "" 
  *   {type: RUN,       id, sid, line}
  *   {type: INTERRUPT, sid}                    no reply of its own: the run ends
  *   {type: COMPLETE,  id, sid, line}
  *   {type: SNAPSHOT,  id, sid}
- *   {type: RESET,     id, sid}
+ *   {type: RESET,     id, sid, student}
  *   {type: PING,      id}                     the watchdog's question while a line runs: is the worker answering?
  *   {type: STALL,     id, ms}                 test hook only (tests/e2e/test_watchdog.py): the worker computes for
  *                                         `ms` without answering, as a command that never ends would
@@ -26,11 +27,12 @@
  *                                         and RESET; solved: {hints, attempts} once the session solved
  *                                         the lab it is in, else null
  *   {type: OUTPUT,     id, chunks}            chunks: [[kind, text], ...] of a RUN; kind is one of Chunk
- *   {type: DONE,       id, status, prompt, state, more, lab, seed, title, goal, solved}   end of a RUN (state
+ *   {type: DONE,       id, status, prompt, state, more, lab, seed, title, goal, solved, request}   end of a RUN (state
  *                                         null) or reply to SNAPSHOT (state: the snapshot) and VERIFY (state:
  *                                         the verdicts as JSON, emulator.web.verify); more: true when the RUN's text needs
  *                                         another line (not run); lab..goal: the lab the session is in
- *                                         after the RUN (a `lab start` changes it)
+ *                                         after the RUN (a `lab start` changes it); request: [action, path] when
+ *                                         the RUN asked the page for a file (`progress export|import`), else null
  *   {type: COMPLETION, id, start, matches, common}
  *   {type: PONG,       id}                    reply to PING
  *   {type: ERROR,      id, message}           one request failed; the runtime is fine

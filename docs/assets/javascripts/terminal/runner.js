@@ -8,6 +8,7 @@
  */
 
 import { runtime } from "./client.js";
+import { answer } from "../workshop/terminalfile.js";
 import { Msg, WATCHDOG_MS } from "./protocol.js";
 import { Watchdog, stalls, STALL_MS } from "./watchdog.js";
 
@@ -70,6 +71,7 @@ export class Runner {
           }
           this.finish(busy, m.prompt, collected);
           bar.follow(m);
+          if (m.request) answer(this.terminal, m.request);
         },
         onError: (message) => {
           if (/KeyError/.test(message) && !busy.retried) {

@@ -112,7 +112,7 @@ export class Session {
     this.opening = true;
     const state = record.state;
     runtime.request(
-      { type: Msg.OPEN, lab: this.terminal.lab, seed: this.terminal.seed, state },
+      { type: Msg.OPEN, lab: this.terminal.lab, seed: this.terminal.seed, state, student: this.terminal.student },
       {
         onReady: (m) => {
           this.opening = false;
@@ -171,20 +171,33 @@ export class Session {
     if (notice && !this.terminal.disposed) this.terminal.scrollback.print("err", `${notice}\n`);
   }
 
-  /** Save history, scrollback and the session's state. */
-  save() {
+  /** Save history, scrollback and the session's state; then `then()`, if given. */
+  save(then = null) {
     const { record } = this.terminal;
     this.persist();
-    if (this.sid === null) return;
+    if (this.sid === null) {
+      if (then) then();
+      return;
+    }
     runtime.request(
       { type: Msg.SNAPSHOT, sid: this.sid },
       {
         onDone: (m) => {
           record.state = m.state;
           this.persist();
+          if (then) then();
         },
+        onError: () => then && then(),
       },
     );
+  }
+
+  /** Open the session again from the record as it is now (an import replaced it). */
+  reopen() {
+    sessions.delete(this.terminal.key);
+    this.sid = null;
+    this.terminal.el.dataset.mdxOpen = "false";
+    this.open();
   }
 
   reset() {
@@ -198,7 +211,7 @@ export class Session {
       return;
     }
     runtime.request(
-      { type: Msg.RESET, sid: this.sid },
+      { type: Msg.RESET, sid: this.sid, student: this.terminal.student },
       {
         onReady: (m) => {
           scrollback.clear();

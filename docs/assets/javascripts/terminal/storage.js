@@ -11,7 +11,9 @@
  *
  * Apart from them, the labs solved in this browser (SOLVES_KEY): lab id →
  * {seed, hints, attempts} of its solve with the fewest hints, for the bar's
- * badge and the labs page (main.js marks the table).
+ * badge and the labs page (main.js marks the table); and the student's name
+ * (STUDENT_KEY) a `?student=` link gave, which the terminal exports as
+ * $STUDENT for the completion codes.
  */
 
 export const SCHEMA = 1;
@@ -193,5 +195,32 @@ export function forget(lab, seed) {
     localStorage.removeItem(storageKey(lab, seed));
   } catch {
     // nothing to forget
+  }
+}
+
+/** The student's name a `?student=NAME` link gave (trimmed, inner spaces collapsed, at most 64 characters). */
+export const STUDENT_KEY = `${PREFIX}student`;
+
+export function cleanStudent(name) {
+  return String(name ?? "").split(/\s+/).filter(Boolean).join(" ").slice(0, 64);
+}
+
+/** The name kept for this browser, or "". */
+export function student() {
+  try {
+    return cleanStudent(localStorage.getItem(STUDENT_KEY));
+  } catch {
+    return "";
+  }
+}
+
+/** Keep `name` as this browser's student name (an empty one is not kept). */
+export function setStudent(name) {
+  const clean = cleanStudent(name);
+  if (!clean) return;
+  try {
+    localStorage.setItem(STUDENT_KEY, clean);
+  } catch {
+    // storage off: the name still goes to this page's terminal
   }
 }

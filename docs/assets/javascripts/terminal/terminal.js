@@ -20,10 +20,12 @@ import { Session } from "./session.js";
 import "./lineedit.js"; // the parts' own import, named here so that it downloads beside them, not after them
 
 export class Terminal {
-  constructor(el, { lab, seed, notice = null }) {
+  constructor(el, { lab, seed, notice = null, student = "" }) {
     this.el = el;
     this.lab = lab;
     this.seed = seed;
+    /** The name a ?student= link gave ($STUDENT in the session, carried by completion codes), or "". */
+    this.student = student;
     this.key = `${lab}:${seed}`;
     this.q = (selector) => el.querySelector(selector);
     this.disposed = false;

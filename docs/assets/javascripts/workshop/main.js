@@ -14,6 +14,7 @@
 import { runtime } from "../terminal/client.js";
 import { Msg } from "../terminal/protocol.js";
 import { collect, merge } from "./progressfile.js";
+import { FILE_NAME, download, progressText } from "./terminalfile.js";
 import { cleanName, parseCodes, parseStudents, roster, rosterCsv, studentSeed } from "./roster.js";
 
 function cell(row, text, header = false) {
@@ -35,17 +36,6 @@ function table(headings) {
   }
   el.createTBody();
   return el;
-}
-
-function download(name, type, text) {
-  const url = URL.createObjectURL(new Blob([text], { type }));
-  const link = document.createElement("a");
-  link.href = url;
-  link.download = name;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
 function siteRoot() {
@@ -98,8 +88,8 @@ function showProgress(el) {
 function mountProgress(el) {
   const status = el.querySelector("[data-mdx-progress-status]");
   el.querySelector('[data-mdx-action="export"]').addEventListener("click", () => {
-    download("progress.json", "application/json", JSON.stringify(collect(localStorage), null, 1) + "\n");
-    status.textContent = "Your progress file was saved as progress.json.";
+    download(FILE_NAME, "application/json", progressText());
+    status.textContent = `Your progress file was saved as ${FILE_NAME}.`;
   });
   const picker = el.querySelector('[data-mdx-action="import"]');
   picker.addEventListener("change", async () => {

@@ -4,15 +4,16 @@
  * `collect(store)` gathers the terminals' records of storage.js (one per lab
  * and seed: history, the session's journal as its snapshot, recent
  * scrollback) and the labs solved (seed, hints, attempts), under a format name
- * and a schema version. `merge(store, text)` reads such a file and adds it to
+ * and a schema version, and the student's name a `?student=` link gave
+ * (`student`, left out when none). `merge(store, text)` reads such a file and adds it to
  * what the browser holds: a record this browser lacks is added, one it holds
  * is kept unless the file's has more lines typed, and a solve is kept with
- * the fewest hints. The file is checked whole before anything is written:
+ * the fewest hints; its student name is kept if this browser has none. The file is checked whole before anything is written:
  * a corrupt, foreign or newer file is refused with a message and nothing
  * stored changes; a write that fails puts back what was there.
  */
 
-import { SCHEMA as RECORD_SCHEMA, SOLVES_KEY, storageKey, valid } from "../terminal/storage.js";
+import { SCHEMA as RECORD_SCHEMA, SOLVES_KEY, STUDENT_KEY, cleanStudent, storageKey, valid } from "../terminal/storage.js";
 
 export const FORMAT = "gpu-cluster-handbook-progress";
 export const SCHEMA = 1;
@@ -36,7 +37,8 @@ export function collect(store) {
     }
   }
   terminals.sort((a, b) => (a.lab === b.lab ? a.seed - b.seed : a.lab < b.lab ? -1 : 1));
-  return { format: FORMAT, schema: SCHEMA, solved: solvedIn(store), terminals };
+  const student = cleanStudent(store.getItem(STUDENT_KEY));
+  return { format: FORMAT, schema: SCHEMA, solved: solvedIn(store), terminals, ...(student ? { student } : {}) };
 }
 
 function solvedIn(store) {
@@ -73,7 +75,8 @@ export function read(text) {
   }
   const damaged = new ProgressFileError("This progress file is damaged: part of it cannot be read.");
   if (data.schema !== SCHEMA || !Array.isArray(data.terminals) || data.solved === null ||
-      typeof data.solved !== "object" || Array.isArray(data.solved)) throw damaged;
+      typeof data.solved !== "object" || Array.isArray(data.solved) ||
+      (data.student !== undefined && typeof data.student !== "string")) throw damaged;
   for (const record of data.terminals) {
     if (!record || record.schema !== RECORD_SCHEMA || !valid(record, record.lab, record.seed) ||
         !RECORD_KEY.test(storageKey(record.lab, record.seed))) throw damaged;
@@ -110,6 +113,8 @@ export function merge(store, text) {
     solves += 1;
   }
   if (solves) writes.set(SOLVES_KEY, JSON.stringify(solved));
+  const student = cleanStudent(data.student);
+  if (student && !cleanStudent(store.getItem(STUDENT_KEY))) writes.set(STUDENT_KEY, student);
   const previous = new Map([...writes.keys()].map((key) => [key, store.getItem(key)]));
   try {
     for (const [key, value] of writes) store.setItem(key, value);

@@ -67,7 +67,7 @@ export function roster(workshop, students, labs, base) {
   return students.map((student) => {
     const seed = studentSeed(workshop, student);
     const links = labs.map(({ lab, page }) => ({
-      lab, url: new URL(`${page}?lab=${encodeURIComponent(lab)}&seed=${seed}`, base).href,
+      lab, url: new URL(`${page}?lab=${encodeURIComponent(lab)}&seed=${seed}&student=${encodeURIComponent(student)}`, base).href,
     }));
     return { student, seed, links };
   });
