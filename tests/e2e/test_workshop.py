@@ -4,6 +4,7 @@ newer file refused with nothing changed, and the instructor page's links, CSV an
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from emulator.completion import verify
 from emulator.session import Session
 
 from .site import ROOT
-from .terminal import INPUT, run, wait_ready
+from .terminal import INPUT, OUTPUT, run, wait_ready
 
 PROGRESS = "workshop/progress/"
 INSTRUCTOR = "workshop/"
@@ -78,6 +79,67 @@ def test_export_then_import_in_a_fresh_browser_restores_everything(browser, site
     fresh.close()
 
 
+def test_progress_export_and_import_typed_in_the_terminal_restore_a_fresh_browser(browser, site, tmp_path):
+    first = browser.new_context()
+    page = first.new_page()
+    solve_in_browser(page, site.url, "storage", 6)
+    with page.expect_download() as download:
+        run(page, "progress export")
+    path = tmp_path / "terminal.json"
+    download.value.save_as(path)
+    assert download.value.suggested_filename == "progress.json"
+    data = json.loads(path.read_text())
+    assert data["solved"]["storage"] == {"seed": 6, "hints": 1, "attempts": 1}
+    [record] = [r for r in data["terminals"] if (r["lab"], r["seed"]) == ("storage", 6)]
+    assert record["history"][-1] == "progress export"
+    page.wait_for_function("(sel) => document.querySelector(sel).textContent.includes('saved progress.json')",
+                           arg=OUTPUT)
+    first.close()
+
+    fresh = browser.new_context()
+    page = fresh.new_page()
+    page.goto(f"{site.url}guides/training-step/")
+    page.click(INPUT)
+    wait_ready(page, 90000)
+    with page.expect_file_chooser() as chooser:
+        run(page, "progress import")
+    chooser.value.set_files(str(path))
+    page.wait_for_function("(sel) => document.querySelector(sel).textContent.includes('progress import: terminal.json')",
+                           arg=OUTPUT)
+    assert "1 solve(s) added or updated" in page.inner_text(OUTPUT)
+    page.goto(f"{site.url}guides/data-loading/?lab=storage&seed=6")
+    page.click(INPUT)
+    wait_ready(page, 90000)
+    assert re.search(r"^storage +6 +yes +1 +1 +-$", run(page, "progress"), re.M)
+    code = run(page, "completion").strip().splitlines()[-1]
+    assert verify(code) == "OK lab=storage seed=6 student=- hints=1 solutions=no"
+
+    refused = tmp_path / "cut.json"
+    refused.write_text(path.read_text()[:-40])
+    before = stored(page)
+    with page.expect_file_chooser() as chooser:
+        run(page, "progress import")
+    chooser.value.set_files(str(refused))
+    page.wait_for_function("(sel) => document.querySelector(sel).textContent.includes('cut.json was not imported')",
+                           arg=OUTPUT)
+    assert "nothing stored changed" in page.inner_text(OUTPUT)
+    assert {k: v for k, v in stored(page).items() if k != "mdx-terminal:storage:6"} == \
+        {k: v for k, v in before.items() if k != "mdx-terminal:storage:6"}
+    fresh.close()
+
+
+def test_a_student_link_names_the_student_in_the_code(page, site):
+    page.goto(f"{site.url}guides/data-loading/?lab=input-wait&seed=3&student=Ana%20%20Lima")
+    page.click(INPUT)
+    wait_ready(page, 90000)
+    truth = Session("input-wait", 3).cluster.truth()
+    code = run(page, f"submit cause={truth['cause']}").strip().splitlines()[-1]
+    assert verify(code) == "OK lab=input-wait seed=3 student=Ana Lima hints=0 solutions=no"
+    assert page.evaluate("localStorage.getItem('mdx-terminal:student')") == "Ana Lima"
+    other = run(page, "completion --student Bo").strip().splitlines()[-1]
+    assert verify(other).startswith("OK lab=input-wait seed=3 student=Bo ")
+
+
 def test_a_damaged_foreign_or_newer_file_is_refused_and_nothing_changes(browser, site, tmp_path):
     context = browser.new_context()
     page = context.new_page()
@@ -128,7 +190,8 @@ def test_the_instructor_page_makes_links_and_checks_codes_in_the_page(page, site
         page.click('[data-mdx-action="csv"]')
     csv = Path(download.value.path()).read_text().splitlines()
     assert csv[0] == "workshop,student,seed,lab,link"
-    assert f"GPU week,Ana Lima,{ana},input-wait,{site.url}guides/data-loading/?lab=input-wait&seed={ana}" in csv
+    assert (f"GPU week,Ana Lima,{ana},input-wait,{site.url}guides/data-loading/?lab=input-wait&seed={ana}"
+            "&student=Ana%20Lima") in csv
 
     good = solved_code("input-wait", ana, "Ana Lima")
     friend = solved_code("input-wait", bo, "Bo")
