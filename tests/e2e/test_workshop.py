@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from emulator import labs
+from emulator.__main__ import run_line
 from emulator.completion import verify
 from emulator.session import Session
 
@@ -126,6 +127,31 @@ def test_progress_export_and_import_typed_in_the_terminal_restore_a_fresh_browse
     assert {k: v for k, v in stored(page).items() if k != "mdx-terminal:storage:6"} == \
         {k: v for k, v in before.items() if k != "mdx-terminal:storage:6"}
     fresh.close()
+
+
+def test_a_file_the_cli_exported_imports_through_the_choose_a_file_button_into_the_same_terminal(browser, site,
+                                                                                                  tmp_path):
+    session = Session("storage", 8)
+    truth = session.cluster.truth()
+    path = tmp_path / "cli.json"
+    for line in ("hint", f"submit cause={truth['cause']}", f"progress export {path}"):
+        run_line(session, line, sleep=False, timeout=0)
+    context = browser.new_context()
+    context.add_init_script("Object.defineProperty(navigator, 'userActivation', {value: {isActive: false}})")
+    page = context.new_page()
+    page.goto(f"{site.url}guides/data-loading/?lab=storage&seed=8")
+    page.click(INPUT)
+    wait_ready(page, 90000)
+    assert "choose the progress file" in run(page, "progress import")
+    with page.expect_file_chooser() as chooser:
+        page.click(f'{OUTPUT} button[data-mdx-action="import"]')
+    chooser.value.set_files(str(path))
+    page.wait_for_function("(sel) => document.querySelector(sel).textContent.includes('continues the imported run')",
+                           arg=OUTPUT)
+    wait_ready(page)
+    assert re.search(r"^storage +8 +yes +1 +1 +-$", run(page, "progress"), re.M)
+    assert verify(run(page, "completion").strip().splitlines()[-1]).startswith("OK lab=storage seed=8 ")
+    context.close()
 
 
 def test_a_student_link_names_the_student_in_the_code(page, site):

@@ -54,7 +54,8 @@ async function importFile(terminal, file) {
   const kept = load(terminal.lab, terminal.seed).record;
   if (kept.history.length > record.history.length) {
     // The file held a longer run of this very terminal: continue from it, not from the line typed here.
-    Object.assign(record, kept);
+    Object.assign(record, { history: kept.history, state: kept.state }); // the screen stays as it is
+    terminal.editor.histPos = record.history.length;
     scrollback.print("out", `progress import: this terminal continues the imported run (${kept.history.length} lines)\n`);
     terminal.session.reopen();
   }
