@@ -80,7 +80,7 @@ function importChooser(terminal) {
     return;
   }
   // No gesture left to open a picker with: a button in the terminal, which is one.
-  const button = Object.assign(document.createElement("button"), { type: "button", className: "mdx-run",
+  const button = Object.assign(document.createElement("button"), { type: "button", className: "mdx-terminal__button",
                                                                    textContent: "Choose a file" });
   button.dataset.mdxAction = "import";
   button.addEventListener("click", () => {
