@@ -6,7 +6,8 @@ A lab is one TOML file in ``labs/`` (shipped in the wheel as
 cluster and picks its fault parameters per seed, ``findings`` judges a finding
 against the model's truth (``phrases`` reads a free-text cause against the
 lab's phrases), ``progress`` counts a learner's hints and attempts,
-``evidence`` sets what the learner ran against the reference procedure, and
+``evidence`` sets what the learner ran against the reference procedure, ``objectives`` ticks its
+steps from what the learner's output showed, and
 ``placeholders`` fills ``<field>`` names from the truth. This package imports
 only the model (``emulator.cluster``) and ``emulator.errors``; the names below
 are its public face, imported by the shell, the session, the lab tools and the
@@ -16,9 +17,10 @@ MkDocs hooks.
 from __future__ import annotations
 
 from emulator.labs.clusters import build, cluster_for, fault_params, spec_for
-from emulator.labs.evidence import evidence_report, tool_runs
+from emulator.labs.evidence import evidence_report, missing_runs, tool_runs
 from emulator.labs.findings import ALTERNATES, Part, Verdict, ambiguous, canonical_cause, judge, normalise
 from emulator.labs.loader import SANDBOX, all_labs, get, known_labs, load_text
+from emulator.labs.objectives import EVIDENCE_SEARCHED, Objective, objectives, observe
 from emulator.labs.parse import DIFFICULTIES, parse_lab
 from emulator.labs.phrases import Vocabulary, words
 from emulator.labs.placeholders import PLACEHOLDER, substitute, substitute_pattern
@@ -29,6 +31,7 @@ __all__ = [
     "ALTERNATES",
     "DIFFICULTIES",
     "ENUMERATION_LIMIT",
+    "EVIDENCE_SEARCHED",
     "PLACEHOLDER",
     "SANDBOX",
     "Advice",
@@ -37,6 +40,7 @@ __all__ = [
     "FaultSpec",
     "Feedback",
     "Lab",
+    "Objective",
     "Part",
     "Progress",
     "Step",
@@ -53,7 +57,10 @@ __all__ = [
     "judge",
     "known_labs",
     "load_text",
+    "missing_runs",
     "normalise",
+    "objectives",
+    "observe",
     "parse_lab",
     "spec_for",
     "substitute",

@@ -12,7 +12,7 @@ lab was solved, ``solutions`` and ``enumerated``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 #: A line that submits more findings than this and solves the lab solved it by enumeration.
 ENUMERATION_LIMIT = 3
@@ -44,6 +44,9 @@ class Progress:
     #: The history line that solved the lab (-1: not solved), and how many findings it submitted.
     solved_line: int = -1
     solved_line_findings: int = 0
+    #: The evidence the learner's own output showed: ``"STEP:PATTERN"`` (step from 0) → the line that showed it
+    #: (:mod:`emulator.labs.objectives`).
+    seen: dict[str, str] = field(default_factory=dict)
 
     @property
     def enumerated(self) -> bool:
