@@ -151,6 +151,8 @@ class Session:
         self.revealed: set[str] = set()
         #: The terminal's width in characters as the page reports it (:meth:`resize`), None in the CLI.
         self.columns: int | None = None
+        #: Labs this browser solved in any terminal, with the hints used (the page reports them; ``lab list``).
+        self.browser_solves: dict[str, int] = {}
 
     @property
     def lab_progress(self) -> labs.Progress | None:

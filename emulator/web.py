@@ -17,10 +17,12 @@ a JSON string (or None). Sessions live in this module, keyed by ``sid``.
     :func:`snapshot` string or None. An unreadable state, a state of another schema version or of another
     lab/seed starts a fresh session and ``notice`` says so in one sentence; an
     unknown lab opens the sandbox (``lab`` null) with a notice.
-``start(sid, line, columns=None) -> None``
+``start(sid, line, columns=None, solves=None) -> None``
     Begin running one input line (an unfinished previous line is interrupted).
     ``columns``: the terminal's width in characters now, which the shell
     keeps as ``COLUMNS`` and the lab commands wrap their prose to.
+    ``solves``: JSON ``{lab: {"hints": int, ...}}`` of the labs this browser
+    solved (in any terminal), which ``lab list`` marks beside this session's own solves.
 ``step(sid) -> str``
     ``{"out": [[kind, text], ...], "pause": float, "done": bool,
     "status": int|null, "prompt": str}``; a chunk's kind is ``"out"`` or
@@ -147,10 +149,16 @@ def open_session(lab: str | None, seed: int, state: str | None) -> str:
     return _opened(sid, session, notice)
 
 
-def start(sid: str, line: str, columns: int | None = None) -> None:
+def start(sid: str, line: str, columns: int | None = None, solves: str | None = None) -> None:
     session = _session(sid)
     if columns:
         session.resize(int(columns))
+    if solves:
+        with suppress(ValueError, TypeError):
+            known = json.loads(solves)
+            if isinstance(known, dict):
+                hints = {lab: solve.get("hints") for lab, solve in known.items() if isinstance(solve, dict)}
+                session.browser_solves = {str(lab): n for lab, n in hints.items() if isinstance(n, int) and n >= 0}
     running = _runs.pop(sid, None)
     if running is not None and not running.done:
         running.interrupt()

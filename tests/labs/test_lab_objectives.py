@@ -91,3 +91,15 @@ def test_the_terminal_width_the_page_reports_is_kept_through_lab_start_and_reset
     session.reset()
     assert session.execute("echo $COLUMNS")[0] == "50\n"
     assert Session().execute("echo ${COLUMNS:-unset}")[0] == "unset\n"  # the CLI's default, 80, is not a variable
+
+
+def test_lab_list_marks_the_labs_this_browser_solved_with_the_fewest_hints():
+    sid = json.loads(web.open_session(None, 0, None))["sid"]
+    web.start(sid, "lab list", 80, json.dumps({"nvlink": {"seed": 2, "hints": 1, "attempts": 3},
+                                               "storage": "garbled", "late-rank": {"hints": -4}}))
+    out = "".join(text for _, text in json.loads(web.step(sid))["out"])
+    rows = {line.split()[0]: line for line in out.splitlines() if line}
+    assert rows["nvlink"].endswith("✓ solved, 1 hint")
+    assert "✓" not in rows["storage"] and "✓" not in rows["late-rank"]
+    assert "✓ marks the labs solved in this browser" in out
+    web.close(sid)

@@ -81,8 +81,9 @@ def lab_list(session: Any = None) -> list[str]:
 
 
 def solves(session: Any) -> dict[str, str]:
-    """The labs this session solved (any seed): ``✓ solved, 1 hint``, the fewest hints of its solves."""
-    best: dict[str, int] = {}
+    """The labs this session or this browser solved (any seed): ``✓ solved, 1 hint``, the fewest hints of
+    their solves."""
+    best: dict[str, int] = dict(getattr(session, "browser_solves", {}))
     for (lab, _seed), state in session.lab_runs.items():
         if state.solved:
             best[lab] = min(best.get(lab, state.hints), state.hints)

@@ -37,7 +37,7 @@ class LabCommand(ParsedCommand):
             for line in lab_list(ctx.session):
                 ctx.outln(line)
             ctx.outln()
-            ctx.outln("✓ marks the labs this terminal solved; the Labs page shows this browser's.")
+            ctx.outln("✓ marks the labs solved in this browser, with the fewest hints a solve used.")
             ctx.outln("Start one with: lab start ID [--seed N]")
             return 0
         if args.action == "start":

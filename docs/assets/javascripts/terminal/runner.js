@@ -51,7 +51,7 @@ export class Runner {
     this.busy = busy;
     el.dataset.mdxBusy = "true";
     busy.id = runtime.request(
-      { type: Msg.RUN, sid: session.sid, line: text },
+      { type: Msg.RUN, sid: session.sid, line: text, columns: scrollback.widthInChars(), solves: store.solves() },
       {
         onOutput: (chunks) => scrollback.write(chunks, collected),
         onDone: (m) => {
