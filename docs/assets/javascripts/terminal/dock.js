@@ -21,6 +21,9 @@ const PHONE = window.matchMedia("(max-width: 59.9375em)");
 /** The columns "Fit width" makes room for. */
 const FIT_COLUMNS = 80;
 
+/** When back closed a sheet: a Dock made within a second after (Material showed the page again) focuses its button. */
+let closedByBack = -Infinity;
+
 function docking() {
   try {
     return localStorage.getItem(DOCK_SETTING) !== "off";
@@ -38,8 +41,16 @@ export class Dock {
     this.onKey = (e) => {
       if (e.key === "Escape" && this.isOpen() && !e.defaultPrevented) this.close();
     };
+    /** Whether the history entry that opening the sheet pushed is still there. */
+    this.pushed = false;
+    // Leaving that entry (back, or Close) closes the sheet. Material may show the page again for the same
+    // event (the first one after a full load): the next Dock then gives the focus back to the button.
     this.onPop = () => {
-      if (this.isOpen() && !(history.state && history.state.mdxSheet)) this.close(false);
+      if (!this.pushed) return;
+      this.pushed = false;
+      closedByBack = performance.now();
+      if (this.isOpen()) this.close(false);
+      else this.opener?.focus({ preventScroll: true });
     };
     this.onMedia = () => this.place();
     if (!this.docked) return;
@@ -49,6 +60,7 @@ export class Dock {
     PHONE.addEventListener("change", this.onMedia);
     this.setDocked(docking());
     this.place();
+    if (performance.now() - closedByBack < 1000 && PHONE.matches) this.opener?.focus({ preventScroll: true });
   }
 
   dispose() {
@@ -103,7 +115,8 @@ export class Dock {
     this.el.dataset.mdxSheet = "open";
     this.opener?.setAttribute("aria-expanded", "true");
     document.documentElement.dataset.mdxSheet = "open";
-    history.pushState({ ...(history.state || {}), mdxSheet: true }, "");
+    history.pushState(history.state, "");
+    this.pushed = true;
     const { scrollback, editor } = this.terminal;
     scrollback.screen.scrollTop = scrollback.screen.scrollHeight;
     editor.input.focus({ preventScroll: true });
@@ -115,8 +128,8 @@ export class Dock {
     delete this.el.dataset.mdxSheet;
     this.opener?.setAttribute("aria-expanded", "false");
     delete document.documentElement.dataset.mdxSheet;
-    if (back && history.state && history.state.mdxSheet) history.back();
-    this.opener?.focus({ preventScroll: true });
+    if (back && this.pushed) history.back(); // onPop then focuses the button
+    else this.opener?.focus({ preventScroll: true });
   }
 
   /** Lines are about to be typed in (a "Run in terminal" button): show the terminal first. */
