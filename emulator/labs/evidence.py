@@ -9,6 +9,7 @@ as teaching rather than as a mark: any route to the right finding counts.
 
 from __future__ import annotations
 
+import functools
 import shlex
 
 from emulator.cluster.scheduler import expand_hostlist
@@ -95,6 +96,13 @@ def _srun(words: list[str]) -> tuple[str | None, list[str]]:
 
 
 def _simple_commands(line: str) -> list[list[str]]:
+    """The words of each simple command of ``line`` (a fresh copy of :func:`_split`'s cached answer)."""
+    return [list(words) for words in _split(line)]
+
+
+@functools.lru_cache(maxsize=2048)
+def _split(line: str) -> tuple[tuple[str, ...], ...]:
+    """Cached: the objectives read the whole history after every line, and a session repeats its lines."""
     lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|")
     lexer.whitespace_split = True
     lexer.commenters = "#"
@@ -106,8 +114,8 @@ def _simple_commands(line: str) -> list[list[str]]:
             else:
                 commands[-1].append(token)
     except ValueError:
-        return []
-    return [c for c in commands if c]
+        return ()
+    return tuple(tuple(c) for c in commands if c)
 
 
 def missing_runs(step: Step, truth: dict[str, str], ran: list[tuple[str | None, str]],

@@ -75,7 +75,7 @@ def objectives(lab: Lab, truth: dict[str, str], progress: Progress | None, typed
                home: str = "login01") -> list[Objective]:
     """The lab's steps as objectives, each ticked from ``progress.seen`` (or, without evidence, ``typed``)."""
     seen = progress.seen if progress is not None else {}
-    ran = tool_runs(typed, home)
+    ran: list[tuple[str | None, str]] | None = None  # read from ``typed`` only for a step without evidence
     listed = []
     for n, step in enumerate(lab.solution):
         expected = step.expected(truth)
@@ -83,6 +83,7 @@ def objectives(lab: Lab, truth: dict[str, str], progress: Progress | None, typed
         if expected:
             done = len(saw) == len(expected)
         else:
+            ran = tool_runs(typed, home) if ran is None else ran
             done = not missing_runs(step, truth, ran, home)
         listed.append(Objective(step.title, done, saw))
     return listed
