@@ -169,10 +169,10 @@ def test_a_correct_finding_reports_the_evidence_the_learner_looked_at():
     assert ("1. Read the negotiated rate of every rail port on the job's nodes: not used: the reference "
             "procedure runs ibstatus on node01, node02, node03 and node04 here, to record any port below") in text
     # The step's evidence (a symbol error count) was in the learner's own perfquery output: it is quoted.
-    assert ("2. Take the port's identity and counters on the suspect node: used. Your output showed "
+    assert ("3. Measure the counter delta and the kernel's view: used. Your output showed "
             '"SymbolErrorCounter:..............') in text
-    assert (f"3. Measure the counter delta and the kernel's view: partly used: the reference "
-            f"procedure also runs dmesg on {truth['node']} here") in text
+    assert (f"2. Take the port's identity and counters on the suspect node: partly used: the reference "
+            f"procedure also runs ibstat on {truth['node']} here") in text
 
 
 def test_lab_reset_starts_the_cluster_again_but_not_the_count():

@@ -129,9 +129,10 @@ class SubmitCommand(ParsedCommand):
             for part in wrap(line, "  ", width(ctx), hang="     "):
                 ctx.outln(part)
         ctx.outln()
-        for line in wrap("Completion code ('completion' shows it again; 'completion --student NAME' adds your name):",
-                         columns=width(ctx)):
+        for line in wrap("To show your instructor, 'completion' prints this again and 'completion --student NAME' "
+                         "adds your name.", columns=width(ctx)):
             ctx.outln(line)
+        ctx.outln("Completion code:")
         ctx.outln(labs.completion_code(state, ctx.env.get("STUDENT", "")))
         return 0
 
