@@ -97,11 +97,14 @@ WALK_LIMIT = 100_000
 #: Samples a monitor prints without a count, or with a larger one: ``nvidia-smi -l``, ``nvidia-smi dmon``/``pmon``,
 #: ``dcgmi dmon``, ``vmstat`` and ``iostat`` with an interval. ``nvidia-smi: stopped after 3600 samples``, status 1.
 SAMPLE_LIMIT = 3600
-#: Refreshes ``watch`` makes when ``-c`` does not say (``-c`` may ask for up to :data:`WATCH_MAX`).
-#: ``watch: stopped after 10 refreshes; -c sets how many``, status 1.
+#: Refreshes ``watch`` makes when ``--count`` does not say (it may ask for up to :data:`WATCH_MAX`).
+#: ``watch: stopped after 10 refreshes; --count sets how many``, status 1.
 WATCH_COUNT = 10
-#: Most refreshes ``watch -c`` may ask for. ``watch: stopped after 1000 refreshes``, status 1.
+#: Most refreshes ``watch --count`` may ask for. ``watch: stopped after 1000 refreshes``, status 1.
 WATCH_MAX = 1_000
+#: Simulated seconds ``journalctl -f`` and ``dmesg -w`` wait for new lines before they stop by themselves.
+#: ``journalctl: stopped following after 3600 seconds``, status 1.
+FOLLOW_WAIT_S = 3600
 #: Looks ``tail -f`` takes at its files (every 10 simulated seconds, or ``-s``) before it stops by itself.
 #: ``tail: stopped following after 12 looks``, status 1.
 FOLLOW_LIMIT = 12

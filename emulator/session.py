@@ -73,6 +73,18 @@ class Run:
     preamble: list[tuple[str, str]] = field(default_factory=list)
     #: Set when the line fails before it runs (an unknown history event).
     failed: int | None = None
+    #: The text the line put on the screen so far (up to :data:`~emulator.labs.objectives.SEARCHED`
+    #: characters), read for the lab's evidence when it finishes.
+    shown: list[str] = field(default_factory=list)
+    shown_size: int = 0
+
+    def _show(self, chunk: Chunk) -> Chunk:
+        """Keep what ``chunk`` puts on the screen, for the evidence the lab's objectives look for."""
+        if self.shown_size < labs.EVIDENCE_SEARCHED:
+            text = chunk.text()
+            self.shown.append(text)
+            self.shown_size += len(text)
+        return chunk
 
     def interrupt(self) -> None:
         """Stop at the next chunk boundary (``^C``, status 130)."""
@@ -109,14 +121,15 @@ class Run:
             pending.append(("err", "bash: " + limit_reached("the simulated clock stopped at its limit of 1000 years") + "\n"))
             return self._finish(pending, 1)
         shell.cluster.clock.advance(pause)
-        return Chunk(shell.take_pending(), pause)
+        return self._show(Chunk(shell.take_pending(), pause))
 
     def _finish(self, out: list[tuple[str, str]], status: int) -> Chunk:
         self._finished = self.done = True
         self.status = status
         self.session.shell.last_status = status
+        last = self._show(Chunk(out, 0.0, True, status))
         self.session._finished(self)
-        return Chunk(out, 0.0, True, status)
+        return last
 
 
 class Session:
@@ -146,6 +159,10 @@ class Session:
         #: Sentences for the learner about the restore that built this session (values out of range, lines
         #: not replayed); empty for a session that was not restored.
         self.notices: list[str] = []
+        #: The terminal's width in characters as the page reports it (:meth:`resize`), None in the CLI.
+        self.columns: int | None = None
+        #: Labs this browser solved in any terminal, with the hints used (the page reports them; ``lab list``).
+        self.browser_solves: dict[str, int] = {}
         #: What the last line asked of the front end, which holds the learner's files (``progress export``
         #: or ``progress import``): (action, path); the CLI or the page acts on it once the line is done.
         self.request: tuple[str, str] | None = None
@@ -219,12 +236,40 @@ class Session:
         return "".join(parts), run.status or 0
 
     def _finished(self, run: Run) -> None:
+        self._observe("".join(run.shown))
         if run.line.strip():
             self.journal.append((run.line, run.steps if run._interrupted else None))
             if len(self.journal) > HISTORY_LIMIT:
                 self.journal = compact(self.journal, HISTORY_LIMIT * 9 // 10)
         if self.current is run:
             self.current = None
+
+    def _observe(self, text: str) -> None:
+        """Record the evidence of the current lab that a line's output showed (its objectives tick)."""
+        if self.lab is None or not text:
+            return
+        lab = labs.get(self.lab)
+        if lab.is_sandbox:
+            return
+        key = (lab.id, self.seed)
+        progress = self.lab_runs.get(key)
+        if progress is None:
+            progress = self.lab_runs[key] = labs.Progress(*key)
+        labs.observe(progress, lab, self.cluster.truth(), text)
+
+    def objectives(self) -> list[labs.Objective]:
+        """The current lab's objectives, ticked from the learner's output (none on the sandbox)."""
+        lab = labs.get(self.lab)
+        if lab.is_sandbox:
+            return []
+        progress = self.lab_progress
+        typed = list(self.history)[max(0, (progress.since if progress else 0) - self.history_base):]
+        return labs.objectives(lab, self.cluster.truth(), progress, typed, self.cluster.login)
+
+    def resize(self, columns: int) -> None:
+        """The terminal is ``columns`` characters wide: bash's ``COLUMNS`` (checkwinsize), which prose reads."""
+        self.columns = max(20, min(int(columns), 1000))
+        self.shell.vars["COLUMNS"] = str(self.columns)
 
     @staticmethod
     def incomplete(text: str) -> bool:
@@ -256,10 +301,15 @@ class Session:
         self.lab, self.seed = lab, seed
         self.cluster = labs.cluster_for(lab, seed)
         self.shell = Shell(self, self.cluster)
+        if self.columns is not None:
+            self.resize(self.columns)
 
     def reset(self) -> None:
         """Fresh state for the lab and seed the session was opened with."""
+        columns = self.columns
         self.__init__(*self.origin, faults=self.faults)  # type: ignore[misc]
+        if columns is not None:
+            self.resize(columns)
 
     def snapshot(self) -> dict[str, Any]:
         """JSON-ready state: the opening lab and seed, the journal of lines, the history, the clock, ``$?``."""
@@ -275,7 +325,20 @@ class Session:
             "history_base": self.history_base,
             "clock": self.cluster.clock.elapsed,
             "status": self.shell.last_status,
+            # What each lab run's output showed: a restore skips read-only lines, so it is kept, not replayed.
+            "seen": [[lab, seed, dict(progress.seen)] for (lab, seed), progress in self.lab_runs.items()
+                     if progress.seen],
         }
+
+    def _restore_seen(self, kept: Any) -> None:
+        """Put back the evidence a snapshot kept (``seen``); anything malformed is left out."""
+        for item in kept if isinstance(kept, list) else []:
+            if not (isinstance(item, list) and len(item) == 3 and isinstance(item[0], str)
+                    and isinstance(item[1], int) and isinstance(item[2], dict)):
+                continue
+            lab, seed, seen = item
+            progress = self.lab_runs.setdefault((lab, seed), labs.Progress(lab, seed))
+            progress.seen.update({k: v for k, v in seen.items() if isinstance(k, str) and isinstance(v, str)})
 
     def skip(self, line: str) -> None:
         """Account for a line as :meth:`run` would, without running it: history, clock cost, journal."""
@@ -318,6 +381,7 @@ class Session:
                 steps += 1
                 if stop is not None and steps >= min(stop, STEP_LIMIT):
                     run.interrupt()
+        session._restore_seen(data.get("seen"))
         session.history = snapshot.history
         session.history_base = snapshot.history_base
         session.cluster.clock.advance(snapshot.clock - session.cluster.clock.elapsed)

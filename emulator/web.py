@@ -6,7 +6,9 @@ a JSON string (or None). Sessions live in this module, keyed by ``sid``.
 ``open_session(lab, seed, state, student=None) -> str``
     ``{"sid": str, "banner": str, "prompt": str, "lab": str|null, "seed": int,
     "title": str, "goal": str, "solved": {"hints": int, "attempts": int}|null,
-    "notice": str|null}``. ``banner`` is rendered from the lab and its cluster
+    "objectives": [{"text": str, "done": bool}, ...], "notice": str|null}``.
+    ``objectives`` are the lab's reference steps as a checklist, each done once
+    the learner's own output showed its evidence (:mod:`emulator.labs.objectives`). ``banner`` is rendered from the lab and its cluster
     (:meth:`Session.banner`). ``solved`` is set once this session solved the
     lab it is in now. ``lab`` and ``seed`` are
     the session's current ones: a restored session that ran ``lab start``
@@ -19,15 +21,19 @@ a JSON string (or None). Sessions live in this module, keyed by ``sid``.
     and ``notice`` names it; so does a restore that ran out of time. ``student``
     (the name a ``?student=`` link gave the page) is exported as ``$STUDENT``,
     the name completion codes carry (``completion --student`` overrides it).
-``start(sid, line) -> None``
+``start(sid, line, columns=None, solves=None) -> None``
     Begin running one input line (an unfinished previous line is interrupted).
+    ``columns``: the terminal's width in characters now, which the shell
+    keeps as ``COLUMNS`` and the lab commands wrap their prose to.
+    ``solves``: JSON ``{lab: {"hints": int, ...}}`` of the labs this browser
+    solved (in any terminal), which ``lab list`` marks beside this session's own solves.
 ``step(sid) -> str``
     ``{"out": [[kind, text], ...], "pause": float, "done": bool,
     "status": int|null, "prompt": str}``; a chunk's kind is ``"out"`` or
     ``"err"`` (the tools' streams), ``"tip"`` (a hint of this terminal, not
     tool output: a GPU tool failed on a host without GPUs) or ``"ok"`` (a
     verdict: ``submit`` solved the lab). The ``done`` reply adds the session's
-    current ``"lab"``, ``"seed"``, ``"title"``, ``"goal"`` and ``"solved"``,
+    current ``"lab"``, ``"seed"``, ``"title"``, ``"goal"``, ``"solved"`` and ``"objectives"``,
     which change when the line ran ``lab start`` or ``submit``, and ``"request"``:
     what the line asked of the page (``progress export`` or ``import``) as
     ``[action, path]``, else null. Call repeatedly until ``done``;
@@ -111,8 +117,9 @@ def _variant(session: Session) -> dict[str, object]:
     lab = labs.get(session.lab)
     progress = session.lab_progress
     solved = {"hints": progress.hints, "attempts": progress.attempts} if progress and progress.solved else None
+    objectives = [{"text": o.text, "done": o.done} for o in session.objectives()]
     return {"lab": session.lab, "seed": session.seed, "title": lab.title, "goal": " ".join(lab.goal.split()),
-            "solved": solved}
+            "solved": solved, "objectives": objectives}
 
 
 def _opened(sid: str, session: Session, notice: str | None) -> str:
@@ -165,8 +172,16 @@ def open_session(lab: str | None, seed: int, state: str | None, student: str | N
     return _opened(sid, session, notice)
 
 
-def start(sid: str, line: str) -> None:
+def start(sid: str, line: str, columns: int | None = None, solves: str | None = None) -> None:
     session = _session(sid)
+    if columns:
+        session.resize(int(columns))
+    if solves:
+        with suppress(ValueError, TypeError):
+            known = json.loads(solves)
+            if isinstance(known, dict):
+                hints = {lab: solve.get("hints") for lab, solve in known.items() if isinstance(solve, dict)}
+                session.browser_solves = {str(lab): n for lab, n in hints.items() if isinstance(n, int) and n >= 0}
     running = _runs.pop(sid, None)
     if running is not None and not running.done:
         running.interrupt()

@@ -19,7 +19,7 @@ def test_prompt_shows_user_host_and_home_as_tilde():
 
 def test_streaming_command_yields_chunks_with_pauses():
     s = Session()
-    run = s.run("watch -n 5 -c 3 hostname")
+    run = s.run("watch -n 5 --count 3 hostname")
     chunks = []
     while (chunk := run.step()) is not None:
         chunks.append(chunk)

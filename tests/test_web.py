@@ -20,7 +20,7 @@ def test_start_and_step_until_done_gives_output_and_status():
     reply = json.loads(web.step(sid))
     assert reply == {"out": [["out", "login01\n"]], "pause": 0.0, "done": True, "status": 0,
                      "prompt": "alice@login01:~$ ", "lab": None, "seed": 0, "title": "Healthy sandbox", "goal": "",
-                     "solved": None, "request": None}
+                     "solved": None, "objectives": [], "request": None}
 
 
 def test_unknown_command_goes_to_stderr_with_status_127():

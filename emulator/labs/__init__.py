@@ -7,7 +7,8 @@ cluster and picks its fault parameters per seed, ``findings`` judges a finding
 against the model's truth (``phrases`` reads a free-text cause against the
 lab's phrases), ``progress`` counts a learner's hints and attempts, ``codes`` writes a
 solve as a completion code and reads one back,
-``evidence`` sets what the learner ran against the reference procedure, and
+``evidence`` sets what the learner ran against the reference procedure, ``objectives`` ticks its
+steps from what the learner's output showed, and
 ``placeholders`` fills ``<field>`` names from the truth. This package imports
 only the model (``emulator.cluster``) and ``emulator.errors``; the names below
 are its public face, imported by the shell, the session, the lab tools and the
@@ -18,9 +19,10 @@ from __future__ import annotations
 
 from emulator.labs.clusters import build, cluster_for, fault_params, lures, spec_for
 from emulator.labs.codes import CodeError, Completion, build_id, completion_code, student_seed
-from emulator.labs.evidence import evidence_report, tool_runs
+from emulator.labs.evidence import evidence_report, missing_runs, tool_runs
 from emulator.labs.findings import ALTERNATES, Part, Verdict, ambiguous, canonical_cause, judge, normalise
 from emulator.labs.loader import SANDBOX, all_labs, get, known_labs, load_text
+from emulator.labs.objectives import EVIDENCE_SEARCHED, Objective, objectives, observe
 from emulator.labs.parse import DIFFICULTIES, parse_lab
 from emulator.labs.phrases import Vocabulary, words
 from emulator.labs.placeholders import PLACEHOLDER, substitute, substitute_pattern
@@ -31,6 +33,7 @@ __all__ = [
     "ALTERNATES",
     "DIFFICULTIES",
     "ENUMERATION_LIMIT",
+    "EVIDENCE_SEARCHED",
     "PLACEHOLDER",
     "SANDBOX",
     "Advice",
@@ -41,6 +44,7 @@ __all__ = [
     "FaultSpec",
     "Feedback",
     "Lab",
+    "Objective",
     "Part",
     "Promise",
     "Progress",
@@ -62,7 +66,10 @@ __all__ = [
     "known_labs",
     "load_text",
     "lures",
+    "missing_runs",
     "normalise",
+    "objectives",
+    "observe",
     "parse_lab",
     "spec_for",
     "student_seed",

@@ -15,7 +15,7 @@ JSON record followed by its CRC-32. A CRC-32 catches every change confined to
 32 consecutive bits, so any one mistyped character (5 bits) is caught.
 
 The build is ``VERSION+HASH``: the emulator's version and 8 hex digits of
-the SHA-256 of the lab's file. A code verifies on a build with the same
+the CRC-32 of the lab's file. A code verifies on a build with the same
 version and the same file of that lab; on another it is refused naming both.
 So editing one lab retires that lab's codes only, and a change to the
 emulator that could alter what a replay judges must raise the version.
@@ -28,7 +28,6 @@ and the student's: FNV-1a (32-bit) of the UTF-8 text ``workshop\\nstudent``
 
 from __future__ import annotations
 
-import hashlib
 import json
 import zlib
 from collections.abc import Callable, Sequence
@@ -72,9 +71,10 @@ class Completion:
 
 @cache
 def build_id(lab: str) -> str:
-    """``VERSION+HASH``: the emulator's version and 8 hex digits of the SHA-256 of lab ``lab``'s file."""
+    """``VERSION+HASH``: the emulator's version and the CRC-32 of lab ``lab``'s file, in 8 hex digits
+    (zlib's, which is built in everywhere, where hashlib would cost the browser an import)."""
     text = dict(_lab_files()).get(f"labs/{lab}.toml", "")
-    return f"{__version__}+{hashlib.sha256(text.encode()).hexdigest()[:8]}"
+    return f"{__version__}+{zlib.crc32(text.encode()):08x}"
 
 
 def completion_code(state: Progress, student: str = "") -> str:

@@ -9,11 +9,12 @@ as teaching rather than as a mark: any route to the right finding counts.
 
 from __future__ import annotations
 
+import functools
 import shlex
 
 from emulator.cluster.scheduler import expand_hostlist
 from emulator.labs.placeholders import substitute
-from emulator.labs.schema import Lab
+from emulator.labs.schema import Lab, Step
 
 _SRUN_ARGS = {"-w", "--nodelist", "-N", "--nodes", "-n", "--ntasks", "-p", "--partition", "--jobid",
               "--ntasks-per-node", "--gpus-per-node", "-t", "--time", "-J", "--job-name"}
@@ -95,6 +96,13 @@ def _srun(words: list[str]) -> tuple[str | None, list[str]]:
 
 
 def _simple_commands(line: str) -> list[list[str]]:
+    """The words of each simple command of ``line`` (a fresh copy of :func:`_split`'s cached answer)."""
+    return [list(words) for words in _split(line)]
+
+
+@functools.lru_cache(maxsize=2048)
+def _split(line: str) -> tuple[tuple[str, ...], ...]:
+    """Cached: the objectives read the whole history after every line, and a session repeats its lines."""
     lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|")
     lexer.whitespace_split = True
     lexer.commenters = "#"
@@ -106,26 +114,44 @@ def _simple_commands(line: str) -> list[list[str]]:
             else:
                 commands[-1].append(token)
     except ValueError:
-        return []
-    return [c for c in commands if c]
+        return ()
+    return tuple(tuple(c) for c in commands if c)
 
 
-def evidence_report(lab: Lab, truth: dict[str, str], typed: list[str], home: str = "login01") -> list[str]:
-    """One sentence per reference step: used, or what the procedure runs there and what it learns from it.
+def missing_runs(step: Step, truth: dict[str, str], ran: list[tuple[str | None, str]],
+                 home: str = "login01") -> list[tuple[str | None, str]]:
+    """The (host, tool) runs of ``step`` that ``ran`` lacks: each tool where the procedure runs it."""
+    wanted = tool_runs([substitute(cmd, truth) for cmd in step.run], home)
+    return [w for w in wanted if not any(t == w[1] and (h is None or w[0] is None or h == w[0]) for h, t in ran)]
 
-    A step counts as used when the learner ran each of its tools where the procedure runs them.
+
+def evidence_report(lab: Lab, truth: dict[str, str], typed: list[str], home: str = "login01",
+                    seen: dict[str, str] | None = None) -> list[str]:
+    """One sentence per reference step: used (and the evidence the learner's output showed, from ``seen``,
+    :mod:`emulator.labs.objectives`), or what the procedure runs there and what it learns from it.
+
+    A step counts as used when the learner's output showed its evidence, or, for a step with no evidence
+    for this truth, when the learner ran each of its tools where the procedure runs them.
     """
     ran = tool_runs(typed, home)
+    seen = seen or {}
     lines = []
     for n, step in enumerate(lab.solution, start=1):
+        expected = step.expected(truth)
+        saw = [seen[f"{n - 1}:{p}"] for p in expected if f"{n - 1}:{p}" in seen]
+        missing = missing_runs(step, truth, ran, home)
         wanted = tool_runs([substitute(cmd, truth) for cmd in step.run], home)
-        missing = [w for w in wanted if not any(t == w[1] and (h is None or w[0] is None or h == w[0]) for h, t in ran)]
-        if not missing:
+        record = _lower_first(step.record)
+        if expected and len(saw) == len(expected):
+            shown = "; ".join(f'"{line}"' for line in saw)
+            text = f"used. Your output showed {shown}."
+        elif not missing and not expected:
             text = "used."
+        elif not missing:
+            text = f"ran, but your output did not show its evidence: the reference procedure reads it to record {record}"
         else:
             how, also = ("not used", "") if len(missing) == len(wanted) else ("partly used", " also")
-            text = (f"{how}. The reference procedure{also} runs {_tools(missing, home)} here, "
-                    f"to record {_lower_first(step.record)}")
+            text = f"{how}: the reference procedure{also} runs {_tools(missing, home)} here, to record {record}"
         lines.append(f"{n}. {step.title}: {text}")
     return lines
 

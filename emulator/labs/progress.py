@@ -46,6 +46,9 @@ class Progress:
     solved_line_findings: int = 0
     #: The lines that solved it, for its completion code (:mod:`emulator.labs.codes`); empty until solved.
     proof: tuple[tuple[str, int | None] | int, ...] = field(default=())
+    #: The evidence the learner's own output showed: ``"STEP:PATTERN"`` (step from 0) → the line that showed it
+    #: (:mod:`emulator.labs.objectives`).
+    seen: dict[str, str] = field(default_factory=dict)
 
     @property
     def enumerated(self) -> bool:

@@ -116,7 +116,7 @@ def test_sleep_validates_its_operand(s):
 
 
 def test_watch_prints_the_header_each_refresh(s):
-    out, status = s.execute("watch -n 5 -c 2 hostname")
+    out, status = s.execute("watch -n 5 --count 2 hostname")
     screens = out.split("\x1b[H\x1b[2J")[1:]
     assert status == 0 and len(screens) == 2
     assert screens[0].startswith("Every 5.0s: hostname")

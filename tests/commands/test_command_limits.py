@@ -79,9 +79,9 @@ def test_sleep_past_a_week_says_so(s):
 def test_watch_says_when_it_stops_by_itself(s):
     out, status = s.execute("watch -n 1 -t hostname")
     assert status == 1 and out.count("node01") == 10
-    assert out.endswith(f"watch: stopped after 10 refreshes; -c sets how many {NOTE}\n")
-    assert s.execute("watch -n 1 -t -c 2 hostname") == ("\x1b[H\x1b[2Jnode01\n" * 2, 0)
-    assert s.execute("watch -n 1 -t -c 1001 true")[0].endswith(f"watch: stopped after 1000 refreshes {NOTE}\n")
+    assert out.endswith(f"watch: stopped after 10 refreshes; --count sets how many {NOTE}\n")
+    assert s.execute("watch -n 1 -t --count 2 hostname") == ("\x1b[H\x1b[2Jnode01\n" * 2, 0)
+    assert s.execute("watch -n 1 -t --count 1001 true")[0].endswith(f"watch: stopped after 1000 refreshes {NOTE}\n")
 
 
 # -- GPU and NCCL tools that loop ------------------------------------------------------------------

@@ -133,6 +133,14 @@ def test_follow_prints_the_tail_then_waits_until_interrupted():
     assert run.step().status == 130
 
 
+def test_a_follow_left_alone_stops_after_an_hour_and_says_so():
+    s = on("node01")
+    for line, tool in (("journalctl -f -n 0", "journalctl"), ("dmesg -w > /dev/null", "dmesg")):
+        out, status = s.execute(line)
+        assert status == 1 and out.endswith(
+            f"{tool}: stopped following after 3600 seconds (a limit of this simulated terminal)\n"), out
+
+
 def test_slurmd_journal_reports_the_node_it_registers():
     out, _ = on("node01").execute("journalctl -u slurmd")
     assert "slurmd[" in out and "slurmd version 23.11.10 started" in out

@@ -159,8 +159,11 @@ def test_wide_output_scrolls_sideways_without_wrapping(line):
     wide = "x" * 300
     run(line, f"echo {wide}")
     assert wide + "\n" in output(line)
-    widths = line.eval_on_selector(SCREEN, "el => [el.scrollWidth, el.clientWidth]")
+    # The output scrolls sideways on its own; the screen, and the command line in it, do not.
+    widths = line.eval_on_selector(OUTPUT, "el => [el.scrollWidth, el.clientWidth]")
     assert widths[0] > widths[1]
+    screen = line.eval_on_selector(SCREEN, "el => [el.scrollWidth, el.clientWidth]")
+    assert screen[0] == screen[1]
     white_space = line.eval_on_selector(OUTPUT, "el => getComputedStyle(el).whiteSpace")
     assert white_space == "pre"
 

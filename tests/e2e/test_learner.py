@@ -202,6 +202,7 @@ def test_on_a_phone_the_soft_keyboard_and_on_screen_keys_drive_the_terminal(brow
     try:
         page = context.new_page()
         page.goto(site.url + LAB_PAGE)
+        page.tap("[data-mdx-sheet-open]")  # a lab page's terminal is a bottom sheet on a phone
         page.tap(INPUT)
         wait_ready(page)
         assert page.is_visible(f'{TERMINAL} [data-mdx-key="Tab"]')

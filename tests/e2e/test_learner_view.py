@@ -19,6 +19,8 @@ def test_a_lab_page_opens_with_the_task_the_place_and_hint(page, site, results):
     assert banner.rstrip().endswith("Simulated outputs do not validate your environment.")
     for width, height in ((1280, 900), (390, 844)):
         page.set_viewport_size({"width": width, "height": height})
+        if width < 960:
+            page.click("[data-mdx-sheet-open]")  # a lab page's terminal is a bottom sheet on a phone
         page.locator(TERMINAL).screenshot(path=str(results / f"learner-banner-{width}.png"))
 
 

@@ -58,3 +58,18 @@ def test_a_deep_nesting_is_refused_before_the_whole_line_is_read() -> None:
     out, status = session.execute("watch '" + "(" * 50_000 + "'")
     assert "nesting deeper than 64 levels" in out and status == 1
     assert time.process_time() - started < 1
+
+
+def test_numbers_of_thousands_of_digits_are_read_as_numbers() -> None:
+    session = Session()
+    assert session.execute(f"head --lines {DIGITS} /etc/hosts | wc -l")[0] == session.execute("wc -l < /etc/hosts")[0]
+    assert "internal error" not in session.execute(f"find /tmp -mindepth {DIGITS}")[0]
+
+
+def test_an_nccl_test_with_more_gpus_than_a_node_fails_at_once() -> None:
+    session = Session()
+    session.execute("ssh node01")
+    started = time.process_time()
+    out, status = session.execute("alltoall_perf --ngpus 99999999999")
+    assert status == 1 and "node01: Test CUDA failure common.cu:892 'invalid device ordinal'" in out
+    assert time.process_time() - started < 5

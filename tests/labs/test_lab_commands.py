@@ -165,10 +165,13 @@ def test_a_correct_finding_reports_the_evidence_the_learner_looked_at():
     session.execute("exit")
     out, _ = session.execute(f"submit node={truth['node']} port={truth['port']} cause={truth['cause']}")
     text = " ".join(out.split())
-    assert "What you used of the reference procedure (any route to the right finding counts):" in out
-    assert ("1. Read the negotiated rate of every rail port on the job's nodes: not used. The reference "
+    assert "What you used of the reference procedure (any route to the finding counts):" in out
+    assert ("1. Read the negotiated rate of every rail port on the job's nodes: not used: the reference "
             "procedure runs ibstatus on node01, node02, node03 and node04 here, to record any port below") in text
-    assert (f"2. Take the port's identity and counters on the suspect node: partly used. The reference "
+    # The step's evidence (a symbol error count) was in the learner's own perfquery output: it is quoted.
+    assert ("3. Measure the counter delta and the kernel's view: used. Your output showed "
+            '"SymbolErrorCounter:..............') in text
+    assert (f"2. Take the port's identity and counters on the suspect node: partly used: the reference "
             f"procedure also runs ibstat on {truth['node']} here") in text
 
 

@@ -88,7 +88,7 @@ def test_the_reference_procedure_shows_the_evidence_and_solves_the_lab(lab_id, s
     assert status == 0 and out.startswith("✓ Correct"), out
     attempts = len(lab.check.fields) + 1
     assert f"Solved in {attempts} attempts, 0 hints." in out
-    audit = " ".join(out.split("(any route to the right finding counts):\n", 1)[1].split())
+    audit = " ".join(out.split("(any route to the finding counts):\n", 1)[1].split())
     assert audit.count(": used.") == len(lab.solution), audit
 
 

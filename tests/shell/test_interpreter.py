@@ -121,4 +121,4 @@ def test_a_streaming_command_piped_into_line_filters_streams(s):
 
 
 def test_pipelines_needing_the_whole_input_still_wait_for_it(s):
-    assert s.execute("watch -n 1 -c 3 hostname | grep -c Every") == ("3\n", 0)
+    assert s.execute("watch -n 1 --count 3 hostname | grep -c Every") == ("3\n", 0)

@@ -234,14 +234,15 @@ class Watch(ParsedCommand):
     streams = True
     summary = "run a command every N simulated seconds and show its output (bounded)"
     section = SECTION
-    notes = (f"Unlike procps watch, -c takes a number of refreshes (default {WATCH_COUNT}, at most {WATCH_MAX}) "
-             "after which watch stops by itself and says so; Ctrl-C stops it sooner.")
+    notes = (f"Here watch stops by itself after --count refreshes (default {WATCH_COUNT}, at most {WATCH_MAX}), "
+             "an option of this terminal that procps watch does not have, and says so; Ctrl-C stops it sooner.")
 
     def configure(self, parser: ArgumentParser) -> None:
         parser.add_argument("-n", "--interval", type=float, default=2.0, metavar="SECS",
                             help="seconds to wait between updates")
-        parser.add_argument("-c", "--count", type=int, metavar="COUNT",
-                            help=f"number of refreshes before stopping (default {WATCH_COUNT})")
+        parser.add_argument("--count", type=int, metavar="COUNT",
+                            help=f"number of refreshes before stopping (default {WATCH_COUNT}; this terminal's own)")
+        parser.add_argument("-c", "--color", action="store_true", help="interpret ANSI color and style sequences")
         parser.add_argument("-t", "--no-title", action="store_true", help="turn off header")
         parser.add_argument("-d", "--differences", action="store_true", help="highlight changes (accepted, ignored)")
         parser.add_argument("command", nargs=argparse.REMAINDER, help="the command line to run")
@@ -267,7 +268,7 @@ class Watch(ParsedCommand):
             if refresh + 1 < count:
                 yield interval
         if args.count is None:
-            ctx.err(limit_reached(f"watch: stopped after {count} refreshes; -c sets how many") + "\n")
+            ctx.err(limit_reached(f"watch: stopped after {count} refreshes; --count sets how many") + "\n")
             return 1
         if args.count > WATCH_MAX:
             ctx.err(limit_reached(f"watch: stopped after {WATCH_MAX} refreshes") + "\n")

@@ -10,7 +10,10 @@ from emulator.commands.kit.command import Context
 from emulator.labs.progress import plural
 
 SECTION = "Labs"
+#: The prose width when the terminal's is not known: 80 columns less a margin of two.
 WIDTH = 78
+#: The widest prose, however wide the terminal: longer lines read badly.
+MAX_WIDTH = 100
 #: The symbol of a solve, beside a word (a verdict, ``lab list``), never alone.
 SOLVED_MARK = "✓"
 
@@ -38,14 +41,29 @@ def history_line(ctx: Context) -> int:
     return int(session.history_base + len(session.history))
 
 
-def wrap(text: str, indent: str = "") -> list[str]:
-    """Paragraphs (separated by a blank line) wrapped to the terminal's width."""
+def width(ctx: Context) -> int:
+    """The width prose is wrapped to: the terminal's ``COLUMNS`` (the environment's, else the shell's, else 80)
+    less a margin of two, at least 20 and at most :data:`MAX_WIDTH`."""
+    shell_vars = getattr(ctx.shell, "vars", {})
+    value = ctx.env.get("COLUMNS") or (shell_vars.get("COLUMNS") if isinstance(shell_vars, dict) else None)
+    try:
+        columns = int(value) if value else WIDTH + 2
+    except ValueError:
+        columns = WIDTH + 2
+    return max(20, min(columns - 2, MAX_WIDTH))
+
+
+def wrap(text: str, indent: str = "", columns: int = WIDTH, hang: str | None = None) -> list[str]:
+    """Paragraphs (separated by a blank line) wrapped to ``columns`` (:func:`width` gives the terminal's);
+    ``hang`` indents the lines after a paragraph's first (``indent`` by default)."""
     paragraphs = [" ".join(p.split()) for p in text.strip().split("\n\n")]
     lines: list[str] = []
     for i, para in enumerate(paragraphs):
         if i:
             lines.append("")
-        lines += textwrap.wrap(para, WIDTH, initial_indent=indent, subsequent_indent=indent) or [""]
+        lines += textwrap.wrap(para, columns, initial_indent=indent,
+                               subsequent_indent=indent if hang is None else hang,
+                               break_long_words=False, break_on_hyphens=False) or [""]
     return lines
 
 
@@ -63,8 +81,9 @@ def lab_list(session: Any = None) -> list[str]:
 
 
 def solves(session: Any) -> dict[str, str]:
-    """The labs this session solved (any seed): ``✓ solved, 1 hint``, the fewest hints of its solves."""
-    best: dict[str, int] = {}
+    """The labs this session or this browser solved (any seed): ``✓ solved, 1 hint``, the fewest hints of
+    their solves."""
+    best: dict[str, int] = dict(getattr(session, "browser_solves", {}))
     for (lab, _seed), state in session.lab_runs.items():
         if state.solved:
             best[lab] = min(best.get(lab, state.hints), state.hints)

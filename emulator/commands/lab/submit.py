@@ -22,13 +22,12 @@ enumeration.
 from __future__ import annotations
 
 import argparse
-import textwrap
 
 from emulator import labs
 from emulator.commands.kit.command import Command, Context, ParsedCommand
 from emulator.commands.kit.proofs import capture
 from emulator.commands.kit.spec import ArgumentParser
-from emulator.commands.lab.shared import SECTION, SOLVED_MARK, WIDTH, history_line, no_lab, progress, wrap
+from emulator.commands.lab.shared import SECTION, SOLVED_MARK, history_line, no_lab, progress, width, wrap
 
 
 def _finding(ctx: Context, lab: labs.Lab, items: list[str]) -> dict[str, str]:
@@ -71,14 +70,14 @@ def _refusal(check: labs.Check, finding: dict[str, str]) -> str:
     return ""
 
 
-def _wrapped(lines: list[str]) -> list[str]:
+def _wrapped(lines: list[str], columns: int) -> list[str]:
     """A verdict's lines to the terminal's width: a part of the finding (indented) with its advice under it."""
     out = []
     for line in lines:
         if line.startswith("  "):
-            out += textwrap.wrap(line.strip(), WIDTH, initial_indent="  ", subsequent_indent="    ")
+            out += wrap(line, "  ", columns, hang="    ")
         else:
-            out += wrap(line)
+            out += wrap(line, columns=columns)
     return out
 
 
@@ -115,18 +114,25 @@ class SubmitCommand(ParsedCommand):
             return 1
         ctx.verdict(f"{SOLVED_MARK} Correct: {lab.title}." + (" (Already solved: not counted again.)" if was_solved else "")
                     + "\n")
-        for line in _wrapped(verdict.lines(detailed=True)):
+        for line in _wrapped(verdict.lines(detailed=True), width(ctx)):
             ctx.outln(line)
-        for line in wrap(state.summary()):
+        for line in wrap(state.summary(), columns=width(ctx)):
             ctx.outln(line)
         ctx.outln()
-        ctx.outln("What you used of the reference procedure (any route to the right finding counts):")
+        for line in wrap("What you used of the reference procedure (any route to the finding counts):",
+                         columns=width(ctx)):
+            ctx.outln(line)
         session = ctx.session
         typed = list(session.history)[max(0, state.since - session.history_base):]
-        for line in labs.evidence_report(lab, truth, typed, ctx.cluster.login):
-            ctx.outln(textwrap.fill(line, WIDTH, initial_indent="  ", subsequent_indent="     "))
+        seen = state.seen
+        for line in labs.evidence_report(lab, truth, typed, ctx.cluster.login, seen):
+            for part in wrap(line, "  ", width(ctx), hang="     "):
+                ctx.outln(part)
         ctx.outln()
-        ctx.outln("Completion code ('completion' shows it again; 'completion --student NAME' adds your name):")
+        for line in wrap("To show your instructor, 'completion' prints this again and 'completion --student NAME' "
+                         "adds your name.", columns=width(ctx)):
+            ctx.outln(line)
+        ctx.outln("Completion code:")
         ctx.outln(labs.completion_code(state, ctx.env.get("STUDENT", "")))
         return 0
 
@@ -138,11 +144,11 @@ class SubmitCommand(ParsedCommand):
         detailed = detailed or len(fields) == 1
         attempt = "" if state.solved else f" (attempt {state.attempts})"
         ctx.outln(f"Not yet{attempt}: {wrong} of {len(fields)} parts do not match the cluster.")
-        for line in _wrapped(verdict.lines(detailed)):
+        for line in _wrapped(verdict.lines(detailed), width(ctx)):
             ctx.outln(line)
         if not detailed:
             for line in wrap("Which parts are wrong is said on a first attempt only: check each part against "
-                             "what you saw, or type 'hint' for the next hint."):
+                             "what you saw, or type 'hint' for the next hint.", columns=width(ctx)):
                 ctx.outln(line)
 
 

@@ -14,7 +14,7 @@ import argparse
 from emulator import labs
 from emulator.commands.kit.command import Command, Context, ParsedCommand
 from emulator.commands.kit.spec import ArgumentParser
-from emulator.commands.lab.shared import SECTION, lab_list, no_lab, progress, wrap
+from emulator.commands.lab.shared import SECTION, lab_list, no_lab, progress, width, wrap
 from emulator.errors import LabError
 
 
@@ -37,7 +37,7 @@ class LabCommand(ParsedCommand):
             for line in lab_list(ctx.session):
                 ctx.outln(line)
             ctx.outln()
-            ctx.outln("✓ marks the labs this terminal solved; the Labs page shows this browser's.")
+            ctx.outln("✓ marks the labs solved in this browser, with the fewest hints a solve used.")
             ctx.outln("Start one with: lab start ID [--seed N]")
             return 0
         if args.action == "start":
@@ -70,17 +70,17 @@ class LabCommand(ParsedCommand):
         lab = labs.get(state.lab)
         if lab.is_sandbox:
             ctx.outln(f"No lab is running: this is the {lab.title.lower()} (seed {state.seed}).")
-            for line in wrap(lab.scenario):
+            for line in wrap(lab.scenario, columns=width(ctx)):
                 ctx.outln(line)
             ctx.outln()
             ctx.outln("Run 'lab list' to see the labs and 'lab start ID' to start one.")
             return
         ctx.outln(f"Lab: {lab.title} ({lab.id}, seed {state.seed}, {lab.difficulty})")
         ctx.outln()
-        for line in wrap(lab.scenario):
+        for line in wrap(lab.scenario, columns=width(ctx)):
             ctx.outln(line)
         ctx.outln()
-        for line in wrap("Goal: " + lab.goal):
+        for line in wrap("Goal: " + lab.goal, columns=width(ctx)):
             ctx.outln(line)
         ctx.outln()
         assert lab.check is not None
@@ -88,7 +88,7 @@ class LabCommand(ParsedCommand):
         if "cause" in lab.check.fields:
             ctx.outln('State the cause in your own words; quote several: cause="what you saw".')
         ctx.outln()
-        for line in wrap(state.status(len(lab.hints))):
+        for line in wrap(state.status(len(lab.hints)), columns=width(ctx)):
             ctx.outln(line)
 
 
@@ -120,7 +120,7 @@ class HintCommand(ParsedCommand):
         if not state.solved:
             state.hints = max(state.hints, number)
         ctx.outln(f"Hint {number} of {total}:")
-        for line in wrap(lab.hints[number - 1], "  "):
+        for line in wrap(lab.hints[number - 1], "  ", columns=width(ctx)):
             ctx.outln(line)
         return 0
 
@@ -170,7 +170,7 @@ class SolutionsCommand(ParsedCommand):
         steps = len(lab.solution)
         for line in wrap(f"The reference procedure of {lab.id} has {steps} step{'s' if steps != 1 else ''}: "
                          "every command to run, what to look for and what to record. Printing it is recorded "
-                         f"in your progress in {where}, and shown when you solve it."):
+                         f"in your progress in {where}, and shown when you solve it.", columns=width(ctx)):
             ctx.outln(line)
         ctx.outln(f"Type '{again}' to print it.")
 
@@ -182,9 +182,9 @@ class SolutionsCommand(ParsedCommand):
             ctx.outln(f"{n}. {step.title}")
             for cmd in step.run:
                 ctx.outln(f"   $ {cmd}")
-            for line in wrap("Look for: " + step.look_for, "   "):
+            for line in wrap("Look for: " + step.look_for, "   ", columns=width(ctx)):
                 ctx.outln(line)
-            for line in wrap("Record: " + step.record, "   "):
+            for line in wrap("Record: " + step.record, "   ", columns=width(ctx)):
                 ctx.outln(line)
         ctx.outln()
         ctx.outln(f"Finding: {lab.submit_form()}")

@@ -38,7 +38,7 @@ from emulator.cluster.scheduler import expand_hostlist
 from emulator.commands.kit.command import Command, Context, ParsedCommand
 from emulator.commands.kit.spec import ArgumentParser
 from emulator.commands.nccl.numbers import c_float, c_int, parse_size
-from emulator.limits import SIZES_LIMIT, limit_reached
+from emulator.limits import RANK_LIMIT, SIZES_LIMIT, limit_reached
 
 TYPES = {"int8": 1, "char": 1, "uint8": 1, "int32": 4, "int": 4, "uint32": 4, "int64": 8, "uint64": 8,
          "half": 2, "float16": 2, "float": 4, "float32": 4, "double": 8, "float64": 8, "bfloat16": 2}
@@ -200,7 +200,7 @@ class NcclTest(ParsedCommand):
             local = seen.get(host, 0)
             seen[host] = local + 1
             pid = rng(cluster.seed, "nccl-tests", host, int(cluster.clock.elapsed)).randint(20_000, 400_000) + local
-            for i in range(per):
+            for i in range(min(per, RANK_LIMIT)):  # past any node's GPUs: check_usable fails on the first extra
                 procs.append(Proc(rank=index * per + i, node=host, gpu=local * per + i, pid=pid))
         ranks = [(p.node, p.gpu) for p in procs]
         try:

@@ -100,4 +100,4 @@ class Dmesg(RawCommand):
                 previous = when
             else:
                 ctx.outln(f"{prefix}[{int(rel):5d}.{int(round(rel % 1 * 1e6)) % 1000000:06d}] {event.text}")
-        return follow_forever() if any(k in ("-w", "--follow") for k, _ in opts) else 0
+        return follow_forever(ctx, "dmesg") if any(k in ("-w", "--follow") for k, _ in opts) else 0

@@ -16,6 +16,7 @@ from emulator.cluster.hardware import Service
 from emulator.cluster.model import Node
 from emulator.cluster.services import journal_source, unit_journal
 from emulator.commands.kit.command import Context
+from emulator.limits import FOLLOW_WAIT_S, limit_reached
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -73,12 +74,10 @@ def journal_entries(ctx: Context, node: Node, unit: str, service: Service) -> li
     return out
 
 
-#: Seconds a follow (``journalctl -f``, ``dmesg -w``) waits before it stops by itself.
-FOLLOW_CAP_S = 3600
-
-
-def follow_forever() -> Generator[float, None, int]:
-    """Wait for new lines, as ``-f`` does, until interrupted (or an hour of simulated time)."""
-    for _ in range(FOLLOW_CAP_S):
+def follow_forever(ctx: Context, tool: str) -> Generator[float, None, int]:
+    """Wait for new lines, as ``-f`` does, until interrupted, or until :data:`FOLLOW_WAIT_S` simulated
+    seconds have passed: then ``tool`` says it stopped, and the status is 1."""
+    for _ in range(FOLLOW_WAIT_S):
         yield 1.0
-    return 0
+    ctx.err(limit_reached(f"{tool}: stopped following after {FOLLOW_WAIT_S} seconds") + "\n")
+    return 1

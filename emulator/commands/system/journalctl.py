@@ -212,7 +212,7 @@ class Journalctl(RawCommand):
             else:
                 stamp = syslog_stamp(when)
             ctx.outln(f"{stamp} {node.name} {source}: {message}")
-        return follow_forever() if follow else 0
+        return follow_forever(ctx, "journalctl") if follow else 0
 
 
 def _boot_ref(text: str) -> bool:

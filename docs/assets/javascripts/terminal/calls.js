@@ -42,14 +42,14 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The request id of the line each session is running; a newer line takes over the session. */
 const running = new Map();
 
-async function run(id, sid, line) {
+async function run(id, sid, line, columns, solves) {
   if (typeof web.incomplete === "function" && callObject("incomplete", line)) {
     // An open quote, a trailing | or a `for` without `done`: the page asks for another line.
     post({ type: Msg.DONE, id, status: null, prompt: null, state: null, more: true });
     return;
   }
   running.set(sid, id);
-  call("start", sid, line);
+  call("start", sid, line, Number(columns) || null, solves ? JSON.stringify(solves) : null);
   for (;;) {
     if (running.get(sid) !== id) return; // superseded by a newer line (the page moved on)
     const step = callObject("step", sid);
@@ -60,7 +60,7 @@ async function run(id, sid, line) {
       running.delete(sid);
       post({ type: Msg.DONE, id, status: step.status, prompt: step.prompt, state: null,
              lab: step.lab, seed: step.seed, title: step.title, goal: step.goal, solved: step.solved ?? null,
-             request: step.request ?? null });
+             objectives: step.objectives ?? [], request: step.request ?? null });
       return;
     }
     await sleep(Math.min(Math.max(Number(step.pause) || 0, 0) * 1000, MAX_PAUSE_MS));
@@ -78,7 +78,7 @@ export const handlers = {
     ready(m.id, callObject("open_session", m.lab, m.seed, m.state ?? null, m.student || null));
   },
   [Msg.RESET]: (m) => ready(m.id, callObject("reset", m.sid, m.student || null)),
-  [Msg.RUN]: (m) => run(m.id, m.sid, m.line),
+  [Msg.RUN]: (m) => run(m.id, m.sid, m.line, m.columns, m.solves),
   [Msg.COMPLETE]: (m) => post({ type: Msg.COMPLETION, id: m.id, ...callObject("complete", m.sid, m.line) }),
   [Msg.SNAPSHOT]: (m) => {
     const state = call("snapshot", m.sid);

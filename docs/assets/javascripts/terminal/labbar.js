@@ -1,9 +1,10 @@
 /**
  * The terminal's bar and lab panel: the label naming the lab and seed the
  * session is in now, a "✓ Solved" badge once that lab is solved (and the
- * solve kept in this browser, storage.js), the panel (the lab's title, goal, buttons and share
- * link, made here when the page has none) and its toggle, and Reset, which
- * asks once more on the button itself.
+ * solve kept in this browser, storage.js), the panel (the lab's title, goal, its
+ * objectives ticking as the learner's output shows each reference step's
+ * evidence, buttons and share link, made here when the page has none) and its
+ * toggle, and Reset, which asks once more on the button itself.
  */
 import { recordSolve } from "./storage.js";
 
@@ -41,7 +42,8 @@ export class LabBar {
     const lab = variant.lab || "sandbox";
     const { seed, title, goal } = variant;
     const solved = variant.solved ?? null;
-    this.now = { lab, seed, title, goal, solved };
+    const objectives = Array.isArray(variant.objectives) ? variant.objectives : [];
+    this.now = { lab, seed, title, goal, solved, objectives };
     session.keep();
     const shown = JSON.stringify(this.now);
     if (shown === this.shown) return;
@@ -61,6 +63,27 @@ export class LabBar {
     panel.querySelector("[data-mdx-lab-title]").textContent = title;
     panel.querySelector("[data-mdx-lab-goal]").textContent = goal;
     panel.querySelector("[data-mdx-share]").href = `?lab=${encodeURIComponent(lab)}&seed=${seed}`;
+    this.showObjectives(panel, objectives);
+  }
+
+  /**
+   * The lab's objectives, one per reference step: "✓" and "done" once the learner's own output showed the
+   * step's evidence, "○" and "to do" before (a symbol and a word, never colour alone).
+   */
+  showObjectives(panel, objectives) {
+    const box = panel.querySelector("[data-mdx-objectives]");
+    if (!box) return;
+    box.hidden = !objectives.length;
+    const list = box.querySelector("ul");
+    list.replaceChildren(...objectives.map(({ text, done }) => {
+      const item = element("li", "", { mdxObjective: done ? "done" : "todo" });
+      const mark = element("span", done ? "✓" : "○", {}, { class: "mdx-terminal__objective-mark", "aria-hidden": "true" });
+      const state = element("span", done ? "done: " : "to do: ", {}, { class: "mdx-visually-hidden" });
+      item.append(mark, " ", state, text);
+      return item;
+    }));
+    const count = box.querySelector("[data-mdx-objectives-count]");
+    if (count) count.textContent = `(${objectives.filter((o) => o.done).length} of ${objectives.length} done)`;
   }
 
   /** The bar's badge: "✓ Solved" while the session's lab is solved (a symbol and a word, never colour alone). */
@@ -99,7 +122,12 @@ export class LabBar {
                 button("Reference procedure", { mdxRun: "solutions" }));
     const share = element("p");
     share.append(element("a", "Link to this lab and seed", { mdxShare: "" }), " (for a bug report or a class)");
-    panel.append(title, element("p", "", { mdxLabGoal: "" }), runs, share);
+    const objectives = element("div", "", { mdxObjectives: "" });
+    objectives.hidden = true;
+    const heading = element("p", "Objectives ", {}, { class: "mdx-terminal__objectives-title" });
+    heading.append(element("span", "", { mdxObjectivesCount: "" }));
+    objectives.append(heading, element("ul", "", {}, { class: "mdx-terminal__objectives" }));
+    panel.append(title, element("p", "", { mdxLabGoal: "" }), objectives, runs, share);
     session.status.before(panel);
     return panel;
   }

@@ -1,6 +1,7 @@
 /**
  * Line-editing arithmetic, free of the DOM: word motions as readline does
- * them, and bash's column layout for a list of completion candidates.
+ * them, bash's column layout for a list of completion candidates, and prose
+ * wrapped to a width.
  */
 
 const isWord = (ch) => /[A-Za-z0-9_]/.test(ch);
@@ -62,4 +63,21 @@ export function splitPaste(text) {
   const lines = text.replace(/\r\n?/g, "\n").split("\n");
   const rest = lines.pop();
   return { lines, rest };
+}
+
+/** Each line of `text` longer than `width` broken at spaces, its continuation indented as the line is. */
+export function wrapProse(text, width) {
+  const out = [];
+  for (const line of text.split("\n")) {
+    const indent = line.match(/^\s*/)[0];
+    let rest = line;
+    while (rest.length > width && width > indent.length + 10) {
+      const cut = rest.lastIndexOf(" ", width);
+      if (cut <= indent.length) break;
+      out.push(rest.slice(0, cut));
+      rest = indent + rest.slice(cut + 1).trimStart();
+    }
+    out.push(rest);
+  }
+  return out.join("\n");
 }

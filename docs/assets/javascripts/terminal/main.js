@@ -53,7 +53,7 @@ function addRunButtons(root, terminal) {
     button.type = "button";
     button.className = "mdx-run";
     button.textContent = "Run in terminal";
-    button.title = "Type these commands into the terminal at the end of this page";
+    button.title = "Type these commands into this page's terminal";
     button.addEventListener("click", () => terminal.type(commandsOf(block)));
     block.append(button);
   }

@@ -6,8 +6,9 @@
  *
  * Page → worker
  *   {type: OPEN,      id, lab, seed, state, student}   state: a snapshot string or null; student: the name
- *                                         a ?student= link gave ($STUDENT in the session), or "" 
- *   {type: RUN,       id, sid, line}
+ *                                         a ?student= link gave ($STUDENT in the session), or ""
+ *   {type: RUN,       id, sid, line, columns, solves}   columns: the terminal's width in characters
+ *                                         (the shell's COLUMNS); solves: {lab: {seed, hints, attempts}} solved in this browser
  *   {type: INTERRUPT, sid}                    no reply of its own: the run ends
  *   {type: COMPLETE,  id, sid, line}
  *   {type: SNAPSHOT,  id, sid}
@@ -23,12 +24,13 @@
  *                                         "snapshot" (restored) or "fresh"; note: a sentence for the
  *                                         learner or null; reason: why no snapshot was restored
  *   {type: SAVED,      stored, reason, bytes, ms}   once, when a snapshot was made (or could not be)
- *   {type: READY,      id, sid, banner, prompt, lab, seed, title, goal, solved, notice}   reply to OPEN
- *                                         and RESET; solved: {hints, attempts} once the session solved
- *                                         the lab it is in, else null
+ *   {type: READY,      id, sid, banner, prompt, lab, seed, title, goal, solved, objectives, notice}   reply
+ *                                         to OPEN and RESET; solved: {hints, attempts} once the session solved
+ *                                         the lab it is in, else null; objectives: [{text, done}] the lab's
+ *                                         reference steps, done once the learner's output showed the evidence
  *   {type: OUTPUT,     id, chunks}            chunks: [[kind, text], ...] of a RUN; kind is one of Chunk
- *   {type: DONE,       id, status, prompt, state, more, lab, seed, title, goal, solved, request}   end of a RUN (state
- *                                         null) or reply to SNAPSHOT (state: the snapshot) and VERIFY (state:
+ *   {type: DONE,       id, status, prompt, state, more, lab, seed, title, goal, solved, objectives, request}
+ *                                         end of a RUN (state null) or reply to SNAPSHOT (state: the snapshot) and VERIFY (state:
  *                                         the verdicts as JSON, emulator.web.verify); more: true when the RUN's text needs
  *                                         another line (not run); lab..goal: the lab the session is in
  *                                         after the RUN (a `lab start` changes it); request: [action, path] when

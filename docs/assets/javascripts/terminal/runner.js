@@ -10,6 +10,7 @@
 import { runtime } from "./client.js";
 import { answer } from "../workshop/terminalfile.js";
 import { Msg, WATCHDOG_MS } from "./protocol.js";
+import * as store from "./storage.js";
 import { Watchdog, stalls, STALL_MS } from "./watchdog.js";
 
 /** How long an interrupted command may take to stop before the runtime restarts. */
@@ -53,7 +54,9 @@ export class Runner {
     const text = [...this.pending, line].join("\n");
     this.busy = busy;
     el.dataset.mdxBusy = "true";
-    const request = stalls(text) ? { type: Msg.STALL, ms: STALL_MS } : { type: Msg.RUN, sid: session.sid, line: text };
+    const request = stalls(text)
+      ? { type: Msg.STALL, ms: STALL_MS }
+      : { type: Msg.RUN, sid: session.sid, line: text, columns: scrollback.widthInChars(), solves: store.solves() };
     this.watchdog.start();
     busy.id = runtime.request(
       request,

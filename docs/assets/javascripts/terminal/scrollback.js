@@ -2,19 +2,42 @@
  * The terminal's scrollback: output drawn as text (textContent, never as
  * HTML), each chunk kind in its own class (mdx-terminal__out, __err, __cmd,
  * __tip for this terminal's own tips, __ok for a verdict), bounded to MAX_SCROLLBACK characters and kept in the lab's record
- * (storage.js), a command's output read out by the live region, and the
- * width of the screen in characters.
+ * (storage.js), a command's output read out by the live region (a long one
+ * as a one-line summary, a `submit` verdict on its own), and the width of the
+ * screen in characters. The output scrolls sideways on its own, so the command
+ * line under it stays in view.
  */
+
+import { wrapProse } from "./lineedit.js";
 
 /** Characters kept in the on-screen scrollback; older output is dropped. */
 export const MAX_SCROLLBACK = 200000;
 /** Characters of one command's output read out by the live region. */
 const MAX_ANNOUNCE = 1500;
+/** Lines of one command's output read out whole; a longer output is said as its command and line count. */
+const MAX_READ_LINES = 8;
+/** The first line of a `submit` verdict, said on its own. */
+const VERDICT = /^(✓ Correct|Not yet)\b/;
 /** The escape sequence of a full-screen repaint, and every other control sequence (dropped). */
 const CLEAR_SCREEN = "\x1b[2J";
 const CONTROL = /\x1b\[[0-9;?]*[A-Za-z]/g;
 /** Chunk kinds drawn in their own style (protocol.js); any other is drawn as plain output. */
 const KINDS = new Set(["out", "err", "tip", "ok"]);
+
+/** The line a command echo shows, without its prompt (`alice@node01:~$ nvidia-smi` → `nvidia-smi`), cut short. */
+function commandOf(echo) {
+  const line = echo.split("\n", 1)[0];
+  const at = line.search(/[$#>] /);
+  const typed = (at >= 0 ? line.slice(at + 2) : line).trim();
+  return typed.length > 40 ? `${typed.slice(0, 39)}…` : typed;
+}
+
+/** Put `text` in a live region, as a new node each time so that the same words twice are said twice. */
+function say(region, text) {
+  const said = document.createElement("p");
+  said.textContent = text;
+  region.replaceChildren(said);
+}
 
 export class Scrollback {
   /** Draws again the scrollback `record` (the lab's saved record) kept. */
@@ -22,6 +45,9 @@ export class Scrollback {
     this.output = el.querySelector("[data-mdx-output]");
     this.screen = el.querySelector("[data-mdx-screen]");
     this.live = el.querySelector("[data-mdx-live]");
+    this.verdict = el.querySelector("[data-mdx-verdict]");
+    /** The line the latest command echo showed, for the summary of its output. */
+    this.command = "";
     this.record = record;
     this.size = 0;
     for (const [stream, text] of record.scrollback) this.draw(stream, text);
@@ -29,6 +55,7 @@ export class Scrollback {
 
   print(stream, text) {
     if (!text) return;
+    if (stream === "cmd") this.command = commandOf(text);
     this.draw(stream, text);
     const last = this.record.scrollback[this.record.scrollback.length - 1];
     if (last && last[0] === stream) last[1] += text;
@@ -84,12 +111,30 @@ export class Scrollback {
     this.record.scrollback = [];
   }
 
+  /** Prose (the banner) wrapped to the screen's width, as the lab commands wrap theirs. */
+  prose(text) {
+    this.print("out", wrapProse(text, this.widthInChars() - 1));
+  }
+
+  /**
+   * Read out a command's output: a `submit` verdict on its own, then the output whole when it is short, or
+   * as "nvidia-smi: 38 lines; Shift-Tab to read them" when it is long (a table flattened is no help).
+   */
   announce(text) {
-    const trimmed = text.length > MAX_ANNOUNCE ? `${text.slice(0, MAX_ANNOUNCE)}… (more in the terminal output)` : text;
-    // A new node each time, so the same output twice in a row is announced twice.
-    const said = document.createElement("p");
-    said.textContent = trimmed.trim() || "Done, no output.";
-    this.live.replaceChildren(said);
+    let rest = text.trim();
+    const first = rest.split("\n", 1)[0];
+    if (this.verdict && VERDICT.test(first)) {
+      say(this.verdict, first);
+      rest = rest.slice(first.length).trim();
+      if (!rest) return;
+    }
+    const lines = rest ? rest.split("\n").length : 0;
+    if (lines > MAX_READ_LINES) {
+      say(this.live, `${this.command || "Output"}: ${lines} lines; Shift-Tab to read them`);
+      return;
+    }
+    const trimmed = rest.length > MAX_ANNOUNCE ? `${rest.slice(0, MAX_ANNOUNCE)}… (more in the terminal output)` : rest;
+    say(this.live, trimmed || "Done, no output.");
   }
 
   /** Terminal width in characters, for laying out completion lists. */

@@ -146,7 +146,7 @@ export class Session {
     bar.follow(opened);
     this.keep();
     this.showStatus("");
-    if (fresh && opened.banner) scrollback.print("out", opened.banner.endsWith("\n") ? opened.banner : `${opened.banner}\n`);
+    if (fresh && opened.banner) scrollback.prose(opened.banner.endsWith("\n") ? opened.banner : `${opened.banner}\n`);
     scrollback.print("out", said);
     for (const notice of this.notices.splice(0)) scrollback.print("err", `${notice}\n`);
     runner.drain();

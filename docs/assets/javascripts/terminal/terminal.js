@@ -2,8 +2,8 @@
  * One page's terminal, composed of its parts: the scrollback
  * (scrollback.js), the command line (editor.js) with reverse search
  * (reversesearch.js) and completion (completion.js), the bar and lab panel
- * (labbar.js), the lines it runs (runner.js) and its session in the worker
- * (session.js). Python decides what a line means; the terminal only draws,
+ * (labbar.js), the lines it runs (runner.js), its session in the worker
+ * (session.js) and its place on the page (dock.js). Python decides what a line means; the terminal only draws,
  * keeps history and forwards keys to the worker through client.js. This file
  * makes the parts, wires the page's events to them and is what main.js uses.
  */
@@ -17,6 +17,7 @@ import { Completion } from "./completion.js";
 import { LabBar } from "./labbar.js";
 import { Runner } from "./runner.js";
 import { Session } from "./session.js";
+import { Dock } from "./dock.js";
 import "./lineedit.js"; // the parts' own import, named here so that it downloads beside them, not after them
 
 export class Terminal {
@@ -40,6 +41,7 @@ export class Terminal {
     this.bar = new LabBar(this);
     this.runner = new Runner(this);
     this.session = new Session(this, [notice, loaded.notice].filter(Boolean));
+    this.dock = new Dock(this);
 
     el.dataset.mdxState = "idle";
     this.editor.setPrompt();
@@ -60,19 +62,20 @@ export class Terminal {
 
   dispose() {
     this.disposed = true;
+    this.dock.dispose();
     this.session.unlisten();
     this.runner.leave();
   }
 
   /** Type commands into the terminal as if entered one after another. */
   type(lines) {
+    this.dock.reveal();
     for (const line of lines) this.runner.submit(line);
     this.editor.input.focus({ preventScroll: true });
-    this.el.scrollIntoView({ block: "nearest" });
   }
 
   wire() {
-    const { editor, bar } = this;
+    const { editor, bar, dock } = this;
     const input = editor.input;
     input.addEventListener("keydown", (e) => editor.onKey(e));
     input.addEventListener("paste", (e) => editor.onPaste(e));
@@ -86,6 +89,9 @@ export class Terminal {
       const run = e.target.closest("[data-mdx-run]")?.dataset.mdxRun;
       if (action === "reset") bar.confirmReset(e.target.closest("[data-mdx-action]"));
       if (action === "panel") bar.togglePanel(e.target.closest("[data-mdx-action]"));
+      if (action === "fit") dock.toggleFit(e.target.closest("[data-mdx-action]"));
+      if (action === "dock") dock.toggleDocked();
+      if (action === "close") dock.close();
       if (run) this.type([run]);
       if (key) {
         input.focus({ preventScroll: true });
