@@ -53,14 +53,13 @@ FIELDS = ("node", "port", "gpu", "cause")
 TICKETS = {
     "multi-node-slowdown": "job {job} ({name}) is slower than its baseline; the network team's sweep flagged {node}",
     "gpu-data-path": "the owner of job {job} ({name}) reports that {node} looks slower than its peers",
-    "nvlink": "a user reports that GPU work on {node} misbehaves since its last maintenance",
+    "nvlink": "a user reports that single-node NCCL tests on {node} are off since its last maintenance",
     "out-of-band": "{node} stopped answering; Slurm marks it not responding",
 }
 #: What each decoy's alert says (a real reading, benign on inspection).
 HERRINGS = {
     "stale-counters": "{node} {port}: SymbolErrorCounter and PortRcvErrors are non-zero",
     "warm-gpu": "{node} GPU {gpu} runs warmer than the other GPUs of the node",
-    "storage-port": "{node} {port} links at 200 Gb/sec, not 400",
 }
 
 
@@ -120,7 +119,8 @@ def build_shift(seed: int) -> ShiftRun:
     r = rng(seed, "shift")
     cluster = build_cluster(ClusterSpec(seed=seed))
     kinds = r.sample(KINDS, INCIDENTS)
-    decoys = sorted({d for kind in kinds for d in get(kind).decoys if d != "storage-port"})
+    # storage-port changes nothing on the cluster: it is a lure of the labs' sweeps, not an alert.
+    decoys = sorted({d for kind in kinds for d in get(kind).decoys if d in HERRINGS})
     decoy = decoys[r.randrange(len(decoys))] if decoys else "warm-gpu"
     herring = DECOYS[decoy](cluster, {})
     assert cluster.training is not None
@@ -144,6 +144,13 @@ def build_shift(seed: int) -> ShiftRun:
     r.shuffle(order)
     return ShiftRun(SHIFT, seed, incidents=incidents, herring=herring, alerts=[alerts[i] for i in order],
                     started=cluster.clock.elapsed, cluster=cluster)
+
+
+def running(session: Any) -> ShiftRun | None:
+    """The shift a session (:class:`emulator.session.Session`) is on: the last one it started, while its
+    cluster is the session's (``lab start`` leaves it)."""
+    run = session.lab_runs.get((SHIFT, session.seed))
+    return run if isinstance(run, ShiftRun) and run.cluster is session.cluster else None
 
 
 def reads_cause(text: str) -> bool:

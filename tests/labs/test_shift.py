@@ -114,3 +114,13 @@ def test_a_shift_ended_early_has_no_code_and_a_won_one_gives_its_code_to_complet
     code = run(session, "oncall end").splitlines()[-1]
     assert verify(code).startswith("OK lab=shift seed=2")
     assert run(session, "completion").splitlines()[-1] == code
+
+
+def test_the_lab_commands_point_to_oncall_during_a_shift_and_lab_start_leaves_it():
+    session, _ = started(4)
+    out, status = session.execute('submit node=node01 cause="link rate"')
+    assert status == 1 and "an on-call shift is running" in out and "oncall submit" in out
+    assert "on-call shift" in run(session, "lab")
+    run(session, "lab start nvlink")
+    out, status = session.execute("oncall")
+    assert status == 1 and "no on-call shift on this terminal" in out

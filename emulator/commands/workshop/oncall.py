@@ -33,13 +33,6 @@ def _clock(seconds: float) -> str:
     return f"{whole // 3600:02d}:{whole % 3600 // 60:02d}:{whole % 60:02d}"
 
 
-def _current(ctx: Context) -> shift.ShiftRun | None:
-    """The shift this terminal is on: the last one started, while its cluster is the session's."""
-    session = ctx.session
-    run = session.lab_runs.get((shift.SHIFT, session.seed))
-    return run if isinstance(run, shift.ShiftRun) and run.cluster is session.cluster else None
-
-
 def _finding(ctx: Context, items: list[str]) -> dict[str, str]:
     """FIELD=VALUE items; words after the cause continue it."""
     finding: dict[str, str] = {}
@@ -90,7 +83,7 @@ class OncallCommand(ParsedCommand):
             raise ctx.fail(f"oncall {action}: unexpected argument '{args.finding[0]}'", 2)
         if action == "start":
             return self._start(ctx, 0 if args.seed is None else args.seed)
-        run = _current(ctx)
+        run = shift.running(ctx.session)
         if run is None:
             raise ctx.fail("oncall: no on-call shift on this terminal; 'oncall start [--seed N]' starts one", 1)
         if action in ("submit", "hint") and run.ended:
