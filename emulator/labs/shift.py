@@ -70,10 +70,9 @@ class Incident:
     lab: str
     node: str
     truth: dict[str, str]
-    ticket: str
     gpus: int
     resolved_at: float | None = None
-    #: Hints shown for this incident (``shift hint``).
+    #: Hints shown for this incident (``oncall hint``).
     hints: int = 0
 
     def lost_gpu_hours(self, start: float, now: float) -> float:
@@ -92,7 +91,7 @@ class ShiftRun(Progress):
     started: float = 0.0
     wrong: int = 0
     ended: bool = False
-    #: The simulated time the shift ended (``shift end``).
+    #: The simulated time the shift ended (``oncall end``).
     ended_at: float = 0.0
     #: The cluster the shift runs on (the session's while the shift is the current one).
     cluster: Any = None
@@ -121,7 +120,7 @@ def build_shift(seed: int) -> ShiftRun:
     kinds = r.sample(KINDS, INCIDENTS)
     # storage-port changes nothing on the cluster: it is a lure of the labs' sweeps, not an alert.
     decoys = sorted({d for kind in kinds for d in get(kind).decoys if d in HERRINGS})
-    decoy = decoys[r.randrange(len(decoys))] if decoys else "warm-gpu"
+    decoy = decoys[r.randrange(len(decoys))]        # any three kinds include one with a decoy
     herring = DECOYS[decoy](cluster, {})
     assert cluster.training is not None
     job = list(cluster.training.nodes)
@@ -135,10 +134,9 @@ def build_shift(seed: int) -> ShiftRun:
         name, params = _variant(lab, r)
         node = idle.pop() if kind in OFF_JOB else busy.pop()
         truth = apply_fault(cluster, name, {**params, "node": node}).truth
-        ticket = TICKETS[kind].format(job=cluster.training.job_id, name=cluster.training.name, node=node)
         host = cluster.node(node)
-        incidents.append(Incident(kind, node, truth, ticket, len(host.gpus) if host is not None else 8))
-        alerts.append(ticket)
+        incidents.append(Incident(kind, node, truth, len(host.gpus) if host is not None else 8))
+        alerts.append(TICKETS[kind].format(job=cluster.training.job_id, name=cluster.training.name, node=node))
     alerts.append(HERRINGS[decoy].format(**{"port": "", "gpu": "", **herring}))
     order = list(range(len(alerts)))
     r.shuffle(order)

@@ -124,3 +124,14 @@ def test_the_lab_commands_point_to_oncall_during_a_shift_and_lab_start_leaves_it
     run(session, "lab start nvlink")
     out, status = session.execute("oncall")
     assert status == 1 and "no on-call shift on this terminal" in out
+
+
+def test_a_reference_procedure_printed_during_the_shift_shows_in_the_score_and_the_verdict():
+    session, state = started(5)
+    run(session, f"solutions {state.incidents[0].lab} --show")
+    for incident in state.incidents:
+        run(session, f"oncall submit {finding(incident)}")
+    run(session, "oncall hint")
+    out = run(session, "oncall end")
+    assert "after printing a reference procedure" in out
+    assert verify(out.splitlines()[-1]) == "OK lab=shift seed=5 student=- hints=0 solutions=yes"

@@ -143,7 +143,8 @@ class OncallCommand(ParsedCommand):
             ctx.outln(f"{number:<8}  {'resolved' if done else 'open':8}  {incident.node if done else '?':8}  "
                       f"{after:15}  {incident.lost_gpu_hours(run.started, end):14.2f}")
         ctx.outln()
-        ctx.outln(f"GPU-hours lost so far: {run.lost(end):.2f} (each open incident: its node's GPUs x hours open).")
+        ctx.outln(f"GPU-hours lost{'' if run.ended else ' so far'}: {run.lost(end):.2f} "
+                  "(each open incident: its node's GPUs x hours open).")
 
     def _submit(self, ctx: Context, run: shift.ShiftRun, finding: dict[str, str]) -> int:
         cause = finding["cause"]
@@ -191,13 +192,18 @@ class OncallCommand(ParsedCommand):
     def _end(self, ctx: Context, run: shift.ShiftRun) -> int:
         if not run.ended:
             run.ended, run.ended_at = True, ctx.cluster.clock.elapsed
+            # A reference procedure of an incident's lab printed in this terminal is recorded, and restated
+            # first in the proof, so that the replay records it too.
+            shown = sorted(set(ctx.session.revealed) & set(shift.KINDS))
+            run.solutions = bool(shown)
             if not run.open():
                 run.solved = True
-                run.proof = capture(ctx, labs.Progress(shift.SHIFT, run.seed, since=run.since))
+                run.proof = (*((f"solutions {lab} --show", None) for lab in shown),
+                             *capture(ctx, labs.Progress(shift.SHIFT, run.seed, since=run.since)))
         found = len(run.incidents) - len(run.open())
         ctx.outln(f"Shift over. Score: {found} of {len(run.incidents)} incidents found, "
                   f"{run.lost(run.ended_at):.2f} GPU-hours lost, {plural(run.wrong, 'wrong finding')}, "
-                  f"{plural(run.hints, 'hint')}.")
+                  f"{plural(run.hints, 'hint')}" + (", after printing a reference procedure." if run.solutions else "."))
         ctx.outln()
         self._status(ctx, run)
         ctx.outln()
