@@ -3,13 +3,14 @@ a red herring's lure is a wrong finding, counted; GPU-hours lost grow with the s
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import pytest
 
 from emulator import labs
 from emulator.completion import verify
-from emulator.labs import shift
+from emulator.labs import codes, shift
 from emulator.session import Session
 from tests.support import run
 
@@ -135,3 +136,25 @@ def test_a_reference_procedure_printed_during_the_shift_shows_in_the_score_and_t
     out = run(session, "oncall end")
     assert "after printing a reference procedure" in out
     assert verify(out.splitlines()[-1]) == "OK lab=shift seed=5 student=- hints=0 solutions=yes"
+
+
+def test_a_saved_terminal_on_a_shift_restores_to_the_same_board():
+    session, state = started(3)
+    run(session, f"oncall submit {finding(state.incidents[1])}")
+    session.execute("oncall submit node=node01 cause=thermal")
+    run(session, "sleep 900")
+    restored = Session.restore(session.snapshot())
+    assert run(restored, "oncall") == run(session, "oncall")
+
+
+def test_a_shift_code_whose_lines_do_not_win_that_seeds_shift_is_refused():
+    session, state = started(3)
+    for incident in state.incidents:
+        run(session, f"oncall submit {finding(incident)}")
+    code = run(session, "oncall end").splitlines()[-1]
+    won = codes.decode(code)
+    assert won.proof[0] == ("oncall start --seed 3", None)
+    forged = codes.encode(dataclasses.replace(won, seed=4))
+    assert verify(forged) == "INVALID lab=shift seed=4: its lines do not solve the lab at this seed"
+    unwon = codes.encode(dataclasses.replace(won, proof=(won.proof[0], won.proof[-1])))
+    assert verify(unwon) == "INVALID lab=shift seed=3: its lines do not solve the lab at this seed"
