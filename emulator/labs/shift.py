@@ -32,6 +32,7 @@ from typing import Any
 from emulator.cluster.build import ClusterSpec, build_cluster
 from emulator.cluster.faults import apply_fault, catalog
 from emulator.cluster.ids import rng
+from emulator.cluster.model import Cluster
 from emulator.labs.decoys import DECOYS
 from emulator.labs.findings import Verdict, canonical_cause, judge, normalise
 from emulator.labs.loader import get
@@ -101,6 +102,17 @@ class ShiftRun(Progress):
 
     def lost(self, now: float) -> float:
         return sum(i.lost_gpu_hours(self.started, now) for i in self.incidents)
+
+    def move_to(self, cluster: Cluster) -> None:
+        """Go on with this shift on ``cluster`` (rebuilt for it): its times move to that cluster's clock, so
+        the time on shift goes on from where it stopped."""
+        delta = cluster.clock.elapsed - (self.ended_at if self.ended else self.cluster.clock.elapsed)
+        self.started += delta
+        self.ended_at += delta if self.ended else 0.0
+        for incident in self.incidents:
+            if incident.resolved_at is not None:
+                incident.resolved_at += delta
+        self.cluster = cluster
 
 
 def _variant(lab: Lab, r: Any) -> tuple[str, dict[str, Any]]:

@@ -158,3 +158,20 @@ def test_a_shift_code_whose_lines_do_not_win_that_seeds_shift_is_refused():
     assert verify(forged) == "INVALID lab=shift seed=4: its lines do not solve the lab at this seed"
     unwon = codes.encode(dataclasses.replace(won, proof=(won.proof[0], won.proof[-1])))
     assert verify(unwon) == "INVALID lab=shift seed=3: its lines do not solve the lab at this seed"
+
+
+def test_starting_a_shift_again_returns_to_it_as_it_was():
+    session, state = started(2)
+    session.execute("oncall submit node=node05 cause=thermal")
+    run(session, f"oncall submit {finding(state.incidents[0])}")
+    run(session, "sleep 1800")
+    before = lost(session)
+    run(session, "lab start nvlink")
+    out = run(session, "oncall start --seed 2")
+    assert out.startswith("Back on the shift of seed 2") and "2 of 3 incidents open, 1 wrong finding" in out
+    assert "Simulated time on shift: 00:30:" in out and before < lost(session) < before + 0.1
+    for incident in state.incidents[1:]:
+        run(session, f"oncall submit {finding(incident)}")
+    out = run(session, "oncall end")
+    assert "1 wrong finding" in out and "Shift over. Score: 3 of 3" in out
+    assert verify(out.splitlines()[-1]) == "OK lab=shift seed=2 student=- hints=0 solutions=no"

@@ -1,6 +1,6 @@
 """``oncall``: an on-call shift of several incidents and a red herring on one cluster (:mod:`emulator.labs.shift`).
 
-``oncall start [--seed N]`` opens the shift's cluster and lists the alerts as
+``oncall start [--seed N]`` opens the shift's cluster (or returns to it) and lists the alerts as
 they come in (symptoms only); ``oncall`` shows the incidents open and resolved,
 the simulated time to each diagnosis, the GPU-hours lost so far, the wrong
 findings and the hints used; ``oncall submit node=... [port=...|gpu=...]
@@ -102,12 +102,16 @@ class OncallCommand(ParsedCommand):
             raise ctx.fail("oncall start: --seed must be 0 or more", 2)
         session = ctx.session
         old = session.lab_runs.get((shift.SHIFT, seed))
-        if old is not None and old.solved:
-            raise ctx.fail(f"oncall start: the shift of seed {seed} was won on this terminal; 'completion' prints "
-                           "its code; start another seed", 1)
-        run = shift.build_shift(seed)
         session.start_lab(shift.SHIFT, seed)
         session.lab = None
+        if isinstance(old, shift.ShiftRun):
+            # One shift per seed and terminal: starting it again returns to it, counts and clock as they were.
+            old.move_to(session.cluster)
+            ctx.outln(f"Back on the shift of seed {seed}, as you left it (its cluster starts afresh).")
+            ctx.outln()
+            self._status(ctx, old)
+            return 0
+        run = shift.build_shift(seed)
         run.cluster, run.started = session.cluster, session.cluster.clock.elapsed
         # The proof of a won shift begins with this line (it is the latest of the history).
         run.since = session.history_base + len(session.history) - 1
