@@ -9,7 +9,9 @@ hints=<k> solutions=<yes|no>``, or ``INVALID <reason>``. The hints and the
 printed procedure are what the replay counted, not what the code claims.
 Given a workshop, a code whose seed is not its student's seed
 (:func:`emulator.labs.student_seed`) is refused too. The layout of a code and
-the build rule are in :mod:`emulator.labs.codes`.
+the build rule are in :mod:`emulator.labs.codes`. An on-call shift's code (lab
+``shift``) replays from the sandbox: its proof begins with ``shift start``,
+and it is valid when the replay wins the shift of its seed.
 """
 
 from __future__ import annotations
@@ -63,12 +65,13 @@ def check(code: str, workshop: str | None = None) -> Verdict:
     def invalid(reason: str) -> Verdict:
         return Verdict(False, f"INVALID lab={lab} seed={seed}: {reason}", lab, seed, student)
 
-    try:
-        known = labs.get(lab)
-    except LabError:
-        return invalid("no such lab in this build")
-    if known.is_sandbox:
-        return invalid("the sandbox has nothing to solve")
+    if lab != labs.SHIFT:
+        try:
+            known = labs.get(lab)
+        except LabError:
+            return invalid("no such lab in this build")
+        if known.is_sandbox:
+            return invalid("the sandbox has nothing to solve")
     build = labs.build_id(lab)
     if completion.build != build:
         return invalid(f"made by emulator build {completion.build}; this is build {build} "
@@ -95,7 +98,8 @@ def check(code: str, workshop: str | None = None) -> Verdict:
 
 def _replay(lab: str, seed: int, lines: list[tuple[str, int | None]]) -> labs.Progress | None:
     """The progress a fresh session of ``lab`` at ``seed`` ends with after typing ``lines``."""
-    session = Session(lab, seed)
+    # A shift's proof starts with its 'shift start', typed on a terminal in the sandbox.
+    session = Session(None, 0) if lab == labs.SHIFT else Session(lab, seed)
     for line, stop in lines:
         run = session.run(line)
         if stop is not None and stop <= 0:

@@ -8,8 +8,8 @@ against the model's truth (``phrases`` reads a free-text cause against the
 lab's phrases), ``progress`` counts a learner's hints and attempts, ``codes`` writes a
 solve as a completion code and reads one back,
 ``evidence`` sets what the learner ran against the reference procedure, ``objectives`` ticks its
-steps from what the learner's output showed, and
-``placeholders`` fills ``<field>`` names from the truth. This package imports
+steps from what the learner's output showed, ``placeholders`` fills ``<field>`` names from the truth,
+and ``shift`` builds an on-call shift of several labs' incidents. This package imports
 only the model (``emulator.cluster``) and ``emulator.errors``; the names below
 are its public face, imported by the shell, the session, the lab tools and the
 MkDocs hooks.
@@ -28,6 +28,7 @@ from emulator.labs.phrases import Vocabulary, words
 from emulator.labs.placeholders import PLACEHOLDER, substitute, substitute_pattern
 from emulator.labs.progress import ENUMERATION_LIMIT, Progress
 from emulator.labs.schema import Advice, Check, Evidence, FaultSpec, Feedback, Lab, Promise, Step, Symptom
+from emulator.labs.shift import SHIFT
 
 __all__ = [
     "ALTERNATES",
@@ -36,6 +37,7 @@ __all__ = [
     "EVIDENCE_SEARCHED",
     "PLACEHOLDER",
     "SANDBOX",
+    "SHIFT",
     "Advice",
     "Check",
     "CodeError",

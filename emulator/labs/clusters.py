@@ -17,6 +17,7 @@ from emulator.errors import LabError
 from emulator.labs.decoys import apply_decoys
 from emulator.labs.loader import get
 from emulator.labs.schema import Lab
+from emulator.labs.shift import SHIFT, build_shift
 
 
 def spec_for(lab: Lab, seed: int) -> ClusterSpec:
@@ -68,5 +69,8 @@ def lures(lab: Lab, seed: int) -> list[dict[str, str]]:
 
 
 def cluster_for(lab_id: str | None, seed: int, faults: bool = True) -> Cluster:
-    """The cluster a session starts with: the lab's, or the healthy sandbox; ``faults=False``: its healthy twin."""
+    """The cluster a session starts with: the lab's, an on-call shift's (:mod:`emulator.labs.shift`), or the
+    healthy sandbox; ``faults=False``: its healthy twin."""
+    if lab_id == SHIFT:
+        return build_shift(seed).cluster if faults else build_cluster(ClusterSpec(seed=seed))
     return build(get(lab_id), seed, faults)

@@ -15,7 +15,8 @@ JSON record followed by its CRC-32. A CRC-32 catches every change confined to
 32 consecutive bits, so any one mistyped character (5 bits) is caught.
 
 The build is ``VERSION+HASH``: the emulator's version and 8 hex digits of
-the CRC-32 of the lab's file. A code verifies on a build with the same
+the CRC-32 of the lab's file (of an on-call shift, ``shift``: of the files
+of the labs it draws its incidents from, :mod:`emulator.labs.shift`). A code verifies on a build with the same
 version and the same file of that lab; on another it is refused naming both.
 So editing one lab retires that lab's codes only, and a change to the
 emulator that could alter what a replay judges must raise the version.
@@ -38,6 +39,7 @@ from typing import Any
 from emulator import __version__
 from emulator.labs.loader import _lab_files
 from emulator.labs.progress import Progress
+from emulator.labs.shift import KINDS, SHIFT
 
 #: The code's prefix: the format's name and version.
 PREFIX = "CL1-"
@@ -73,7 +75,9 @@ class Completion:
 def build_id(lab: str) -> str:
     """``VERSION+HASH``: the emulator's version and the CRC-32 of lab ``lab``'s file, in 8 hex digits
     (zlib's, which is built in everywhere, where hashlib would cost the browser an import)."""
-    text = dict(_lab_files()).get(f"labs/{lab}.toml", "")
+    files = dict(_lab_files())
+    # An on-call shift is built from the files of the labs it draws from.
+    text = "".join(files.get(f"labs/{kind}.toml", "") for kind in (KINDS if lab == SHIFT else (lab,)))
     return f"{__version__}+{zlib.crc32(text.encode()):08x}"
 
 

@@ -22,7 +22,8 @@ def test_help_lists_every_command_once_with_the_lab_line(s):
     assert status == 0
     for command in table.commands().commands():
         assert f"  {command.name} " in out
-    assert out.rstrip().endswith("'solutions' for reference procedures.")
+    assert out.rstrip().endswith("'solutions' for reference procedures;\n"
+                                 "'oncall start' starts an on-call shift of several incidents at once.")
 
 
 def test_man_and_help_flag_come_from_the_same_spec(s):

@@ -39,7 +39,8 @@ class Help(ParsedCommand):
                 ctx.outln(f"{section}:")
             ctx.outln(f"  {command.name:<{width}}{command.summary}")
         ctx.outln()
-        ctx.outln("Type 'lab' for this page's lab task, and 'solutions' for reference procedures.")
+        ctx.outln("Type 'lab' for this page's lab task, and 'solutions' for reference procedures;")
+        ctx.outln("'oncall start' starts an on-call shift of several incidents at once.")
         return 0
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from emulator import labs
 from emulator.commands.kit.command import Context
 from emulator.labs.progress import plural
+from emulator.labs.shift import running
 
 SECTION = "Labs"
 #: The prose width when the terminal's is not known: 80 columns less a margin of two.
@@ -91,7 +92,11 @@ def solves(session: Any) -> dict[str, str]:
 
 
 def no_lab(ctx: Context, name: str) -> int:
-    """The error of a lab command on the sandbox."""
+    """The error of a lab command on the sandbox, or on an on-call shift (whose findings go to ``oncall``)."""
+    if running(ctx.session) is not None:
+        ctx.err(f"{name}: an on-call shift is running on this terminal, not a lab: 'oncall' shows it,\n"
+                "'oncall submit node=... cause=\"...\"' states a finding, 'oncall hint' gives a hint.\n")
+        return 1
     ctx.err(f"{name}: no lab is running on this terminal (healthy sandbox).\n"
             "Run 'lab list' to see the labs and 'lab start ID' to start one.\n")
     return 1

@@ -16,6 +16,7 @@ from emulator.commands.kit.command import Command, Context, ParsedCommand
 from emulator.commands.kit.spec import ArgumentParser
 from emulator.commands.lab.shared import SECTION, lab_list, no_lab, progress, width, wrap
 from emulator.errors import LabError
+from emulator.labs.shift import running
 
 
 class LabCommand(ParsedCommand):
@@ -68,6 +69,9 @@ class LabCommand(ParsedCommand):
     def _show(self, ctx: Context) -> None:
         state = progress(ctx)
         lab = labs.get(state.lab)
+        if lab.is_sandbox and running(ctx.session) is not None:
+            ctx.outln("No lab is running: this terminal is on an on-call shift. 'oncall' shows its incidents.")
+            return
         if lab.is_sandbox:
             ctx.outln(f"No lab is running: this is the {lab.title.lower()} (seed {state.seed}).")
             for line in wrap(lab.scenario, columns=width(ctx)):
