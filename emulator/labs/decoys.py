@@ -10,6 +10,7 @@ the lure's place (its evidence must not show there).
 
 ``stale-counters``
     A compute port on one of the job's nodes, not the fault's, carries
+    (or, when the fault sits off the job, another port of the fault's node) carries
     non-zero SymbolErrorCounter, LinkErrorRecoveryCounter and PortRcvErrors
     from an old event (a reseated cable), flat since: two readings apart
     show no growth.
@@ -21,6 +22,11 @@ the lure's place (its evidence must not show there).
     Changes nothing: each node's two storage NICs (mlx5_8, mlx5_9) run
     200 Gb/s Ethernet by design, which a sweep for "200 Gb/sec" trips on;
     their link layer says what they are.
+``maintenance-drain``
+    A node outside the job, not the fault's, drained by root hours ago for
+    scheduled maintenance, with the change ticket as its reason: ``sinfo -R``
+    lists it, a careful reading of the reason and of the node's own health
+    rules it out. The lure names it with the fault's cause.
 """
 
 from __future__ import annotations
@@ -38,7 +44,10 @@ def _job_nodes(cluster: Cluster) -> list[str]:
 
 def stale_counters(cluster: Cluster, truth: dict[str, str]) -> dict[str, str]:
     r = rng(cluster.seed, "decoy", "stale-counters")
-    places = [(name, nic) for name in _job_nodes(cluster) for node in [cluster.node(name)] if node is not None
+    nodes = _job_nodes(cluster)
+    if truth.get("node") and truth["node"] not in nodes:   # a fault off the job: its node's other ports
+        nodes = [truth["node"]]
+    places = [(name, nic) for name in nodes for node in [cluster.node(name)] if node is not None
               for nic in node.nics if nic.role == "compute"
               and (name, nic.name) != (truth.get("node"), truth.get("port")) and not nic.counter_rates]
     name, nic = places[r.randrange(len(places))]
@@ -69,10 +78,32 @@ def warm_gpu(cluster: Cluster, truth: dict[str, str]) -> dict[str, str]:
             "cause": "too hot"}
 
 
+#: Reasons an operator writes when draining a node for planned work, as ``sinfo -R`` shows them.
+MAINTENANCE_REASONS = (
+    "sched maint CHG-4471: bmc+bios fw update",
+    "sched maint CHG-4502: pdu swap rack b2",
+    "sched maint CHG-4388: nvme firmware",
+)
+
+
+def maintenance_drain(cluster: Cluster, truth: dict[str, str]) -> dict[str, str]:
+    r = rng(cluster.seed, "decoy", "maintenance-drain")
+    slurm = cluster.slurm
+    busy = set(_job_nodes(cluster)) | {truth.get("node")}
+    spare = [n.name for n in cluster.compute_nodes
+             if n.name not in busy and slurm.node_state.get(n.name, "idle") == "idle"]
+    name = spare[r.randrange(len(spare))]
+    slurm.node_state[name] = "drain"
+    slurm.node_reason[name] = MAINTENANCE_REASONS[r.randrange(len(MAINTENANCE_REASONS))]
+    slurm.reason_set[name] = ("root", -float(r.randint(2, 9) * 3600 + r.randint(0, 3599)))
+    return {"node": name, "cause": truth.get("cause", "")}
+
+
 DECOYS: dict[str, Callable[[Cluster, dict[str, str]], dict[str, str]]] = {
     "stale-counters": stale_counters,
     "storage-port": storage_port,
     "warm-gpu": warm_gpu,
+    "maintenance-drain": maintenance_drain,
 }
 
 
