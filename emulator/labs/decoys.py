@@ -27,6 +27,11 @@ the lure's place (its evidence must not show there).
     scheduled maintenance, with the change ticket as its reason: ``sinfo -R``
     lists it, a careful reading of the reason and of the node's own health
     rules it out. The lure names it with the fault's cause.
+``tenant-job``
+    Another tenant's batch-inference job has run on a spare node since yesterday:
+    ``squeue`` lists it, and a sweep that blames "the other tenants" trips on
+    it; its start is a day before anything slowed down and its GPUs read
+    nothing from the parallel filesystem at checkpoint pace.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from collections.abc import Callable
 
 from emulator.cluster.ids import rng
 from emulator.cluster.model import Cluster
+from emulator.cluster.scheduler import Job
 
 
 def _job_nodes(cluster: Cluster) -> list[str]:
@@ -99,11 +105,30 @@ def maintenance_drain(cluster: Cluster, truth: dict[str, str]) -> dict[str, str]
     return {"node": name, "cause": truth.get("cause", "")}
 
 
+def tenant_job(cluster: Cluster, truth: dict[str, str]) -> dict[str, str]:
+    r = rng(cluster.seed, "decoy", "tenant-job")
+    slurm = cluster.slurm
+    busy = set(_job_nodes(cluster)) | {truth.get("node")}
+    spare = [n.name for n in cluster.compute_nodes
+             if n.name not in busy and slurm.node_state.get(n.name, "idle") == "idle"]
+    node = spare[r.randrange(len(spare))]
+    start = -float(r.randint(20, 30) * 3600 + r.randint(0, 3599))
+    user = ("carol", "dave", "erin")[r.randrange(3)]
+    slurm.jobs.append(Job(job_id=slurm.next_job_id, name="batch-infer", user=user, partition="gpu", nodes=[node],
+                          state="RUNNING", submit_s=start - r.uniform(30.0, 600.0), start_s=start,
+                          time_limit="3-00:00:00", gpus_per_node=8, ntasks_per_node=1, cpus_per_task=32,
+                          command=f"/home/{user}/infer/run.sbatch", workdir=f"/home/{user}/infer", account="research"))
+    slurm.next_job_id += 1
+    slurm.node_state[node] = "alloc"
+    return {"cause": "other tenants"}
+
+
 DECOYS: dict[str, Callable[[Cluster, dict[str, str]], dict[str, str]]] = {
     "stale-counters": stale_counters,
     "storage-port": storage_port,
     "warm-gpu": warm_gpu,
     "maintenance-drain": maintenance_drain,
+    "tenant-job": tenant_job,
 }
 
 
