@@ -32,6 +32,11 @@ the lure's place (its evidence must not show there).
     ``squeue`` lists it, and a sweep that blames "the other tenants" trips on
     it; its start is a day before anything slowed down and its GPUs read
     nothing from the parallel filesystem at checkpoint pace.
+``fewer-workers``
+    The edited configuration also lowered the data-loader workers per rank
+    (the previous run had four more): a diff of the two config lines shows it,
+    but the loader keeps up with fewer: the data wait stays at milliseconds
+    of a four-second step, and the previous run's is the same with either count.
 """
 
 from __future__ import annotations
@@ -123,12 +128,20 @@ def tenant_job(cluster: Cluster, truth: dict[str, str]) -> dict[str, str]:
     return {"cause": "other tenants"}
 
 
+def fewer_workers(cluster: Cluster, truth: dict[str, str]) -> dict[str, str]:
+    run = cluster.training
+    assert run is not None and run.previous_config, "fewer-workers needs a previous configuration"
+    run.previous_config["loader_workers"] = run.loader_workers + 4
+    return {"setting": "num_workers"}
+
+
 DECOYS: dict[str, Callable[[Cluster, dict[str, str]], dict[str, str]]] = {
     "stale-counters": stale_counters,
     "storage-port": storage_port,
     "warm-gpu": warm_gpu,
     "maintenance-drain": maintenance_drain,
     "tenant-job": tenant_job,
+    "fewer-workers": fewer_workers,
 }
 
 
