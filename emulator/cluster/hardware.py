@@ -173,6 +173,8 @@ class NIC:
     ipv4: str = ""
     #: Fraction of traffic lost to retransmission on a link with physical errors (0..1).
     retransmit_fraction: float = 0.0
+    #: The transceiver's temperature (°C) when a fault drives it; None: its normal reading.
+    module_temp_c: int | None = None
     #: Raw counter values at the last reset (``perfquery -R``); reads count from them.
     counter_baseline: dict[str, int] = field(default_factory=dict)
     #: Offset (s) from the clock's start when the counters were last cleared (None: at boot).

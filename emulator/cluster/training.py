@@ -114,6 +114,8 @@ class TrainingRun:
     past_hangs: list[tuple[float, int]] = field(default_factory=list)
     #: Checkpoints (step -> rank whose shard is missing) that were never completed.
     broken_checkpoints: dict[int, int] = field(default_factory=dict)
+    #: Why those shards were not written: the OSError the rank's write raised.
+    checkpoint_error: str = ""
     #: The previous job's configuration, for a config-regression comparison
     #: (TrainingRun field name -> value); empty when nothing changed.
     previous_config: dict[str, object] = field(default_factory=dict)

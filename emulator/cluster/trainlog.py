@@ -108,6 +108,10 @@ def _step_lines(cluster: Cluster, run: TrainingRun, sched: Schedule, prof: StepP
             if done <= now:
                 lines.append((done, f"INFO [checkpoint.py:121] saved checkpoint step {step} in "
                                     f"{write_s:.2f}s ({size / write_s:.2f} GB/s)"))
+        elif finish <= now and step in run.broken_checkpoints:
+            lines.append((finish, f"WARNING [checkpoint.py:104] checkpoint step {step} incomplete: 1 of "
+                                  f"{run.world_size} shards not written (OSError: {run.checkpoint_error}), "
+                                  f"training paused {finish - begin:.2f}s"))
         elif finish <= now:
             lines.append((finish, f"INFO [checkpoint.py:97] saved checkpoint step {step} in {finish - begin:.2f}s "
                                   f"({size / (finish - begin):.2f} GB/s), training paused"))

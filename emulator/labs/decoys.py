@@ -10,6 +10,7 @@ the lure's place (its evidence must not show there).
 
 ``stale-counters``
     A compute port on one of the job's nodes, not the fault's, carries
+    (or, when the fault sits off the job, another port of the fault's node) carries
     non-zero SymbolErrorCounter, LinkErrorRecoveryCounter and PortRcvErrors
     from an old event (a reseated cable), flat since: two readings apart
     show no growth.
@@ -21,6 +22,21 @@ the lure's place (its evidence must not show there).
     Changes nothing: each node's two storage NICs (mlx5_8, mlx5_9) run
     200 Gb/s Ethernet by design, which a sweep for "200 Gb/sec" trips on;
     their link layer says what they are.
+``maintenance-drain``
+    A node outside the job, not the fault's, drained by root hours ago for
+    scheduled maintenance, with the change ticket as its reason: ``sinfo -R``
+    lists it, a careful reading of the reason and of the node's own health
+    rules it out. The lure names it with the fault's cause.
+``tenant-job``
+    Another tenant's batch-inference job has run on a spare node since yesterday:
+    ``squeue`` lists it, and a sweep that blames "the other tenants" trips on
+    it; its start is a day before anything slowed down and its GPUs read
+    nothing from the parallel filesystem at checkpoint pace.
+``fewer-workers``
+    The edited configuration also lowered the data-loader workers per rank
+    (the previous run had four more): a diff of the two config lines shows it,
+    but the loader keeps up with fewer: the data wait stays at milliseconds
+    of a four-second step, and the previous run's is the same with either count.
 """
 
 from __future__ import annotations
@@ -29,6 +45,7 @@ from collections.abc import Callable
 
 from emulator.cluster.ids import rng
 from emulator.cluster.model import Cluster
+from emulator.cluster.scheduler import Job
 
 
 def _job_nodes(cluster: Cluster) -> list[str]:
@@ -38,7 +55,10 @@ def _job_nodes(cluster: Cluster) -> list[str]:
 
 def stale_counters(cluster: Cluster, truth: dict[str, str]) -> dict[str, str]:
     r = rng(cluster.seed, "decoy", "stale-counters")
-    places = [(name, nic) for name in _job_nodes(cluster) for node in [cluster.node(name)] if node is not None
+    nodes = _job_nodes(cluster)
+    if truth.get("node") and truth["node"] not in nodes:   # a fault off the job: its node's other ports
+        nodes = [truth["node"]]
+    places = [(name, nic) for name in nodes for node in [cluster.node(name)] if node is not None
               for nic in node.nics if nic.role == "compute"
               and (name, nic.name) != (truth.get("node"), truth.get("port")) and not nic.counter_rates]
     name, nic = places[r.randrange(len(places))]
@@ -69,10 +89,59 @@ def warm_gpu(cluster: Cluster, truth: dict[str, str]) -> dict[str, str]:
             "cause": "too hot"}
 
 
+#: Reasons an operator writes when draining a node for planned work, as ``sinfo -R`` shows them.
+MAINTENANCE_REASONS = (
+    "sched maint CHG-4471: bmc+bios fw update",
+    "sched maint CHG-4502: pdu swap rack b2",
+    "sched maint CHG-4388: nvme firmware",
+)
+
+
+def maintenance_drain(cluster: Cluster, truth: dict[str, str]) -> dict[str, str]:
+    r = rng(cluster.seed, "decoy", "maintenance-drain")
+    slurm = cluster.slurm
+    busy = set(_job_nodes(cluster)) | {truth.get("node")}
+    spare = [n.name for n in cluster.compute_nodes
+             if n.name not in busy and slurm.node_state.get(n.name, "idle") == "idle"]
+    name = spare[r.randrange(len(spare))]
+    slurm.node_state[name] = "drain"
+    slurm.node_reason[name] = MAINTENANCE_REASONS[r.randrange(len(MAINTENANCE_REASONS))]
+    slurm.reason_set[name] = ("root", -float(r.randint(2, 9) * 3600 + r.randint(0, 3599)))
+    return {"node": name, "cause": truth.get("cause", "")}
+
+
+def tenant_job(cluster: Cluster, truth: dict[str, str]) -> dict[str, str]:
+    r = rng(cluster.seed, "decoy", "tenant-job")
+    slurm = cluster.slurm
+    busy = set(_job_nodes(cluster)) | {truth.get("node")}
+    spare = [n.name for n in cluster.compute_nodes
+             if n.name not in busy and slurm.node_state.get(n.name, "idle") == "idle"]
+    node = spare[r.randrange(len(spare))]
+    start = -float(r.randint(20, 30) * 3600 + r.randint(0, 3599))
+    user = ("carol", "dave", "erin")[r.randrange(3)]
+    slurm.jobs.append(Job(job_id=slurm.next_job_id, name="batch-infer", user=user, partition="gpu", nodes=[node],
+                          state="RUNNING", submit_s=start - r.uniform(30.0, 600.0), start_s=start,
+                          time_limit="3-00:00:00", gpus_per_node=8, ntasks_per_node=1, cpus_per_task=32,
+                          command=f"/home/{user}/infer/run.sbatch", workdir=f"/home/{user}/infer", account="research"))
+    slurm.next_job_id += 1
+    slurm.node_state[node] = "alloc"
+    return {"cause": "other tenants"}
+
+
+def fewer_workers(cluster: Cluster, truth: dict[str, str]) -> dict[str, str]:
+    run = cluster.training
+    assert run is not None and run.previous_config, "fewer-workers needs a previous configuration"
+    run.previous_config["loader_workers"] = run.loader_workers + 4
+    return {"setting": "num_workers"}
+
+
 DECOYS: dict[str, Callable[[Cluster, dict[str, str]], dict[str, str]]] = {
     "stale-counters": stale_counters,
     "storage-port": storage_port,
     "warm-gpu": warm_gpu,
+    "maintenance-drain": maintenance_drain,
+    "tenant-job": tenant_job,
+    "fewer-workers": fewer_workers,
 }
 
 

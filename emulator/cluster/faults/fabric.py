@@ -88,7 +88,8 @@ def symbol_errors(cluster: Cluster, r: random.Random, params: dict[str, object])
 
 def link_flap(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
     """A link that drops and retrains every few minutes: LinkDownedCounter rises
-    and each event leaves a kernel line; between events the port reads Active."""
+    and each event leaves a kernel line; between events the port reads Active.
+    Its transceiver runs at the top of its temperature range (``mlxlink -m``)."""
     node, nic = _target(cluster, r, params)
     period = float(str(params["period_s"]))
     if period < 30:
@@ -100,6 +101,9 @@ def link_flap(cluster: Cluster, r: random.Random, params: dict[str, object]) -> 
         at += period * r.uniform(0.6, 1.4)
     nic.counter_rates["LinkErrorRecoveryCounter"] = 2.0 / period
     nic.retransmit_fraction = 0.02
+    # Why it flaps: the transceiver runs at the top of its temperature range (a heat sink
+    # that lost contact in the cage), and its laser drops out when it crosses the limit.
+    nic.module_temp_c = r.randint(73, 75)
     return _truth(node, nic, "link-flap")
 
 

@@ -98,7 +98,12 @@ def _tenant_job(cluster: Cluster, r: random.Random, tenant: str, start: float) -
 
 
 def checkpoint_stall(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
-    """Synchronous saves that stall every rank, and a latest checkpoint that never completed."""
+    """Synchronous saves that stall every rank, and a latest checkpoint that never completed.
+
+    ``why`` says why one rank's shard was not written: ``ost-full`` (the OST
+    its stripe landed on filled up, as ``lfs df`` shows) or ``quota`` (the
+    project's quota ran out); the rank's OSError reaches the job's log.
+    """
 
     run = _run(cluster)
     run.async_checkpoint = False
@@ -107,7 +112,22 @@ def checkpoint_stall(cluster: Cluster, r: random.Random, params: dict[str, objec
     step = latest_checkpoint(cluster)
     missing = r.choice(run.ranks).rank
     run.broken_checkpoints[step] = missing
-    return {"cause": "checkpoint-stall", "step": str(step), "missing_rank": str(missing)}
+    why = str(params.get("why") or r.choice(sorted(SHARD_ERRORS)))
+    if why not in SHARD_ERRORS:
+        raise ValueError(f"checkpoint-stall: unknown why {why} (one of {', '.join(SHARD_ERRORS)})")
+    run.checkpoint_error = SHARD_ERRORS[why]
+    if why == "ost-full":       # the OST the shard's stripe landed on filled up
+        osts = [t for t in cluster.storage.targets if t.kind == "OST"]
+        ost = osts[missing % len(osts)]
+        ost.used_kib = ost.size_kib - r.randint(2_000, 60_000)
+    return {"cause": "checkpoint-stall", "step": str(step), "missing_rank": str(missing), "why": why}
+
+
+#: Why a rank's shard write failed, as the OSError it raised.
+SHARD_ERRORS = {
+    "ost-full": "[Errno 28] No space left on device",
+    "quota": "[Errno 122] Disk quota exceeded",
+}
 
 
 # -- a late rank ------------------------------------------------------------------------------
@@ -267,7 +287,7 @@ FAULTS: list[Fault] = [
     Fault("storage-contention", "Another tenant saturates the parallel filesystem: slow reads, stalled saves",
           storage_contention, {"load": 0.997, "tenant": ""}),
     Fault("checkpoint-stall", "Synchronous checkpoint saves stall every rank; the latest save is incomplete",
-          checkpoint_stall, {"every": 100, "write_load": 0.88}),
+          checkpoint_stall, {"every": 100, "write_load": 0.88, "why": ""}),
     Fault("straggler", "One rank is late to every all-reduce: a slowed GPU, or a read that never returns",
           straggler, {"rank": None, "kind": "", "cap_mhz": None, "at": None}),
     Fault("numa-misbinding", "One rank and its loader workers bound to the wrong socket",

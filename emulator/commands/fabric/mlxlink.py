@@ -137,7 +137,7 @@ class Mlxlink(ParsedCommand):
             ("Transfer Distance [m]", "50"), ("FW Version", "47.120.0"),
             ("Digital Diagnostic Monitoring", "Yes"), ("Power Class", "8.0 W max"),
             ("CDR RX", "ON,ON,ON,ON"), ("CDR TX", "ON,ON,ON,ON"),
-            ("Temperature [C]", f"{r.randint(44, 58)} [-5..75]"),
+            ("Temperature [C]", f"{_temp(nic, r.randint(44, 58))} [-5..75]"),
             ("Voltage [mV]", f"{r.uniform(3270, 3300):.1f} [3135..3465]"),
             ("Bias Current [mA]", ",".join(f"{r.uniform(6.6, 7.2):.3f}" for _ in range(4)) + " [2..15]"),
             ("Rx Power Current [dBm]", ",".join(f"{v:.3f}" for v in rx) + " [-10.4..5]"),
@@ -163,6 +163,11 @@ class Mlxlink(ParsedCommand):
             ("Link Down Counter", str(values["LinkDownedCounter"])),
             ("Link Error Recovery Counter", str(values["LinkErrorRecoveryCounter"])),
         ])
+
+
+def _temp(nic: NIC, normal: int) -> int:
+    """The module's temperature: what a fault drove it to, else its normal reading."""
+    return normal if nic.module_temp_c is None else nic.module_temp_c
 
 
 def commands() -> list[Command]:
