@@ -16,7 +16,7 @@ def test_an_objective_ticks_when_the_output_shows_its_evidence_not_when_the_tool
     truth = session.cluster.truth()
     assert truth["cause"] == "link-rate" and truth["node"] == "node02"
     session.execute("ssh node01 ibstatus")  # a healthy node: the tool ran, its output shows no degraded port
-    assert ticks(session) == [False, False, False]
+    assert ticks(session) == [False, False, False, False]
     session.execute("ssh node02 ibstatus")
     first = session.objectives()[0]
     assert first.done and first.saw == ("rate: 200 Gb/sec (4X HDR)",)
@@ -42,7 +42,7 @@ def test_the_evidence_seen_survives_a_snapshot_and_restore():
     session = Session("fabric-triage", 0)
     session.execute("ssh node02 ibstatus")
     restored = Session.restore(json.loads(json.dumps(session.snapshot())))
-    assert ticks(restored) == ticks(session) == [True, False, False]
+    assert ticks(restored) == ticks(session) == [True, False, False, False]
 
 
 def test_a_step_without_evidence_for_this_variant_ticks_when_its_tools_ran_where_the_procedure_runs_them():
@@ -62,7 +62,7 @@ def test_the_web_reply_carries_the_objectives_and_the_columns_wrap_the_prose():
         out += "".join(text for _, text in reply["out"])
         if reply["done"]:
             break
-    assert [o["done"] for o in reply["objectives"]] == [False, False, False]
+    assert [o["done"] for o in reply["objectives"]] == [False, False, False, False]
     assert out.startswith("Hint 1 of 4:\n")
     assert max(len(line) for line in out.splitlines()) <= 42 < len(out.splitlines()[1]) + 10
     web.close(sid)
