@@ -52,7 +52,8 @@ INCIDENTS = 3
 FIELDS = ("node", "port", "gpu", "cause")
 #: What each kind's ticket says: symptoms only, never the cause.
 TICKETS = {
-    "multi-node-slowdown": "job {job} ({name}) is slower than its baseline; the network team's sweep flagged {node}",
+    "multi-node-slowdown": "the network team's all-reduce sweep over the nodes of job {job} ({name}) reads below "
+                           "its baseline and flagged {node}",
     "gpu-data-path": "the owner of job {job} ({name}) reports that {node} looks slower than its peers",
     "nvlink": "a user reports that single-node NCCL tests on {node} are off since its last maintenance",
     "out-of-band": "{node} stopped answering; Slurm marks it not responding",
