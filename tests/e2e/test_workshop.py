@@ -7,8 +7,6 @@ import json
 import re
 from pathlib import Path
 
-import pytest
-
 from emulator import labs
 from emulator.__main__ import run_line
 from emulator.completion import verify
@@ -255,7 +253,6 @@ def test_the_notes_page_is_generated_from_the_lab_files(page, site):
     assert "Half day" in text and "Full day" in text
 
 
-@pytest.mark.slow
 def test_every_labs_reference_solve_verifies_on_the_instructor_page(page, site):
     codes = []
     for lab in labs.all_labs().values():
