@@ -2,7 +2,7 @@
 
 A page shows a figure as an ordinary image, ``![alt text](../assets/images/figures/NAME.svg)``.
 This hook replaces that image with ``<figure>``: the SVG inline, so the site's
-stylesheet paints it in the reader's palette (``tools/figure_svg.py``), and
+stylesheet paints it in the reader's palette (``tools/svg_kit.py``), and
 the image's alt text as the caption. On a narrow screen the drawing keeps a
 legible size and scrolls sideways, as a wide table does. The SVG keeps its own ``<title>`` (its
 accessible name) and ``<desc>`` (its text description). An image of a figure

@@ -1,7 +1,7 @@
 """Figures of the handbook that show a method rather than one cluster: NCCL's data paths, the remediation ladder.
 
 They are drawn with the same primitives as the model's figures
-(:mod:`tools.figure_svg`), on an HGX H100 node of the emulator's catalog
+(:mod:`tools.svg_kit`), on an HGX H100 node of the emulator's catalog
 (eight GPUs, one NVSwitch domain, one rail NIC per GPU). ``KINDS`` maps a
 figure kind of ``tools/figures.py`` to its drawing function.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tools.figure_svg import arrow, labelled_box, line, svg, text
+from tools.svg_kit import arrow, labelled_box, line, svg, text
 
 GPUS = 8
 NODES = ("node01", "node02", "node03", "node04")

@@ -33,7 +33,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tools import figure_diagrams  # noqa: E402
-from tools.figure_svg import arrow, labelled_box, line, rect, svg, text  # noqa: E402
+from tools.svg_kit import arrow, labelled_box, line, rect, svg, text  # noqa: E402
 
 OUT_DIR = Path(__file__).resolve().parents[1] / "docs" / "assets" / "images" / "figures"
 
@@ -164,17 +164,26 @@ def node_svg(name: str, cluster: object, node_name: str) -> str:
     return svg(name, width, cpu_y + 82, title, desc, body)
 
 
-def checkpoint_svg(name: str, cluster: object) -> str:
-    """A few steps around one save: synchronous (every rank waits for the write) against asynchronous."""
+def checkpoint_profiles(cluster: object) -> tuple[object, object]:
+    """The run's step profile with a synchronous and with an asynchronous save, from the model.
+
+    The same query (``steps.profile``) gives the ``timeline`` tool and
+    ``tools/charts.py`` their checkpoint pauses, so the figure and the chart
+    cannot disagree on what a save costs.
+    """
+    from dataclasses import replace
+
     from emulator.cluster import steps
 
     run = cluster.training  # type: ignore[attr-defined]
-    sync_async = run.async_checkpoint
-    run.async_checkpoint = False
-    sync = steps.profile(cluster)  # type: ignore[arg-type]
-    run.async_checkpoint = True
-    asyn = steps.profile(cluster)  # type: ignore[arg-type]
-    run.async_checkpoint = sync_async
+    return (steps.profile_of(cluster, replace(run, async_checkpoint=False)),  # type: ignore[arg-type]
+            steps.profile_of(cluster, replace(run, async_checkpoint=True)))  # type: ignore[arg-type]
+
+
+def checkpoint_svg(name: str, cluster: object) -> str:
+    """A few steps around one save: synchronous (every rank waits for the write) against asynchronous."""
+    run = cluster.training  # type: ignore[attr-defined]
+    sync, asyn = checkpoint_profiles(cluster)
     step, write = sync.step_s, sync.checkpoint_write_s
     before, after = 3, 3
     span = (before + after) * step + sync.checkpoint_stall_s

@@ -29,6 +29,8 @@ def test_committed_chart_matches_the_model(chart: Chart) -> None:
 def test_chart_has_a_title_and_a_text_description(chart: Chart) -> None:
     root = ET.fromstring(render(chart))
     assert root.get("role") == "img"
+    assert root.get("aria-labelledby") == f"{chart.name}-title"
+    assert root.get("aria-describedby") == f"{chart.name}-desc"
     title, desc = root.find(f"{SVG}title"), root.find(f"{SVG}desc")
     assert title is not None and title.text and desc is not None and desc.text
     assert len(desc.text) > 80
@@ -38,3 +40,19 @@ def test_every_chart_is_shown_on_a_page() -> None:
     pages = "\n".join(p.read_text(encoding="utf-8") for p in DOCS.rglob("*.md"))
     unused = [c.name for c in CHARTS if f"charts/{c.name}.svg" not in pages]
     assert not unused, f"charts no page shows: {unused}"
+
+
+def test_the_checkpointing_chart_pauses_as_long_as_the_checkpoint_figure_stalls() -> None:
+    from emulator.cluster import activity
+    from emulator.session import Session
+    from tools.figures import checkpoint_profiles
+
+    chart = next(c for c in CHARTS if c.lab == "checkpointing")
+    cluster = Session(lab=chart.lab, seed=chart.seed).cluster
+    sync, asyn = checkpoint_profiles(cluster)
+    stall = (asyn if cluster.training.async_checkpoint else sync).checkpoint_stall_s
+    pauses = [p.end_s - p.start_s for p in activity.phases(cluster) if p.name == "checkpoint"]
+    assert len(pauses) > 2
+    assert all(abs(pause - stall) < 1e-6 for pause in pauses[:-1])
+    desc = ET.fromstring(chart.path.read_text(encoding="utf-8")).find(f"{SVG}desc").text or ""
+    assert f"({stall:.0f} s, step" in desc or f"({stall:.1f} s, step" in desc

@@ -1,4 +1,8 @@
-"""Drawing primitives of the handbook's figures: SVG that takes its colours from the page's palette.
+"""The one drawing kit of the handbook's pictures: SVG that takes its colours from the page's palette.
+
+The figures (``tools/figures.py``, ``tools/figure_diagrams.py``) and the
+charts of the training run (``tools/charts.py``) are all drawn with these
+primitives, so a text, a box, a line or a document reads the same in each.
 
 Every shape and label carries a class (``mdx-fig-ink``, ``mdx-fig-box``,
 ``mdx-fig-line``, ``mdx-fig-accent``, ``mdx-fig-hot``...) and a plain colour
@@ -28,6 +32,9 @@ PAINT = {
     "hot-fill": 'fill="#c62828"',
     "hot-box": 'fill="#ffebee" stroke="#c62828"',
     "hot-ink": 'fill="#b71c1c"',
+    "muted": 'fill="#4b5563"',
+    "grid": 'stroke="#d1d5db" fill="none"',
+    "panel": 'fill="#f8fafc" stroke="#d1d5db"',
 }
 
 
@@ -68,6 +75,23 @@ def arrow(x1: float, y1: float, x2: float, y2: float, cls: str = "line", width: 
             f'{_paint(head_cls)}/>')
 
 
+def swatch(x: float, y: float, w: float, h: float, colour: str, tip: str = "", outline: bool = False) -> str:
+    """A patch of a data series' own colour (a chart's phase or part of a step), with an optional tooltip.
+
+    Series colours are the data's, not the palette's: they stay the same in
+    both palettes, on a chart's own light panel (``svg(..., panel=True)``).
+    """
+    edge = ' stroke="#4b5563" stroke-width="0.5"' if outline else ""
+    shape = f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" class="mdx-fig-series" fill="{colour}"{edge}'
+    return f"{shape}><title>{escape(tip)}</title></rect>" if tip else f"{shape}/>"
+
+
+def marker(x: float, y: float, colour: str) -> str:
+    """A small downward triangle whose tip is at (x, y), in a data series' colour."""
+    return (f'<path d="M{x - 4:.1f},{y - 7:.1f} L{x + 4:.1f},{y - 7:.1f} L{x:.1f},{y:.1f} z" '
+            f'class="mdx-fig-series" fill="{colour}"/>')
+
+
 def labelled_box(x: float, y: float, w: float, h: float, lines: list[str], cls: str = "box", size: int = 12,
                  bold_first: bool = True) -> list[str]:
     """A box with one or more centred lines of text."""
@@ -79,16 +103,23 @@ def labelled_box(x: float, y: float, w: float, h: float, lines: list[str], cls: 
     return out
 
 
-def svg(name: str, width: int, height: int, title: str, desc: str, body: list[str]) -> str:
-    """A figure: its accessible name is ``title``, its text description ``desc`` (ids unique per figure)."""
+def svg(name: str, width: int, height: int, title: str, desc: str, body: list[str], panel: bool = False) -> str:
+    """A picture: its accessible name is ``title``, its text description ``desc`` (ids unique per picture).
+
+    With ``panel``, the drawing sits on its own light panel, for a picture
+    shown as an image whose series colours must read the same in both palettes;
+    such a picture keeps its plain colours (no ``mdx-fig`` class to repaint it).
+    """
+    backdrop = [rect(0.5, 0.5, width - 1, height - 1, "panel", rx=8)] if panel else []
+    repaint = "" if panel else 'class="mdx-fig" '
     head = (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" '
             f'height="{height}" role="img" aria-labelledby="{name}-title" aria-describedby="{name}-desc" '
-            f'class="mdx-fig" font-family=\'{FONT}\'>')
+            f'{repaint}font-family=\'{FONT}\'>')
     return "\n".join([
         head,
         f'  <title id="{name}-title">{escape(title)}</title>',
         f'  <desc id="{name}-desc">{escape(desc)}</desc>',
-        *("  " + part for part in body),
+        *("  " + part for part in backdrop + body),
         "</svg>",
         "",
     ])
