@@ -83,7 +83,9 @@ def _parser() -> argparse.ArgumentParser:
         prog=PROG, description="A simulated GPU training cluster: a shell with operator tools over one model.")
     parser.add_argument("--lab", metavar="ID", help="start in this lab (default: the healthy sandbox)")
     parser.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the lab's random choices (default 0)")
-    parser.add_argument("-c", dest="command", metavar="LINE", help="run one line, print its output and exit with its status")
+    parser.add_argument("-c", dest="commands", action="append", metavar="LINE",
+                        help="run this line, print its output and exit with its status; "
+                             "given several times, run each in turn in the same session and exit with the last status")
     parser.add_argument("--timeout", type=float, default=COMMAND_TIME_LIMIT_S, metavar="S",
                         help=f"stop a command that computes for S seconds without output (default {COMMAND_TIME_LIMIT_S:g}; 0: never)")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -220,8 +222,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         known = ", ".join(labs.known_labs())
         print(f"{PROG}: unknown lab '{args.lab}' (known labs: {known})", file=sys.stderr)
         return 2
-    if args.command is not None:
-        return run_line(session, args.command, sleep=False, timeout=args.timeout)[1]
+    if args.commands:
+        status = 0
+        for line in args.commands:
+            session, status = run_line(session, line, sleep=False, timeout=args.timeout)
+        return status
     return _interactive(session, args.timeout)
 
 

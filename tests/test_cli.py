@@ -10,6 +10,11 @@ def test_dash_c_prints_output_and_returns_status(capsys):
     assert captured.err == "cat: /nope: No such file or directory\n"
 
 
+def test_each_dash_c_runs_in_turn_in_one_session(capsys):
+    assert main(["-c", "export X=kept; echo one", "-c", "echo $X; false"]) == 1
+    assert capsys.readouterr().out == "one\nkept\n"
+
+
 def test_seed_and_lab_are_accepted(capsys):
     assert main(["--lab", "sandbox", "--seed", "3", "-c", "echo ok"]) == 0
     assert capsys.readouterr().out == "ok\n"
