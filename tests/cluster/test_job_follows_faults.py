@@ -62,6 +62,9 @@ def test_timeline_and_the_nodes_show_no_running_job(seed):
     chart = run(s, "timeline")
     assert "steady state  " not in chart.split("PHASE")[1]
     assert f"init failed on {node}, job killed" in chart
+    # The chart's span ends where the job ended (its failure row), not at the clock's now.
+    failure_end = re.search(r"^failure\s+\S+\s+(\S+)", chart, re.M).group(1)
+    assert chart.splitlines()[1].split()[-1] == failure_end
     assert "killed in init" in run(s, "timeline -r")
     for host in ("node01", node):
         assert "No running processes found" in run(s, f"ssh {host} nvidia-smi")

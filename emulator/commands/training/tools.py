@@ -260,7 +260,9 @@ class Timeline(ParsedCommand):
         phases = activity.phases(cluster)
         sched = timeline.schedule(cluster, prof)
         start = phases[0].start_s
-        span = max(1.0, now - start)
+        # A job that ended draws its span to its end, not to the clock's now.
+        end = phases[-1].end_s if run.start_failure is not None else now
+        span = max(1.0, end - start)
         marks = {"allocation": "a", "initialisation": "i", "first batch": "f", "steady state": "=",
                  "checkpoint": "C", "hang": "X", "failure": "!", "recovery": "r"}
         bar = [" "] * self.WIDTH
@@ -272,7 +274,7 @@ class Timeline(ParsedCommand):
                     bar[i] = marks[ph.name]
         ctx.outln(f"job {run.job_id} {run.name}  {compress_hostlist(run.nodes)}  {run.world_size} ranks  "
                   f"step {sched.completed_at(now)}  (UTC, simulated clock)")
-        ctx.outln(f"{self._hm(ctx, start):<{self.WIDTH // 2}}{self._hm(ctx, now):>{self.WIDTH // 2 + 2}}")
+        ctx.outln(f"{self._hm(ctx, start):<{self.WIDTH // 2}}{self._hm(ctx, end):>{self.WIDTH // 2 + 2}}")
         ctx.outln("|" + "".join(bar) + "|")
         ctx.outln("a allocation  i initialisation  f first batch  = steady state  C checkpoint  X hang  ! failure  "
                   "r recovery")
