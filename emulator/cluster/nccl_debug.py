@@ -101,9 +101,13 @@ def init_lines(cluster: Cluster, procs: Sequence[Proc], env: Mapping[str, str]) 
     nranks = len(procs)
     local_max = max(len(v) for v in per_node.values())
     use_nvls = nvls_enabled(env, local_max)
-    comm = f"0x{rng(cluster.seed, 'nccl-comm', nranks, ','.join(nodes)).getrandbits(40):x}"
     comm_id = f"0x{rng(cluster.seed, 'nccl-commid', nranks, ','.join(nodes)).getrandbits(64):016x}"
     lines: list[str] = []
+
+    def comm_of(proc: Proc) -> str:
+        """The rank's ncclComm_t, a heap address of its own process, 16-byte aligned, as %p prints it."""
+        bits = rng(cluster.seed, "nccl-comm", nranks, proc.node, proc.pid, proc.gpu).getrandbits(36)
+        return f"0x{0x550000000000 + (bits << 4):x}"
 
     def emit(proc: Proc, tid: int, text: str, tags: frozenset[str] = frozenset({"INIT"})) -> None:
         if tags & subs:
@@ -120,7 +124,7 @@ def init_lines(cluster: Cluster, procs: Sequence[Proc], env: Mapping[str, str]) 
         started.add((p.node, p.pid))
         if not first_in_process:
             # The network and bootstrap are set up once per process (one process may drive several GPUs).
-            emit(p, init_tid, f"ncclCommInitRank comm {comm} rank {p.rank} nranks {nranks} cudaDev {p.gpu} "
+            emit(p, init_tid, f"ncclCommInitRank comm {comm_of(p)} rank {p.rank} nranks {nranks} cudaDev {p.gpu} "
                               f"nvmlDev {p.gpu} busId {bus} commId {comm_id} - Init START")
             continue
         emit(p, main_tid, f"Bootstrap : Using {_bootstrap_addr(cluster, p.node)}", frozenset({"INIT", "BOOTSTRAP"}))
@@ -144,13 +148,13 @@ def init_lines(cluster: Cluster, procs: Sequence[Proc], env: Mapping[str, str]) 
                  frozenset({"INIT", "NET"}))
             emit(p, init_tid, "Using non-device net plugin version 0")
             emit(p, init_tid, "Using network IB")
-        emit(p, init_tid, f"ncclCommInitRank comm {comm} rank {p.rank} nranks {nranks} cudaDev {p.gpu} "
+        emit(p, init_tid, f"ncclCommInitRank comm {comm_of(p)} rank {p.rank} nranks {nranks} cudaDev {p.gpu} "
                           f"nvmlDev {p.gpu} busId {bus} commId {comm_id} - Init START")
         if p.rank != 0:
             continue
         if local_max > 4:
             emit(p, init_tid, f"NVLS multicast support is available on dev {p.gpu}", frozenset({"INIT", "NVLS"}))
-        emit(p, init_tid, f"comm {comm} rank 0 nRanks {nranks} nNodes {len(nodes)} localRanks {local_max} "
+        emit(p, init_tid, f"comm {comm_of(p)} rank 0 nRanks {nranks} nNodes {len(nodes)} localRanks {local_max} "
                           f"localRank 0 MNNVL 0")
         for c in range(CHANNELS):
             ring = _ring(nodes, per_node, c)
@@ -179,7 +183,7 @@ def init_lines(cluster: Cluster, procs: Sequence[Proc], env: Mapping[str, str]) 
         if len(nodes) > 1:
             emit(p, init_tid, "Connected all trees")
         if use_nvls:
-            emit(p, init_tid, f"NVLS comm {comm} headRank 0 nHeads 1 buffSize 1048576 memSize 2097152 "
+            emit(p, init_tid, f"NVLS comm {comm_of(p)} headRank 0 nHeads 1 buffSize 1048576 memSize 2097152 "
                               f"nvlsPerRankSize 201326592 nvlsTotalSize {201326592 * local_max}",
                  frozenset({"INIT", "NVLS"}))
             emit(p, init_tid, "Connected NVLS", frozenset({"INIT", "NVLS"}))
@@ -197,7 +201,7 @@ def init_lines(cluster: Cluster, procs: Sequence[Proc], env: Mapping[str, str]) 
         node = cluster.node(p.node)
         gpu = node.gpus[p.gpu] if node and p.gpu < len(node.gpus) else None
         bus = gpu.pci_bus_id[9:11].lower() + "000" if gpu else "0"
-        emit(p, tid, f"ncclCommInitRank comm {comm} rank {p.rank} nranks {nranks} cudaDev {p.gpu} "
+        emit(p, tid, f"ncclCommInitRank comm {comm_of(p)} rank {p.rank} nranks {nranks} cudaDev {p.gpu} "
                      f"nvmlDev {p.gpu} busId {bus} commId {comm_id} - Init COMPLETE")
     return lines
 
