@@ -113,9 +113,10 @@ class Printf(RawCommand):
                 text, used, stop, bad = _printf_once(pieces, values, first)
                 out.append(text)
                 size += len(text)
-                for word in bad:
-                    ctx.err(f"bash: printf: {word}: invalid number\n")
-                    status = 1
+                for message in bad:
+                    ctx.err(f"bash: printf: {message}\n")
+                    if not message.startswith("warning: "):
+                        status = 1
                 first += used
                 if stop or first >= len(values) or used == 0:
                     break
@@ -128,18 +129,52 @@ class Printf(RawCommand):
 
 
 def _number(word: str, bad: list[str], integer: bool) -> float | int:
+    """A numeric argument: a ``'c`` character constant, an integer (see :func:`_integer`) or a float."""
     text = word.strip()
     if len(text) >= 2 and text[0] in "'\"":
         return ord(text[1])
+    if integer:
+        return _integer(word, bad, unsigned=False)
     try:
-        if integer:
-            return int(text, 0) if text.lower().startswith(("0x", "-0x")) else int(text or "0")
         return float(text or "0")
     except ValueError:
-        bad.append(word)
+        bad.append(f"{word}: invalid number")
         match = re.match(r"\s*[-+]?\d+", text)
         return int(match.group()) if match else 0
 
+
+_C_INTEGER = re.compile(r"\s*([-+]?)(0[xX][0-9a-fA-F]*|0[0-7]*|[1-9][0-9]*)?")
+
+
+def _integer(word: str, bad: list[str], unsigned: bool) -> int:
+    """An integer argument as C's ``strtoimax``/``strtoumax`` read it (base 0), with bash's complaints in ``bad``.
+
+    Trailing text is an invalid number (the digits before it count); a value past 64 bits is clamped
+    with a warning, and a negative one for ``%u``, ``%o``, ``%x`` and ``%X`` wraps to 64 bits.
+    """
+    text = word.strip()
+    if len(text) >= 2 and text[0] in "'\"":
+        return ord(text[1])
+    match = _C_INTEGER.match(word)
+    assert match is not None  # every group is optional
+    sign, digits = match.group(1), match.group(2) or ""
+    magnitude = 0
+    if digits[:2].lower() == "0x":
+        magnitude = int(digits[2:] or "0", 16)
+    elif digits:
+        magnitude = int(digits, 8 if digits.startswith("0") else 10)
+    if match.end() < len(word) or (digits.lower() == "0x"):
+        reason = ("invalid hex number" if text[:2].lower() == "0x" else
+                  "invalid octal number" if text[:1] == "0" and text[1:2].isdigit() else "invalid number")
+        bad.append(f"{word}: {reason}")
+        if digits.lower() == "0x":
+            return 0
+    value = -magnitude if sign == "-" else magnitude
+    low, high = (-(2 ** 64) + 1, 2 ** 64 - 1) if unsigned else (-(2 ** 63), 2 ** 63 - 1)
+    if not low <= value <= high:
+        bad.append(f"warning: {word}: Numerical result out of range")
+        return 2 ** 64 - 1 if unsigned else (high if value > 0 else low)
+    return value % 2 ** 64 if unsigned else value
 
 
 #: A format read once: per directive, the text before it (unescaped), whether a ``\\c`` stopped that text,
@@ -203,10 +238,9 @@ def _printf_once(pieces: Pieces, values: list[str], first: int) -> tuple[str, in
         spec = "%" + flags + (width or "") + (f".{precision}" if precision is not None else "")
         arg = take()
         if conv in "diouxX":
-            value = int(_number(arg, bad, True))
-            if conv == "u":
-                conv = "d"
-            out.append((spec + conv) % value)
+            unsigned = conv in "ouxX"
+            value = int(_number(arg, bad, True)) if not unsigned else _integer(arg, bad, unsigned=True)
+            out.append((spec + ("d" if conv == "u" else conv)) % value)
         elif conv in "eEfgG":
             out.append((spec + conv) % float(_number(arg, bad, False)))
         elif conv == "c":

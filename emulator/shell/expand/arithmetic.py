@@ -8,32 +8,61 @@ from collections.abc import Callable
 from emulator.limits import NESTING_LIMIT, limit_reached
 from emulator.shell.expand.env import Env, ExpansionError
 
-_ARITH_TOKEN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|\d+)|([A-Za-z_][A-Za-z_0-9]*)|"
+_ARITH_TOKEN = re.compile(r"\s*(?:(\d[0-9A-Za-z_@#]*)|([A-Za-z_][A-Za-z_0-9]*)|"
                           r"(\*\*|\+\+|--|\+=|-=|\*=|/=|%=|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%()<>!~&|^?:=]))")
 
 
 _ASSIGN = {"=", "+=", "-=", "*=", "/=", "%="}
 
 
-_INTEGER = re.compile(r"^\s*-?(0[xX][0-9a-fA-F]+|\d+)\s*$")
+def _constant(text: str) -> int:
+    """An integer constant as bash's ``strlong`` reads it: decimal, ``0x`` hex, ``0`` octal or ``BASE#DIGITS``.
+
+    Digits past 9 are ``a-z``, then ``A-Z`` (the same as ``a-z`` up to base 36), ``@`` and ``_``; the value
+    wraps to 64 bits as bash's does. Raises ``ValueError`` with bash's reason.
+    """
+    base, value, found_base, digits = 10, 0, False, text
+    if digits.startswith("0"):
+        digits, found_base = digits[1:], True
+        if digits[:1] in ("x", "X"):
+            base, digits = 16, digits[1:]
+        else:
+            base = 8
+    for pos, char in enumerate(digits):
+        if char == "#":
+            if found_base:
+                raise ValueError("invalid number")
+            if not 2 <= value <= 64:
+                raise ValueError("invalid arithmetic base")
+            base, value, found_base = value, 0, True
+            if not (digits[pos + 1:pos + 2].isalnum() or digits[pos + 1:pos + 2] in ("@", "_")):
+                raise ValueError("invalid integer constant")
+            continue
+        digit = _digit(char, base)
+        if digit >= base:
+            raise ValueError("value too great for base")
+        value = _wrap64(value * base + digit)
+    return value
 
 
-def _integer(text: str) -> int:
-    """A bash integer constant: decimal, 0x hex, or 0-prefixed octal."""
-    text = text.strip()
-    sign = -1 if text.startswith("-") else 1
-    body = text.lstrip("-")
-    if body[:2].lower() == "0x":
-        return sign * int(body, 16)
-    if len(body) > 1 and body.startswith("0"):
-        if any(c in "89" for c in body):
-            raise ValueError(body)
-        return sign * int(body, 8)
-    return sign * int(body)
+def _digit(char: str, base: int) -> int:
+    """One digit's value in ``base``, as bash reads it."""
+    if char.isdigit():
+        return int(char)
+    if "a" <= char <= "z":
+        return ord(char) - ord("a") + 10
+    if "A" <= char <= "Z":
+        return ord(char) - ord("A") + (10 if base <= 36 else 36)
+    return 62 if char == "@" else 63
 
 
 def arithmetic(source: str, env: Env) -> int:
-    """Evaluate ``$(( ))``: integers (hex, octal), variables, C operators, ``?:``, parentheses."""
+    """Evaluate ``$(( ))``: integers (hex, octal, ``BASE#N``), variables, C operators, ``?:``, parentheses."""
+    return _evaluate(source, env, 0)
+
+
+def _evaluate(source: str, env: Env, depth: int) -> int:
+    """``source`` evaluated ``depth`` levels inside other expressions (a variable's value is one level in)."""
     tokens: list[str] = []
     pos = 0
     src = source.strip()
@@ -50,12 +79,12 @@ def arithmetic(source: str, env: Env) -> int:
             pos += 1
     if not tokens:
         return 0
-    p = _ArithParser(tokens, src, env)
+    p = _ArithParser(tokens, src, env, depth)
     result = p.ternary()
     if p.i != len(tokens):
         rest = " ".join(t.removeprefix("$") for t in tokens[p.i:])
         raise ExpansionError(f"{src}: syntax error in expression (error token is \"{rest}\")")
-    return result
+    return _wrap64(result)
 
 
 def _wrap64(value: int) -> int:
@@ -73,18 +102,18 @@ class _ArithParser:
              "<<": 8, ">>": 8, "+": 9, "-": 9, "*": 10, "/": 10, "%": 10, "**": 11}
     _OPS: dict[str, Callable[[int, int], int]] = {
         "+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y,
-        "/": _div, "%": lambda x, y: x - y * _div(x, y), "**": lambda x, y: x ** y,
+        "/": _div, "%": lambda x, y: x - y * _div(x, y), "**": lambda x, y: pow(x, y, 2 ** 64),
         "<": lambda x, y: int(x < y), ">": lambda x, y: int(x > y), "<=": lambda x, y: int(x <= y),
         ">=": lambda x, y: int(x >= y), "==": lambda x, y: int(x == y), "!=": lambda x, y: int(x != y),
         "&&": lambda x, y: int(bool(x and y)), "||": lambda x, y: int(bool(x or y)),
         "&": lambda x, y: x & y, "|": lambda x, y: x | y, "^": lambda x, y: x ^ y,
-        "<<": lambda x, y: _wrap64(x << min(y, 64)), ">>": lambda x, y: x >> min(y, 64),
+        "<<": lambda x, y: x << (y % 64), ">>": lambda x, y: x >> (y % 64),
     }
 
-    def __init__(self, tokens: list[str], source: str, env: Env) -> None:
+    def __init__(self, tokens: list[str], source: str, env: Env, depth: int) -> None:
         self.tokens, self.i, self.source, self.env = tokens, 0, source, env
         #: Operands and sub-expressions being read inside one another (see :data:`~emulator.limits.NESTING_LIMIT`).
-        self.depth = 0
+        self.depth = depth
 
     def _deeper(self) -> None:
         self.depth += 1
@@ -93,11 +122,14 @@ class _ArithParser:
                                                f"more than {NESTING_LIMIT} levels"))
 
     def _value(self, name: str) -> int:
-        text = self.env.lookup_var(name) or "0"
-        try:
-            return _integer(text) if _INTEGER.match(text) else 0
-        except ValueError:
+        """A variable's value: its text evaluated as an expression one level deeper, as bash does (empty is 0).
+
+        A variable that names itself stops at :data:`~emulator.limits.NESTING_LIMIT` levels, as bash stops at 1024.
+        """
+        text = self.env.lookup_var(name) or ""
+        if not text.strip():
             return 0
+        return _evaluate(text, self.env, self.depth + 1)
 
     def _store(self, name: str, value: int) -> int:
         self.env.set_var(name, str(value))
@@ -170,11 +202,11 @@ class _ArithParser:
             return int(not self.unary())
         if tok == "~":
             return ~self.unary()
-        if _INTEGER.match(tok):
+        if tok[0].isdigit():
             try:
-                return _integer(tok)
-            except ValueError:
-                raise ExpansionError(f"{tok}: value too great for base (error token is \"{tok}\")") from None
+                return _constant(tok)
+            except ValueError as reason:
+                raise ExpansionError(f"{tok}: {reason} (error token is \"{tok}\")") from None
         raise ExpansionError(f"{self.source}: syntax error: operand expected (error token is \"{tok}\")")
 
     def expr(self, min_prec: int) -> int:
@@ -201,8 +233,7 @@ class _ArithParser:
     def _apply(self, op: str, a: int, b: int) -> int:
         if op in ("/", "%") and b == 0:
             raise ExpansionError(f"{self.source}: division by 0 (error token is \"{self.source.split(op)[-1].strip()}\")")
-        if op == "**" and (b < 0 or b > 64):
-            raise ExpansionError(f"{self.source}: exponent less than 0" if b < 0 else f"{self.source}: exponent out of range")
-        if op in ("<<", ">>") and b < 0:
-            return 0
+        if op == "**" and b < 0:
+            rest = self.source.split(op)[-1].strip().lstrip("-")
+            raise ExpansionError(f"{self.source}: exponent less than 0 (error token is \"{rest}\")")
         return _wrap64(self._OPS[op](a, b))
