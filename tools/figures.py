@@ -33,7 +33,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tools import figure_diagrams  # noqa: E402
-from tools.svg_kit import arrow, labelled_box, line, rect, svg, text  # noqa: E402
+from tools.svg_kit import arrow, labelled_box, line, rect, svg, text, write_pictures  # noqa: E402
 
 OUT_DIR = Path(__file__).resolve().parents[1] / "docs" / "assets" / "images" / "figures"
 
@@ -251,11 +251,7 @@ def render(figure: Figure) -> str:
 
 
 def main() -> int:
-    OUT_DIR.mkdir(parents=True, exist_ok=True)
-    for figure in FIGURES:
-        figure.path.write_text(render(figure), encoding="utf-8")
-        print(f"wrote {figure.path}")
-    return 0
+    return write_pictures(FIGURES, render)
 
 
 if __name__ == "__main__":

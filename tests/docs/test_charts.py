@@ -12,28 +12,20 @@ from pathlib import Path
 
 import pytest
 
+from tests.docs.pictures import SVG, assert_accessible, assert_committed_as_drawn
 from tools.charts import CHARTS, Chart, render
 
-SVG = "{http://www.w3.org/2000/svg}"
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
 @pytest.mark.parametrize("chart", CHARTS, ids=[c.name for c in CHARTS])
 def test_committed_chart_matches_the_model(chart: Chart) -> None:
-    assert chart.path.exists(), f"{chart.path.name} missing: run tools/charts.py"
-    assert chart.path.read_text(encoding="utf-8") == render(chart), \
-        f"{chart.path.name} is stale: run tools/charts.py and review the picture"
+    assert_committed_as_drawn(chart, render, "tools/charts.py")
 
 
 @pytest.mark.parametrize("chart", CHARTS, ids=[c.name for c in CHARTS])
 def test_chart_has_a_title_and_a_text_description(chart: Chart) -> None:
-    root = ET.fromstring(render(chart))
-    assert root.get("role") == "img"
-    assert root.get("aria-labelledby") == f"{chart.name}-title"
-    assert root.get("aria-describedby") == f"{chart.name}-desc"
-    title, desc = root.find(f"{SVG}title"), root.find(f"{SVG}desc")
-    assert title is not None and title.text and desc is not None and desc.text
-    assert len(desc.text) > 80
+    assert_accessible(render(chart), chart.name)
 
 
 def test_every_chart_is_shown_on_a_page() -> None:

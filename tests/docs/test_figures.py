@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 from mkdocs.utils.meta import get_data
 
+from tests.docs.pictures import SVG, assert_accessible, assert_committed_as_drawn
 from tests.support import on, run
 from tools.figures import FIGURES, Figure, render
 
-SVG = "{http://www.w3.org/2000/svg}"
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 BY_KIND = {f.kind: f for f in FIGURES}
 
@@ -32,19 +32,12 @@ def _desc(figure: Figure) -> str:
 
 @pytest.mark.parametrize("figure", FIGURES, ids=[f.name for f in FIGURES])
 def test_committed_figure_matches_the_model(figure: Figure) -> None:
-    assert figure.path.exists(), f"{figure.path.name} missing: run tools/figures.py"
-    assert figure.path.read_text(encoding="utf-8") == render(figure), \
-        f"{figure.path.name} is stale: run tools/figures.py and review the picture"
+    assert_committed_as_drawn(figure, render, "tools/figures.py")
 
 
 @pytest.mark.parametrize("figure", FIGURES, ids=[f.name for f in FIGURES])
 def test_figure_has_a_title_a_description_and_alt_text_on_its_page(figure: Figure) -> None:
-    root = ET.fromstring(render(figure))
-    assert root.get("role") == "img"
-    assert root.get("aria-labelledby") == f"{figure.name}-title"
-    assert root.get("aria-describedby") == f"{figure.name}-desc"
-    title, desc = root.find(f"{SVG}title"), root.find(f"{SVG}desc")
-    assert title is not None and title.text and desc is not None and desc.text and len(desc.text) > 80
+    assert_accessible(render(figure), figure.name)
     page = (DOCS / figure.page).read_text(encoding="utf-8")
     alts = re.findall(r"!\[([^\]]*)\]\([^)]*figures/" + re.escape(figure.name) + r"\.svg\)", page)
     assert alts and all(len(alt) > 40 for alt in alts), f"{figure.page} does not show {figure.name} with alt text"
