@@ -12,7 +12,7 @@ by hand:
 Each chart is a self-contained SVG with a title and a text description,
 drawn with the figures' kit (``tools/svg_kit.py``) on its own light panel, so
 its series colours read the same in light and dark mode. ``CHARTS``
-lists the charts the pages use; ``tests/docs/test_charts.py`` checks that the
+lists the charts the pages use; ``tests/docs/test_pictures.py`` checks that the
 committed files match the model, and ::
 
     .venv/bin/python tools/charts.py

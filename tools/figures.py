@@ -14,9 +14,9 @@ one the page's terminal runs), never drawn by hand:
 
 The pictures that are not of one cluster (NCCL's algorithms, the remediation
 ladder) are in ``tools/figure_diagrams.py``. ``FIGURES`` lists every figure
-and the page that shows it; ``tests/docs/test_figures.py`` checks that the
-committed files match the model and that each page's figure agrees with its
-lab, and ::
+and the page that shows it; ``tests/docs/test_pictures.py`` checks that the
+committed files match the model, ``tests/docs/test_figures.py`` that each
+page's figure agrees with its lab, and ::
 
     .venv/bin/python tools/figures.py
 
