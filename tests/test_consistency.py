@@ -542,3 +542,45 @@ def test_a_job_file_was_last_modified_when_its_last_line_was_written(lab: str, s
                                               + timedelta(seconds=1)).strftime("%H:%M:%S")
     else:
         assert written.strftime("%H:%M:%S") == stamped[-1].split()[1][:8]
+
+
+def _ids_by_node(log: str) -> dict[str, dict[int, set[int]]]:
+    """Per node, the TIDs each PID prints its ``host:PID:TID`` NCCL INFO lines from."""
+    found: dict[str, dict[int, set[int]]] = {}
+    for node, pid, tid in re.findall(r"^(node\d+):(\d+):(\d+) \[\d+\] NCCL INFO ", log, re.M):
+        found.setdefault(node, {}).setdefault(int(pid), set()).add(int(tid))
+    return found
+
+
+def _assert_threads_are_their_process_own(ids: dict[str, dict[int, set[int]]], others: set[int]) -> None:
+    for node, by_pid in ids.items():
+        owners: dict[int, int] = {}
+        for pid, tids in by_pid.items():
+            for tid in tids:
+                assert owners.setdefault(tid, pid) == pid, f"{node}: TID {tid} in processes {owners[tid]} and {pid}"
+                assert tid == pid or (tid not in by_pid and tid not in others), \
+                    f"{node}: a thread of {pid} has the id {tid} of a process"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_each_mpirun_rank_process_logs_nccl_from_its_own_pid_and_threads(seed: int) -> None:
+    s = Session(lab="nccl-algorithms", seed=seed)
+    log = sh(s, "mpirun -np 16 -H node09:8,node10:8 -x NCCL_DEBUG=INFO all_reduce_perf -b 8 -e 8 -g 1 -n 1")
+    ids = _ids_by_node(log)
+    assert set(ids) == {"node09", "node10"} and all(len(by_pid) == 8 for by_pid in ids.values())
+    _assert_threads_are_their_process_own(ids, set())
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_jobs_nccl_threads_are_its_ranks_own_and_no_pid_ps_or_py_spy_shows(seed: int) -> None:
+    s = Session(lab="nccl-transport", seed=seed)
+    run = s.cluster.training
+    assert run is not None
+    ids = _ids_by_node(sh(s, f"cat /lustre/jobs/llm-pretrain/slurm-{run.job_id}.out"))
+    node = run.nodes[0]
+    sh(s, f"ssh {node}")
+    listed = {int(p) for p in re.findall(r"^\S+\s+(\d+) ", sh(s, "ps aux"), re.M)}
+    for rank in [r for r in run.ranks if r.node == node][:2]:
+        listed |= {int(t) for t in re.findall(r"^Thread (\d+) ", sh(s, f"py-spy dump --pid {rank.pid}"), re.M)}
+    assert {r.pid for r in run.ranks if r.node == node} <= set(ids[node])
+    _assert_threads_are_their_process_own(ids, listed - set(ids[node]))

@@ -12,7 +12,7 @@ by hand:
 Each chart is a self-contained SVG with a title and a text description,
 drawn with the figures' kit (``tools/svg_kit.py``) on its own light panel, so
 its series colours read the same in light and dark mode. ``CHARTS``
-lists the charts the pages use; ``tests/docs/test_charts.py`` checks that the
+lists the charts the pages use; ``tests/docs/test_pictures.py`` checks that the
 committed files match the model, and ::
 
     .venv/bin/python tools/charts.py
@@ -29,7 +29,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tools.svg_kit import line, marker, rect, svg, swatch, text  # noqa: E402
+from tools.svg_kit import line, marker, rect, svg, swatch, text, write_pictures  # noqa: E402
 
 OUT_DIR = Path(__file__).resolve().parents[1] / "docs" / "assets" / "images" / "charts"
 
@@ -201,11 +201,7 @@ def render(chart: Chart) -> str:
 
 
 def main() -> int:
-    OUT_DIR.mkdir(parents=True, exist_ok=True)
-    for chart in CHARTS:
-        chart.path.write_text(render(chart), encoding="utf-8")
-        print(f"wrote {chart.path}")
-    return 0
+    return write_pictures(CHARTS, render)
 
 
 if __name__ == "__main__":

@@ -29,6 +29,11 @@ def _node_row(x: float, y: float, node: str, gpu_w: float = 34, gap: float = 14)
     return body, centres
 
 
+def _caption(y: float, lines: tuple[str, ...]) -> list[str]:
+    """A caption under a drawing: lines of 12-point text from the left margin, one every 16 px down from ``y``."""
+    return [text(20, y + 16 * i, body, 12) for i, body in enumerate(lines)]
+
+
 def ring_svg(name: str) -> str:
     """One ring channel over two nodes: NVLink hops inside a node, one network hop between nodes."""
     body = [text(20, 28, "Ring: every rank receives from one neighbour and sends to the next", 15, bold=True)]
@@ -49,10 +54,10 @@ def ring_svg(name: str) -> str:
     body.append(arrow(rows[0][0], 170, rows[0][0], 114, "hot"))
     body.append(text(450, 188, "…and node02 GPU7 back to node01 GPU0 over the network, closing the ring.", 11,
                      "middle", cls="hot-ink"))
-    body.append(text(20, 214, "Blue: NVLink through the NVSwitches. Red: a network hop through a rail NIC. An "
-                     "all-reduce takes 2(n−1) steps, each hop carrying", 12))
-    body.append(text(20, 230, "1/n of the data, so the whole ring runs at the pace of its slowest hop. NCCL runs "
-                     "several rings (channels) at once.", 12))
+    body += _caption(214, ("Blue: NVLink through the NVSwitches. Red: a network hop through a rail NIC. An "
+                           "all-reduce takes 2(n−1) steps, each hop carrying",
+                           "1/n of the data, so the whole ring runs at the pace of its slowest hop. NCCL runs "
+                           "several rings (channels) at once."))
     desc = ("Two nodes of eight GPUs. Inside each node the ring goes GPU0 to GPU1 and on to GPU7 over NVLink. "
             "node01 GPU7 sends to node02 over its rail NIC and the fabric; node02 GPU7 sends back to node01 GPU0, "
             "closing the ring. An all-reduce over n ranks takes 2(n-1) steps, so the slowest hop sets the pace.")
@@ -72,13 +77,11 @@ def tree_svg(name: str) -> str:
         px, py = heads[parent]
         cx, cy = heads[child]
         body.append(arrow(cx, cy, px, py + 66, "hot"))
-    body.append(text(20, 250, "Reduce: partial sums flow up the red", 12))
-    body.append(text(20, 266, "network edges to the root (node01),", 12))
-    body.append(text(20, 282, "then the result is broadcast back down.", 12))
-    body.append(text(20, 380, "NCCL builds two such trees, each node a leaf in one and an inner node in the other, "
-                     "so both halves of the data", 12))
-    body.append(text(20, 396, "move at once; a tree needs log2(nodes) network steps where a ring needs one per node.",
-                     12))
+    body += _caption(250, ("Reduce: partial sums flow up the red", "network edges to the root (node01),",
+                           "then the result is broadcast back down."))
+    body += _caption(380, ("NCCL builds two such trees, each node a leaf in one and an inner node in the other, "
+                           "so both halves of the data",
+                           "move at once; a tree needs log2(nodes) network steps where a ring needs one per node."))
     desc = ("Four nodes. Inside each node the GPUs form a chain over NVLink. Between nodes the chains are joined in a "
             "binary tree: node01 is the root with children node02 and node03, node04 is below node03. Partial sums "
             "travel up to the root and the result is broadcast back down. NCCL uses two complementary trees so that "
@@ -96,10 +99,10 @@ def nvls_svg(name: str) -> str:
         body += labelled_box(x, 180, 80, 40, [f"GPU{i}"], "accent-box", 12)
         body.append(arrow(x + 28, 180, 180 + 540 * (i + 0.3) / GPUS, 100, "accent"))
         body.append(arrow(180 + 540 * (i + 0.7) / GPUS, 100, x + 52, 180, "hot"))
-    body.append(text(20, 250, "Blue: each GPU sends its data once. Red: the switch returns the sum to every GPU at "
-                     "once. Each GPU moves its data about once", 12))
-    body.append(text(20, 266, "instead of twice as in a ring, which is why NVLS all-reduce bus bandwidth can exceed "
-                     "the NVLink line rate.", 12))
+    body += _caption(250, ("Blue: each GPU sends its data once. Red: the switch returns the sum to every GPU at "
+                           "once. Each GPU moves its data about once",
+                           "instead of twice as in a ring, which is why NVLS all-reduce bus bandwidth can exceed "
+                           "the NVLink line rate."))
     desc = ("Eight GPUs of one HGX node under the NVSwitch domain. Each GPU sends its buffer up to the NVSwitches, "
             "which add the buffers in the switch and multicast the sum back to all eight GPUs. NCCL selects NVLS for "
             "all-reduce on NVSwitch systems with more than four GPUs.")

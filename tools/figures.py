@@ -14,9 +14,9 @@ one the page's terminal runs), never drawn by hand:
 
 The pictures that are not of one cluster (NCCL's algorithms, the remediation
 ladder) are in ``tools/figure_diagrams.py``. ``FIGURES`` lists every figure
-and the page that shows it; ``tests/docs/test_figures.py`` checks that the
-committed files match the model and that each page's figure agrees with its
-lab, and ::
+and the page that shows it; ``tests/docs/test_pictures.py`` checks that the
+committed files match the model, ``tests/docs/test_figures.py`` that each
+page's figure agrees with its lab, and ::
 
     .venv/bin/python tools/figures.py
 
@@ -33,7 +33,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tools import figure_diagrams  # noqa: E402
-from tools.svg_kit import arrow, labelled_box, line, rect, svg, text  # noqa: E402
+from tools.svg_kit import arrow, labelled_box, line, rect, svg, text, write_pictures  # noqa: E402
 
 OUT_DIR = Path(__file__).resolve().parents[1] / "docs" / "assets" / "images" / "figures"
 
@@ -251,11 +251,7 @@ def render(figure: Figure) -> str:
 
 
 def main() -> int:
-    OUT_DIR.mkdir(parents=True, exist_ok=True)
-    for figure in FIGURES:
-        figure.path.write_text(render(figure), encoding="utf-8")
-        print(f"wrote {figure.path}")
-    return 0
+    return write_pictures(FIGURES, render)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 
 The figures (``tools/figures.py``, ``tools/figure_diagrams.py``) and the
 charts of the training run (``tools/charts.py``) are all drawn with these
-primitives, so a text, a box, a line or a document reads the same in each.
+primitives, so a text, a box, a line or a document reads the same in each,
+and written by one loop (:func:`write_pictures`).
 
 Every shape and label carries a class (``mdx-fig-ink``, ``mdx-fig-box``,
 ``mdx-fig-line``, ``mdx-fig-accent``, ``mdx-fig-hot``...) and a plain colour
@@ -16,7 +17,10 @@ forbids inline styles.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from html import escape
+from pathlib import Path
+from typing import Protocol, TypeVar
 
 FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif'
 
@@ -123,3 +127,22 @@ def svg(name: str, width: int, height: int, title: str, desc: str, body: list[st
         "</svg>",
         "",
     ])
+
+
+class Picture(Protocol):
+    """A picture a page shows: where its committed SVG file lives."""
+
+    @property
+    def path(self) -> Path: ...
+
+
+P = TypeVar("P", bound=Picture)
+
+
+def write_pictures(pictures: Iterable[P], render: Callable[[P], str]) -> int:
+    """Draw each picture again and write it over its committed file (after a deliberate change); exit status 0."""
+    for picture in pictures:
+        picture.path.parent.mkdir(parents=True, exist_ok=True)
+        picture.path.write_text(render(picture), encoding="utf-8")
+        print(f"wrote {picture.path}")
+    return 0

@@ -55,6 +55,7 @@ from emulator.cluster.nccl_algo import (
     algorithms_for,
     choose,
     enabled,
+    estimated_us,
     predicted_us,
     protocols_for,
 )
@@ -248,7 +249,8 @@ class CollectiveResult:
     algorithm: str             # NVLS / NVLSTree / Ring / Tree / Copy / P2P
     transport: str             # "NVLink", "NET/IB", "NET/Socket", "PCIe", "SHM", "local"
     protocol: str = "Simple"   # LL / LL128 / Simple
-    predicted_us: float = 0.0  # the tuning model's time, before the run's jitter
+    predicted_us: float = 0.0  # the run's time on the hardware, before its jitter
+    estimate_us: float = 0.0   # NCCL's estimate, which it picked by and TUNING prints
     option: Option | None = None
 
 
@@ -463,7 +465,7 @@ def collective(cluster: Cluster, op: str, size_bytes: int, ranks: Sequence[tuple
     else:
         every, transport, topo = options(cluster, op, ranks, env)
         tuned = bool(algorithms_for(op, topo))
-        best = choose(enabled(every, env, topo) if tuned else every, size_bytes, factor, ramp)
+        best = choose(enabled(every, env, topo) if tuned else every, size_bytes, factor)
         assert best is not None, "a ring is always left"
         chosen = best
     predicted = predicted_us(chosen, size_bytes, factor, ramp)
@@ -474,4 +476,5 @@ def collective(cluster: Cluster, op: str, size_bytes: int, ranks: Sequence[tuple
     return CollectiveResult(op=op, size_bytes=size_bytes, ranks=n, time_us=time_us, algbw=alg,
                             busbw=alg * bus_factor(op, n), algorithm=algorithm, transport=transport,
                             protocol=chosen.protocol if tuned else "Simple", predicted_us=predicted,
+                            estimate_us=estimated_us(chosen, size_bytes, factor),
                             option=chosen if tuned else None)

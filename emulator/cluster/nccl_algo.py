@@ -10,7 +10,8 @@ leave enabled (parsed as NCCL 2.21's ``parseList`` does: a comma-separated,
 case-insensitive list, ``^`` to exclude, unknown names silently ignored) with
 2.21's fallbacks when they leave nothing (``ncclTopoTuneModel``: Ring and Tree
 back on when none of Ring, Tree, NVLS, NVLSTree is left; a ring for a
-collective with no option left), and the pick itself. The latencies and peaks come from
+collective with no option left), NCCL's estimate of each option's time and
+the pick by it, and the time a call then takes on the hardware. The latencies and peaks come from
 :mod:`emulator.cluster.collectives`, which knows the hardware.
 """
 
@@ -121,20 +122,30 @@ def ramped(busbw: float, size_bytes: int, ramp_bytes: float) -> float:
     return busbw / (1.0 + math.sqrt(ramp_bytes / max(1, size_bytes)))
 
 
+def estimated_us(option: Option, size_bytes: int, factor: float) -> float:
+    """NCCL's own estimate for one call, the one it picks by and prints: ``latency + size / (1000 x bandwidth)``,
+    the latency in us and the bandwidth the algorithm bandwidth in GB/s of its TUNING table (busbw / factor)
+    (``ncclTopoGetAlgoTime``, ``src/graph/tuning.cc``, less its tree correction and ring plateau)."""
+    return option.latency_us + size_bytes / (1e3 * option.busbw / factor) if option.busbw > 0 else math.inf
+
+
 def predicted_us(option: Option, size_bytes: int, factor: float, ramp_bytes: float) -> float:
-    """The model's time for one call: latency plus the bytes each rank moves at the ramped bandwidth."""
+    """The run's time for one call on the hardware: latency plus the bytes each rank moves at the bandwidth
+    reached at that size (small messages use fewer channels and a shallower pipeline than NCCL's estimate
+    assumes)."""
     if size_bytes <= 0:
         return option.latency_us * 0.2
     return option.latency_us + size_bytes * factor / (ramped(option.busbw, size_bytes, ramp_bytes) * 1e3)
 
 
-def choose(options: Sequence[Option], size_bytes: int, factor: float, ramp_bytes: float) -> Option | None:
-    """The fastest option for this size (the first in table order on a tie), or None when none is left."""
+def choose(options: Sequence[Option], size_bytes: int, factor: float) -> Option | None:
+    """The option NCCL's estimate says is fastest for this size (the first in table order on a tie), or None
+    when none is left."""
     best: Option | None = None
     best_time = math.inf
     for option in options:
-        t = predicted_us(option, size_bytes, factor, ramp_bytes)
-        if t < best_time:
+        t = estimated_us(option, size_bytes, factor)
+        if best is None or t < best_time:
             best, best_time = option, t
     return best
 

@@ -28,6 +28,7 @@ from emulator.cluster.collectives import (
 from emulator.cluster.ids import rng
 from emulator.cluster.model import Cluster
 from emulator.cluster.nccl_algo import ALGORITHMS, FUNCTION_OP, FUNCTIONS, MAX_THREADS, PROTOCOLS, enabled
+from emulator.cluster.steps import rank_ids
 
 #: Subsystems NCCL prints when NCCL_DEBUG_SUBSYS is unset.
 DEFAULT_SUBSYS = frozenset({"INIT", "BOOTSTRAP", "ENV"})
@@ -80,6 +81,23 @@ def _ring(nodes: Sequence[str], per_node: Mapping[str, list[Proc]], channel: int
     return order
 
 
+def _init_tids(cluster: Cluster, procs: Sequence[Proc]) -> dict[Proc, int]:
+    """The TID of the thread that initialises each rank's communicator: a thread of the rank's own process,
+    started after it, whose id no process or thread on its node holds (the communicator's pids, a training
+    rank's named threads and loader workers, another rank's init thread)."""
+    taken: dict[str, set[int]] = {}
+    for p in procs:
+        taken.setdefault(p.node, set()).update(rank_ids(cluster, p.node, p.pid))
+    tids: dict[Proc, int] = {}
+    for p in procs:
+        tid = p.pid + 18 + rng(cluster.seed, "nccl-tid", p.node, p.pid).randint(0, 40) + p.gpu
+        while tid in taken[p.node]:
+            tid += 1
+        taken[p.node].add(tid)
+        tids[p] = tid
+    return tids
+
+
 def init_lines(cluster: Cluster, procs: Sequence[Proc], env: Mapping[str, str]) -> list[str]:
     """The INFO lines of one communicator's init, in the order a reader sees them."""
     lvl = level(env)
@@ -113,10 +131,11 @@ def init_lines(cluster: Cluster, procs: Sequence[Proc], env: Mapping[str, str]) 
         if tags & subs:
             lines.append(_prefix(proc, tid) + text)
 
+    init_tids = _init_tids(cluster, procs)
     started: set[tuple[str, int]] = set()
     for p in procs:
         main_tid = p.pid
-        init_tid = p.pid + 18 + rng(cluster.seed, "nccl-tid", p.node, p.pid).randint(0, 40) + p.gpu
+        init_tid = init_tids[p]
         node = cluster.node(p.node)
         gpu = node.gpus[p.gpu] if node and p.gpu < len(node.gpus) else None
         bus = gpu.pci_bus_id[9:11].lower() + "000" if gpu else "0"
@@ -197,7 +216,7 @@ def init_lines(cluster: Cluster, procs: Sequence[Proc], env: Mapping[str, str]) 
         emit(p, init_tid, f"{CHANNELS} coll channels, {CHANNELS} collnet channels, {nvls_ch} nvls channels, "
                           f"{CHANNELS} p2p channels, {CHANNELS} p2p channels per peer")
     for p in procs:
-        tid = p.pid + 18 + rng(cluster.seed, "nccl-tid", p.node, p.pid).randint(0, 40) + p.gpu
+        tid = init_tids[p]
         node = cluster.node(p.node)
         gpu = node.gpus[p.gpu] if node and p.gpu < len(node.gpus) else None
         bus = gpu.pci_bus_id[9:11].lower() + "000" if gpu else "0"

@@ -229,6 +229,21 @@ def worker_pids(run: TrainingRun, rank: Rank) -> list[int]:
     return [first + k for k in range(max(0, run.loader_workers))]
 
 
+#: TIDs of a training rank's named threads, as offsets from its pid (py-spy dump prints them).
+PIN_MEMORY_THREAD = 193
+CHECKPOINT_WRITER_THREAD = 411
+
+
+def rank_ids(cluster: Cluster, node: str, pid: int) -> set[int]:
+    """The ids a process of the training job holds on ``node``: its pid, its named threads' TIDs and the pids
+    of its loader workers (just ``{pid}`` for a process that is no rank of the job)."""
+    run = cluster.training
+    rank = next((rk for rk in run.ranks if rk.node == node and rk.pid == pid), None) if run is not None else None
+    if run is None or rank is None:
+        return {pid}
+    return {pid, pid + PIN_MEMORY_THREAD, pid + CHECKPOINT_WRITER_THREAD, *worker_pids(run, rank)}
+
+
 def loader_busy(cluster: Cluster, prof: StepProfile | None = None) -> float:
     """Fraction of the time the loader workers are busy (1.0: saturated, the GPUs wait)."""
     prof = prof or profile(cluster)

@@ -41,6 +41,7 @@ the lure's place (its evidence must not show there).
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 
 from emulator.cluster.ids import rng
@@ -51,6 +52,14 @@ from emulator.cluster.scheduler import Job
 def _job_nodes(cluster: Cluster) -> list[str]:
     run = cluster.training
     return run.nodes if run is not None and run.nodes else [n.name for n in cluster.compute_nodes]
+
+
+def _spare_node(cluster: Cluster, truth: dict[str, str], r: random.Random) -> str:
+    """An idle compute node, drawn with ``r``, outside the job and not the fault's: a place for a decoy of its own."""
+    busy = set(_job_nodes(cluster)) | {truth.get("node")}
+    spare = [n.name for n in cluster.compute_nodes
+             if n.name not in busy and cluster.slurm.node_state.get(n.name, "idle") == "idle"]
+    return spare[r.randrange(len(spare))]
 
 
 def stale_counters(cluster: Cluster, truth: dict[str, str]) -> dict[str, str]:
@@ -100,10 +109,7 @@ MAINTENANCE_REASONS = (
 def maintenance_drain(cluster: Cluster, truth: dict[str, str]) -> dict[str, str]:
     r = rng(cluster.seed, "decoy", "maintenance-drain")
     slurm = cluster.slurm
-    busy = set(_job_nodes(cluster)) | {truth.get("node")}
-    spare = [n.name for n in cluster.compute_nodes
-             if n.name not in busy and slurm.node_state.get(n.name, "idle") == "idle"]
-    name = spare[r.randrange(len(spare))]
+    name = _spare_node(cluster, truth, r)
     slurm.node_state[name] = "drain"
     slurm.node_reason[name] = MAINTENANCE_REASONS[r.randrange(len(MAINTENANCE_REASONS))]
     slurm.reason_set[name] = ("root", -float(r.randint(2, 9) * 3600 + r.randint(0, 3599)))
@@ -113,10 +119,7 @@ def maintenance_drain(cluster: Cluster, truth: dict[str, str]) -> dict[str, str]
 def tenant_job(cluster: Cluster, truth: dict[str, str]) -> dict[str, str]:
     r = rng(cluster.seed, "decoy", "tenant-job")
     slurm = cluster.slurm
-    busy = set(_job_nodes(cluster)) | {truth.get("node")}
-    spare = [n.name for n in cluster.compute_nodes
-             if n.name not in busy and slurm.node_state.get(n.name, "idle") == "idle"]
-    node = spare[r.randrange(len(spare))]
+    node = _spare_node(cluster, truth, r)
     start = -float(r.randint(20, 30) * 3600 + r.randint(0, 3599))
     user = ("carol", "dave", "erin")[r.randrange(3)]
     slurm.jobs.append(Job(job_id=slurm.next_job_id, name="batch-infer", user=user, partition="gpu", nodes=[node],

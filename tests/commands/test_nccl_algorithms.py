@@ -81,6 +81,30 @@ def test_tuning_lines_name_the_algorithm_per_size() -> None:
     assert picks(single)[8 * 2**30] == {(4, 2)}   # NVLS inside one node
 
 
+def allreduce_cells(out: str) -> dict[tuple[int, int], tuple[float, float]]:
+    """The TUNING table's AllReduce cells: (algorithm, protocol) index -> (latency us, bandwidth GB/s)."""
+    rows = re.findall(r"NCCL INFO     AllReduce \|(.*)$", out, re.M)
+    cells = [tuple(map(float, c)) for row in rows for c in re.findall(r"([\d.]+)/\s*([\d.]+) \|", row)]
+    assert len(cells) == 18, out
+    return {(i // 3, i % 3): (lat, bw) for i, (lat, bw) in enumerate(cells)}
+
+
+@pytest.mark.parametrize("hosts", ["node07:8,node08:8", "node05:8,node06:8,node07:8,node08:8"])
+def test_each_printed_time_is_latency_plus_size_over_bandwidth_of_the_fastest_cell(hosts: str) -> None:
+    np = 8 * hosts.count(":")
+    out, status = Session().execute(f"mpirun -np {np} -H {hosts} {TUNING} all_reduce_perf -b 8 -e 8G -f 8 -g 1 -n 1")
+    assert status == 0
+    cells = allreduce_cells(out)
+    lines = re.findall(r"NCCL INFO (\d+) Bytes -> Algo (\d) proto (\d) time ([\d.]+)$", out, re.M)
+    assert len({int(size) for size, *_ in lines}) == 11
+    for size_text, algo, proto, time_text in lines:
+        size, time = int(size_text), float(time_text)
+        # The documented model: time = latency + size / (1000 x bandwidth), latency in us, bandwidth in GB/s.
+        model = {k: lat + size / (1e3 * bw) for k, (lat, bw) in cells.items() if bw > 0}
+        assert time == pytest.approx(model[(int(algo), int(proto))], rel=2e-3, abs=0.06)
+        assert time <= min(model.values()) * 1.002 + 0.06, f"{size} B: a cell's time is lower than the pick's"
+
+
 def test_tuning_lines_interleave_with_the_row_like_nccl_tests_output() -> None:
     out, _ = Session().execute(f"{TWO} {TUNING} all_reduce_perf -b 1G -e 1G -g 1 -n 2")
     assert re.search(r"^  1073741824     268435456     float     sum      -1node07:\d+:\d+ \[0\] NCCL INFO 1073741824 "
@@ -110,6 +134,19 @@ def test_an_algorithm_list_nccl_cannot_run_falls_back_to_ring_and_tree() -> None
     # Tree is an all-reduce algorithm: all_gather, left with nothing, runs as a ring.
     _, status = s.execute("ssh node07 NCCL_ALGO=Tree all_gather_perf -b 1M -e 1M -g 8")
     assert status == 0
+
+
+@pytest.mark.parametrize(("line", "ring"), [
+    (f"export NCCL_ALGO=Ring; {TWO} {TUNING}", False),             # exported in the shell only: not on the nodes
+    (f"NCCL_ALGO=Ring {TWO} {TUNING}", False),                     # mpirun's own environment: not on the nodes
+    (f"{TWO} -x NCCL_ALGO=Ring {TUNING}", True),
+    (f"export NCCL_ALGO=Ring; {TWO} -x NCCL_ALGO {TUNING}", True),  # -x VAR passes on the shell's value
+    (f"ssh node07; export NCCL_ALGO=Ring; mpirun -np 8 -H node07:8 {TUNING}", True),  # ranks on mpirun's host
+])
+def test_mpirun_gives_ranks_on_other_hosts_only_the_variables_of_its_x_options(line: str, ring: bool) -> None:
+    out, status = Session().execute(f"{line} all_reduce_perf -b 8G -e 8G -g 1 -n 1")
+    assert status == 0, out
+    assert picks(out)[8 * 2**30] == ({(1, 2)} if ring else {(5, 2)} if "node08" in line else {(4, 2)})
 
 
 def test_point_to_point_collectives_ignore_nccl_algo() -> None:

@@ -81,6 +81,27 @@ def test_a_wrong_cause_on_an_incidents_node_is_wrong_and_an_unreadable_one_is_re
     assert status == 1 and "1 wrong finding" in out
 
 
+@pytest.mark.parametrize(("line", "error"), [
+    ("oncall submit node=node01", "oncall submit: missing cause"),
+    ("oncall submit node=node01 node=node02 cause=thermal", "oncall submit: node given twice"),
+    ("oncall submit node= cause=thermal", "oncall submit: expected FIELD=VALUE, got 'node='"),
+    ("oncall submit colour=red", "oncall submit: expected one of node, port, gpu, cause=VALUE, got 'colour=red'"),
+    ("oncall submit node07", "oncall submit: expected one of node, port, gpu, cause=VALUE, got 'node07'"),
+])
+def test_a_finding_that_is_not_one_is_refused_with_the_usage_and_counts_nothing(line: str, error: str) -> None:
+    session, state = started(0)
+    out, status = session.execute(line)
+    assert status == 2 and error in out and "Usage: oncall submit node=<node>" in out, out
+    assert state.wrong == 0 and state.attempts == 0
+
+
+def test_words_after_the_cause_continue_it() -> None:
+    session, state = started(0)
+    incident = state.incidents[0]
+    out, status = session.execute(f"oncall submit node={incident.node} cause=bad luck today")
+    assert status == 2 and 'cause="bad luck today": not a cause' in out, out
+
+
 def test_gpu_hours_lost_grow_with_the_clock_and_stop_when_an_incident_is_found():
     session, state = started(1)
     before = lost(session)

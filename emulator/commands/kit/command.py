@@ -131,9 +131,13 @@ class Context:
         return self.shell.session
 
     def run(self, argv: list[str], host: Node | None = None, stdin: str = "",
-            env: dict[str, str] | None = None) -> Result:
-        """Run another command, optionally on another host (``srun``, ``ssh host cmd``), as the same user."""
-        return self.shell.run_argv(argv, host=host, stdin=stdin, env=env, user=self.user)
+            env: dict[str, str] | None = None, inherit: bool = True) -> Result:
+        """Run another command, optionally on another host (``srun``, ``ssh host cmd``), as the same user.
+
+        With ``inherit`` false it starts from a login's environment on that host, not this shell's
+        exports, plus ``env`` (what ``mpirun`` gives a rank on another host: only its ``-x`` variables).
+        """
+        return self.shell.run_argv(argv, host=host, stdin=stdin, env=env, user=self.user, inherit=inherit)
 
     def fail(self, message: str, status: int = 1) -> CommandError:
         """Build the error to ``raise`` for a failure; the shell prints it to stderr."""

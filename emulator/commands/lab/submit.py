@@ -25,37 +25,18 @@ import argparse
 
 from emulator import labs
 from emulator.commands.kit.command import Command, Context, ParsedCommand
+from emulator.commands.kit.finding import FindingForm, read_finding
 from emulator.commands.kit.proofs import capture
 from emulator.commands.kit.spec import ArgumentParser
 from emulator.commands.lab.shared import SECTION, SOLVED_MARK, history_line, no_lab, progress, width, wrap
 
 
 def _finding(ctx: Context, lab: labs.Lab, items: list[str]) -> dict[str, str]:
-    """FIELD=VALUE items as a finding; words after a free-text field's value continue it."""
+    """FIELD=VALUE items as a finding of ``lab``; words after a free-text field's value continue it."""
     assert lab.check is not None
     check = lab.check
-    usage = f"Usage: {lab.submit_form()}"
-    finding: dict[str, str] = {}
-    last = ""
-    for item in items:
-        key, sep, value = item.partition("=")
-        key = key.strip().lower()
-        if sep and key in check.fields:
-            if key in finding:
-                raise ctx.fail(f"submit: {key} given twice\n{usage}", 2)
-            if not value.strip():
-                raise ctx.fail(f"submit: expected FIELD=VALUE, got '{item}'\n{usage}", 2)
-            finding[key], last = value.strip(), key
-        elif last in check.vocabularies:
-            finding[last] += " " + item.strip()
-        elif sep and key:
-            raise ctx.fail(f"submit: this lab does not ask for '{key}'\n{usage}", 2)
-        else:
-            raise ctx.fail(f"submit: expected FIELD=VALUE, got '{item}'\n{usage}", 2)
-    missing = [f for f in check.fields if f not in finding]
-    if missing:
-        raise ctx.fail(f"submit: missing {', '.join(missing)}\n{usage}", 2)
-    return finding
+    form = FindingForm("submit", lab.submit_form(), tuple(check.fields), tuple(check.fields), tuple(check.vocabularies))
+    return read_finding(ctx, form, items)
 
 
 def _refusal(check: labs.Check, finding: dict[str, str]) -> str:

@@ -1,7 +1,10 @@
 """``mpirun`` (Open MPI 4.1): N ranks placed on the ``-H`` hosts, each run with its ``OMPI_COMM_WORLD_*`` environment.
 
 Ranks fill each host's slots in order; the output of every rank is collected
-and printed when all have finished.
+and printed when all have finished. A rank on another host than mpirun's sees
+that host's login environment, the ``-x`` variables and ``OMPI_COMM_WORLD_*``,
+not what the launching shell exported (Open MPI forwards only ``-x``); a rank
+on mpirun's own host inherits its environment.
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ class Mpirun(ParsedCommand):
     section = "Collectives"
     usage_status = 1
     notes = ("Ranks are placed on the -H hosts in order (host:slots fills slots first). Output is collected "
-             "and printed when every rank finished.")
+             "and printed when every rank finished. Ranks on other hosts get only the variables given with -x "
+             "(-x NCCL_ALGO=Ring, or -x NCCL_ALGO to pass on this shell's value), not this shell's exports.")
 
     def configure(self, parser: ArgumentParser) -> None:
         parser.add_argument("-np", "-n", "--np", dest="np", type=int, metavar="N", help="number of ranks")
@@ -89,7 +93,8 @@ class Mpirun(ParsedCommand):
             env = {**exported, "OMPI_COMM_WORLD_RANK": str(rank), "OMPI_COMM_WORLD_SIZE": str(len(placed)),
                    "OMPI_COMM_WORLD_LOCAL_RANK": str(local), "OMPI_COMM_WORLD_LOCAL_SIZE": str(placed.count(host)),
                    "OMPI_COMM_WORLD_HOSTS": every_host}
-            result = ctx.run(program, host=ctx.cluster.node(host), env=env)
+            # A rank on another host starts from that host's login environment: only -x carries a variable there.
+            result = ctx.run(program, host=ctx.cluster.node(host), env=env, inherit=host == ctx.host.name)
             ctx.out(result.stdout)
             if result.stderr:
                 ctx.err(result.stderr)

@@ -257,7 +257,7 @@ class NcclTest(ParsedCommand):
         for warm in (hi, lo):
             res = collective(cluster, self.op, self._shown(warm, n, word), ranks, env, sample=("warmup",))
             if tuning and res.option is not None:
-                ctx.out((prefix + tuning_line(res.option, res.size_bytes, res.predicted_us) + "\n") * warmup)
+                ctx.out((prefix + tuning_line(res.option, res.size_bytes, res.estimate_us) + "\n") * warmup)
         total, count_bw, rows = 0.0, 0, 0
         size = lo
         while size <= hi and rows < SIZES_LIMIT:
@@ -268,7 +268,7 @@ class NcclTest(ParsedCommand):
             for place in ("oop", "ip"):
                 res = collective(cluster, self.op, shown, ranks, env, sample=(place, rows))
                 if tuning and res.option is not None:
-                    ctx.out((prefix + tuning_line(res.option, shown, res.predicted_us) + "\n") * calls)
+                    ctx.out((prefix + tuning_line(res.option, shown, res.estimate_us) + "\n") * calls)
                 t = res.time_us
                 if t >= 10000.0:
                     ts = f"{t:7.0f}"

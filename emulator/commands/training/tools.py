@@ -143,12 +143,12 @@ class PySpy(ParsedCommand):
         for line in _stack(stack):
             ctx.outln(line)
         if run.pin_memory:   # the DataLoader starts its pin-memory thread only when it pins
-            ctx.outln(f"Thread {pid + 193} (idle): \"Thread-2 (_pin_memory_loop)\"")
+            ctx.outln(f"Thread {pid + steps.PIN_MEMORY_THREAD} (idle): \"Thread-2 (_pin_memory_loop)\"")
             for line in _stack(PIN_THREAD):
                 ctx.outln(line)
         sched = timeline.schedule(ctx.cluster)
         if run.async_checkpoint and sched.saving_at(ctx.clock.elapsed) is not None:
-            ctx.outln(f"Thread {pid + 411} (active): \"checkpoint-writer\"")
+            ctx.outln(f"Thread {pid + steps.CHECKPOINT_WRITER_THREAD} (active): \"checkpoint-writer\"")
             for line in _stack(WRITER_THREAD):
                 ctx.outln(line)
         return 0

@@ -17,6 +17,7 @@ import textwrap
 
 from emulator import labs
 from emulator.commands.kit.command import Command, Context, ParsedCommand
+from emulator.commands.kit.finding import FindingForm, read_finding
 from emulator.commands.kit.proofs import capture
 from emulator.commands.kit.spec import ArgumentParser
 from emulator.labs import shift
@@ -24,36 +25,14 @@ from emulator.labs.progress import plural
 
 SECTION = "Labs"
 WIDTH = 78
-USAGE = 'Usage: oncall submit node=<node> [port=<port>|gpu=<gpu>] cause="<cause>"'
+FORM = FindingForm("oncall submit", 'oncall submit node=<node> [port=<port>|gpu=<gpu>] cause="<cause>"',
+                   shift.FIELDS, ("node", "cause"), ("cause",), names_unknown=False)
 
 
 def _clock(seconds: float) -> str:
     """``01:02:03`` (hours may pass 24)."""
     whole = int(seconds)
     return f"{whole // 3600:02d}:{whole % 3600 // 60:02d}:{whole % 60:02d}"
-
-
-def _finding(ctx: Context, items: list[str]) -> dict[str, str]:
-    """FIELD=VALUE items; words after the cause continue it."""
-    finding: dict[str, str] = {}
-    last = ""
-    for item in items:
-        key, sep, value = item.partition("=")
-        key = key.strip().lower()
-        if sep and key in shift.FIELDS:
-            if key in finding:
-                raise ctx.fail(f"oncall submit: {key} given twice\n{USAGE}", 2)
-            if not value.strip():
-                raise ctx.fail(f"oncall submit: expected FIELD=VALUE, got '{item}'\n{USAGE}", 2)
-            finding[key], last = value.strip(), key
-        elif last == "cause":
-            finding[last] += " " + item.strip()
-        else:
-            raise ctx.fail(f"oncall submit: expected one of {', '.join(shift.FIELDS)}=VALUE, got '{item}'\n{USAGE}", 2)
-    missing = [f for f in ("node", "cause") if f not in finding]
-    if missing:
-        raise ctx.fail(f"oncall submit: missing {', '.join(missing)}\n{USAGE}", 2)
-    return finding
 
 
 class OncallCommand(ParsedCommand):
@@ -89,7 +68,7 @@ class OncallCommand(ParsedCommand):
         if action in ("submit", "hint") and run.ended:
             raise ctx.fail(f"oncall {action}: this shift has ended; 'oncall start --seed N' starts another", 1)
         if action == "submit":
-            return self._submit(ctx, run, _finding(ctx, args.finding))
+            return self._submit(ctx, run, read_finding(ctx, FORM, args.finding))
         if action == "hint":
             return self._hint(ctx, run)
         if action == "end":

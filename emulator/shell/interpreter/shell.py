@@ -68,8 +68,9 @@ class Shell(Pipelines):
         return status
 
     def run_argv(self, argv: list[str], host: Node | None = None, stdin: str = "",
-                 env: dict[str, str] | None = None, user: str = LEARNER) -> Result:
-        """Run one command to completion, capturing its output (for ``ctx.run``)."""
+                 env: dict[str, str] | None = None, user: str = LEARNER, inherit: bool = True) -> Result:
+        """Run one command to completion, capturing its output (for ``ctx.run``); without ``inherit``, in a
+        login's environment plus ``env`` instead of this shell's."""
         out, err = Buffer(), Buffer()
         pushed = host is not None and host is not self.host
         if pushed:
@@ -78,7 +79,7 @@ class Shell(Pipelines):
             self.frames.append(Frame(host, cwd))
             self._sync_env()
         try:
-            status = self._nested(self.run_command_argv(argv, stdin, out, err, env or {}, user))
+            status = self._nested(self.run_command_argv(argv, stdin, out, err, env or {}, user, inherit))
         except OutputLimitExceeded as exc:
             err.parts.append(f"{exc}\n")
             status = 1

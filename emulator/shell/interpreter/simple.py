@@ -23,6 +23,7 @@ from emulator.errors import CommandError, EmulatorError, LineStopped, OutputLimi
 from emulator.limits import ARG_LIMIT, ARGV_LIMIT, limit_reached
 from emulator.shell.expand import expand_word
 from emulator.shell.interpreter.redirects import Redirections
+from emulator.shell.interpreter.state import HOST_VARS, default_env
 from emulator.shell.interpreter.streams import ContextSink, Run, Sink, Terminal
 from emulator.shell.lexer import ShellSyntaxError
 from emulator.shell.parser import Simple
@@ -67,7 +68,7 @@ class SimpleCommands(Redirections):
                                                  user or ctx.user))
 
     def run_command_argv(self, argv: list[str], stdin: str, out: Sink, err: Sink,
-                         env: dict[str, str], user: str = LEARNER) -> Run:
+                         env: dict[str, str], user: str = LEARNER, inherit: bool = True) -> Run:
         if argv[0] in self.aliases and argv[0] not in self._aliasing:
             # As bash does, an alias is not expanded again inside its own expansion (alias ls='ls -F').
             self._aliasing.add(argv[0])
@@ -76,7 +77,7 @@ class SimpleCommands(Redirections):
             except ValueError:
                 expanded = argv
             try:
-                return (yield from self.run_command_argv(expanded or argv, stdin, out, err, env, user))
+                return (yield from self.run_command_argv(expanded or argv, stdin, out, err, env, user, inherit))
             finally:
                 self._aliasing.discard(argv[0])
         name = argv[0]
@@ -87,7 +88,8 @@ class SimpleCommands(Redirections):
         if too_long:
             err.write(too_long[0])
             return too_long[1]
-        ctx = Context(argv=argv, stdin=stdin, env={**self.env, **env}, shell=self, isatty=isinstance(out, Terminal),
+        base = self.env if inherit else {**default_env(), **{k: v for k, v in self.env.items() if k in HOST_VARS}}
+        ctx = Context(argv=argv, stdin=stdin, env={**base, **env}, shell=self, isatty=isinstance(out, Terminal),
                       user=user)
         status = 0
         try:

@@ -37,6 +37,10 @@ class Frame:
     parent: tuple[dict[str, str], dict[str, str], dict[str, str]] | None = None
 
 
+#: What a shell sets for the host and directory it is on, beside its login environment (:func:`default_env`).
+HOST_VARS = ("HOSTNAME", "PWD")
+
+
 def default_env() -> dict[str, str]:
     return {
         "HOME": HOME, "USER": USER, "LOGNAME": USER, "SHELL": "/bin/bash", "TERM": "xterm-256color",
