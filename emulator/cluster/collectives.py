@@ -461,14 +461,15 @@ def collective(cluster: Cluster, op: str, size_bytes: int, ranks: Sequence[tuple
     ramp = ramp_bytes(nodes)
     if n == 1:
         copy = Option("Ring", "Simple", 4.2, _intra(cluster, _by_node(ranks), env)[0])
-        chosen, transport, tuned = copy, "local", False
+        chosen, transport, tuned, usable = copy, "local", False, [copy]
     else:
         every, transport, topo = options(cluster, op, ranks, env)
         tuned = bool(algorithms_for(op, topo))
-        best = choose(enabled(every, env, topo) if tuned else every, size_bytes, factor)
+        usable = enabled(every, env, topo) if tuned else every
+        best = choose(usable, size_bytes, factor)
         assert best is not None, "a ring is always left"
         chosen = best
-    predicted = predicted_us(chosen, size_bytes, factor, ramp)
+    predicted = predicted_us(chosen, size_bytes, factor, ramp, max(o.busbw for o in usable))
     jitter = rng(cluster.seed, "collective", op, size_bytes, n, ",".join(_by_node(ranks)), sample).gauss(0.0, 0.006)
     time_us = predicted * (1.0 + max(-0.02, min(0.02, jitter)))
     alg = algbw_gbps(size_bytes, time_us / 1e6)

@@ -117,11 +117,6 @@ def enabled(options: Sequence[Option], env: Mapping[str, str], topo: Topology) -
     return left or [o for o in options if o.algorithm == "Ring"]
 
 
-def ramped(busbw: float, size_bytes: int, ramp_bytes: float) -> float:
-    """busbw reached at ``size_bytes``: fewer channels and a shallower pipeline for small messages."""
-    return busbw / (1.0 + math.sqrt(ramp_bytes / max(1, size_bytes)))
-
-
 def estimated_us(option: Option, size_bytes: int, factor: float) -> float:
     """NCCL's own estimate for one call, the one it picks by and prints: ``latency + size / (1000 x bandwidth)``,
     the latency in us and the bandwidth the algorithm bandwidth in GB/s of its TUNING table (busbw / factor)
@@ -129,13 +124,17 @@ def estimated_us(option: Option, size_bytes: int, factor: float) -> float:
     return option.latency_us + size_bytes / (1e3 * option.busbw / factor) if option.busbw > 0 else math.inf
 
 
-def predicted_us(option: Option, size_bytes: int, factor: float, ramp_bytes: float) -> float:
-    """The run's time for one call on the hardware: latency plus the bytes each rank moves at the bandwidth
-    reached at that size (small messages use fewer channels and a shallower pipeline than NCCL's estimate
-    assumes)."""
+def predicted_us(option: Option, size_bytes: int, factor: float, ramp_bytes: float, peak_busbw: float) -> float:
+    """The run's time for one call on the hardware: NCCL's estimate plus what small messages lose to fewer
+    channels and a shallower pipeline, ``factor x sqrt(ramp_bytes x size) / peak``.
+
+    The loss depends on the size and on the best bandwidth the call could use (``peak_busbw``), not on
+    the option picked, so the option NCCL's estimate picks is also the fastest on the hardware, and a
+    larger message never takes less time. At ``ramp_bytes`` a call reaches half its peak.
+    """
     if size_bytes <= 0:
         return option.latency_us * 0.2
-    return option.latency_us + size_bytes * factor / (ramped(option.busbw, size_bytes, ramp_bytes) * 1e3)
+    return estimated_us(option, size_bytes, factor) + factor * math.sqrt(ramp_bytes * size_bytes) / (1e3 * peak_busbw)
 
 
 def choose(options: Sequence[Option], size_bytes: int, factor: float) -> Option | None:

@@ -195,3 +195,15 @@ def test_p2p_disabled_bounces_through_host_memory() -> None:
     r = collective(build_cluster(ClusterSpec()), "all_reduce", 8 * GiB, ranks("node01"), {"NCCL_P2P_DISABLE": "1"})
     assert r.transport == "SHM"
     assert r.busbw < 20
+
+
+@pytest.mark.parametrize("nodes", [1, 2, 4])
+@pytest.mark.parametrize("env", [{}, {"NCCL_ALGO": "Ring"}, {"NCCL_PROTO": "Simple"}, {"NCCL_ALGO": "Tree"}])
+def test_a_larger_message_never_takes_less_time(nodes: int, env: dict[str, str]) -> None:
+    """NCCL picks by its estimate and the run pays what the hardware gives: the nccl-tests column stays ordered."""
+    cluster = build_cluster(ClusterSpec(seed=0))
+    names = [f"node{i:02d}" for i in range(1, nodes + 1)]
+    for op in ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "alltoall"):
+        times = [collective(cluster, op, 8 * 2**k, ranks(*names), env).predicted_us for k in range(0, 28)]
+        slower = [(8 * 2**k, times[k], times[k + 1]) for k in range(len(times) - 1) if times[k + 1] < times[k]]
+        assert not slower, f"{op} on {nodes} node(s) {env}: {slower}"
