@@ -171,15 +171,31 @@ def straggler(cluster: Cluster, r: random.Random, params: dict[str, object]) -> 
 
 
 def numa_misbinding(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
-    """One rank (and its loader workers) bound to the other socket than its GPU and NIC."""
+    """One rank (and its loader workers) bound away from its GPU and NIC's socket.
+
+    ``bind`` says which binding is wrong: ``cpu`` (the launcher's ``numactl
+    --cpunodebind`` and ``--membind`` both name the other node: ``taskset``
+    shows the other socket's CPUs) or ``memory`` (the CPUs are right, but
+    ``--membind`` names the other node: only ``/proc/PID/numa_maps`` shows it).
+    """
     run = _run(cluster)
     rank = _rank(run, r, params)
     node = cluster.node(rank.node)
     assert node is not None
     right = node.gpus[rank.gpu].numa_node
-    run.rank_numa[rank.rank] = 1 - right if node.numa_nodes > 1 else right
-    return {"cause": "numa-misbinding", "rank": str(rank.rank), "node": rank.node, "gpu": str(rank.gpu),
-            "numa": str(run.rank_numa[rank.rank]), "pid": str(rank.pid)}
+    other = 1 - right if node.numa_nodes > 1 else right
+    bind = str(params["bind"])
+    if bind == "cpu":
+        run.rank_numa[rank.rank] = other
+        cause = "cpu-misbinding"
+    elif bind == "memory":
+        run.rank_membind[rank.rank] = other
+        cause = "memory-misbinding"
+    else:
+        raise ValueError("numa-misbinding: bind must be cpu or memory")
+    cpus = node.cpu.cpus_of_numa(run.rank_numa.get(rank.rank, right))
+    return {"cause": cause, "rank": str(rank.rank), "node": rank.node, "gpu": str(rank.gpu),
+            "numa": str(other), "cpus": cpus, "pid": str(rank.pid)}
 
 
 # -- NCCL's network ---------------------------------------------------------------------------
@@ -290,8 +306,8 @@ FAULTS: list[Fault] = [
           checkpoint_stall, {"every": 100, "write_load": 0.88, "why": ""}),
     Fault("straggler", "One rank is late to every all-reduce: a slowed GPU, or a read that never returns",
           straggler, {"rank": None, "kind": "", "cap_mhz": None, "at": None}),
-    Fault("numa-misbinding", "One rank and its loader workers bound to the wrong socket",
-          numa_misbinding, {"rank": None}),
+    Fault("numa-misbinding", "One rank and its loader workers bound to the wrong socket: CPUs, or only memory",
+          numa_misbinding, {"rank": None, "bind": "cpu"}),
     Fault("nccl-socket-fallback", "NCCL finds no usable IB device and falls back to NET/Socket",
           nccl_socket_fallback, {"variant": ""}),
     Fault("wrong-hca-list", "NCCL_IB_HCA includes the storage ports or omits rails",
