@@ -246,8 +246,21 @@ def tp_across_nodes(cluster: Cluster, r: random.Random, params: dict[str, object
 
 
 def larger_allocation(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
-    """The job resubmitted on twice the nodes at the same global batch, across a tapered spine."""
+    """The job resubmitted on twice the nodes at the same global batch; ``why`` says what eats the gain.
+
+    ``spine``: the added nodes sit under other leaf switches, so the gradient
+    all-reduce crosses the tapered spine and its exposed part grows as the
+    compute per rank halves. ``loader``: the nodes share one leaf, but each
+    rank's data loader (``num_workers`` in the config) takes as long per step
+    as before, which the halved compute no longer hides.
+    """
     run = _run(cluster)
+    why = str(params["why"])
+    if why not in ("spine", "loader"):
+        raise ValueError("larger-allocation: why must be spine or loader")
+    if why == "loader":
+        run.loader_workers = int(str(params["workers"]))
+        run.batch_cpu_s = float(str(params["batch_cpu_s"]))
     nodes = run.nodes
     half = max(1, len(nodes) // 2)
     small = [rk for rk in run.ranks if rk.node in nodes[:half]]
@@ -262,6 +275,9 @@ def larger_allocation(cluster: Cluster, r: random.Random, params: dict[str, obje
     run.baseline_step_s = baseline
     run.previous_config = {"ranks": small, "micro_batch": run.micro_batch * 2}
     run.previous_job_id = run.job_id - PREVIOUS_JOB_GAP
+    truth = {"nodes": str(len(nodes)), "baseline_nodes": str(half), "why": why, "workers": str(run.loader_workers)}
+    if why == "loader":
+        return {"cause": "input-bound", **truth}
     cluster.oversubscription = float(str(params["oversubscription"]))
     for name in nodes[half:]:
         node = cluster.node(name)
@@ -270,7 +286,7 @@ def larger_allocation(cluster: Cluster, r: random.Random, params: dict[str, obje
             if nic.role == "compute":
                 nic.peer_switch = f"leaf-r{nic.rail}-02"
                 cluster.switches.setdefault(nic.peer_switch, ("leaf", nic.rail if nic.rail is not None else -1))
-    return {"cause": "larger-allocation", "nodes": str(len(nodes)), "baseline_nodes": str(half)}
+    return {"cause": "communication-bound", **truth}
 
 
 #: How many job ids before the current one the previous run of the job was submitted.
@@ -314,8 +330,8 @@ FAULTS: list[Fault] = [
           wrong_hca_list, {"variant": ""}),
     Fault("tp-across-nodes", "Tensor-parallel groups placed across nodes instead of inside the NVLink domain",
           tp_across_nodes, {"tp": 8}),
-    Fault("larger-allocation", "Twice the nodes at the same global batch: exposed communication eats the gain",
-          larger_allocation, {"micro_batch": 1, "oversubscription": 4.0}),
+    Fault("larger-allocation", "Twice the nodes at the same global batch: exposed communication or the loader eats the gain",
+          larger_allocation, {"micro_batch": 1, "oversubscription": 4.0, "why": "spine", "workers": 2, "batch_cpu_s": 1.4}),
     Fault("config-regression", "A config change (activation checkpointing, micro-batch) costs tokens/s",
           config_regression, {"setting": ""}),
 ]
