@@ -1,8 +1,8 @@
 """``/proc/<pid>/numa_maps``: where a process's memory lives and the policy that placed it.
 
-A training rank and its loader workers run under the launcher's ``numactl
---cpunodebind=N --membind=N``, so every mapping reads ``bind:N`` and its pages
-sit on node N (:func:`emulator.cluster.processes.rank_binding`); other
+The launcher binds a training rank and its loader workers to one node's CPUs
+and memory (as ``numactl --cpunodebind=N --membind=N`` does), so every mapping
+reads ``bind:N`` and its pages sit on node N (:func:`emulator.cluster.processes.rank_binding`); other
 processes keep the ``default`` policy, their pages spread over both nodes.
 Lines follow ``show_numa_map`` in Linux 5.15 ``fs/proc/task_mmu.c``: start
 address, policy, what is mapped, page counts, ``N<node>=`` pages per node and

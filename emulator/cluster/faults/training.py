@@ -173,10 +173,10 @@ def straggler(cluster: Cluster, r: random.Random, params: dict[str, object]) -> 
 def numa_misbinding(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
     """One rank (and its loader workers) bound away from its GPU and NIC's socket.
 
-    ``bind`` says which binding is wrong: ``cpu`` (the launcher's ``numactl
-    --cpunodebind`` and ``--membind`` both name the other node: ``taskset``
-    shows the other socket's CPUs) or ``memory`` (the CPUs are right, but
-    ``--membind`` names the other node: only ``/proc/PID/numa_maps`` shows it).
+    ``bind`` says which binding is wrong: ``cpu`` (the launcher binds the
+    rank's CPUs, and with them its memory, to the other node: ``taskset`` shows
+    the other socket's CPUs) or ``memory`` (the CPUs are right, but the memory
+    policy binds to the other node: only ``/proc/PID/numa_maps`` shows it).
     """
     run = _run(cluster)
     rank = _rank(run, r, params)
