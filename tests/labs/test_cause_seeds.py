@@ -51,6 +51,9 @@ def test_only_the_seeds_own_cause_in_a_learners_words_passes(lab_id: str, seed: 
         if cause != truth["cause"]:
             out, status = session.execute(f'submit {place} cause="{words}"')
             assert status == 1 and out.startswith("Not yet"), out
+            for feedback in lab.check.feedback:
+                if feedback.when == {"cause": cause}:
+                    assert " ".join(feedback.say.split()) in " ".join(out.split()), out
     out = run(session, f'submit {place} cause="{CAUSES[lab_id][truth["cause"]]}"')
     assert out.startswith("✓ Correct"), out
 
