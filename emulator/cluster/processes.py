@@ -241,15 +241,26 @@ def cpu_split(cluster: Cluster, node: Node, sample: int, procs: list[Proc]) -> t
 def affinity(cluster: Cluster, node: Node, pid: int, procs: list[Proc] | None = None) -> str | None:
     """The CPU list a process may run on: a rank and its loader workers are bound to one
     socket (their GPU's, unless the run binds them elsewhere); others may use every CPU."""
-    run = cluster.training
-    if run is not None and any(j.is_training for j in running_jobs(cluster, node)):
-        for rank in run.ranks:
-            if rank.node != node.name:
-                continue
-            workers = {worker_pid(rank.pid, rank.local_rank, run.loader_workers, k) for k in range(run.loader_workers)}
-            if pid == rank.pid or pid in workers:
-                gpu_numa = node.gpus[rank.gpu].numa_node if rank.gpu < len(node.gpus) else 0
-                return node.cpu.cpus_of_numa(run.rank_numa.get(rank.rank, gpu_numa))
+    binding = rank_binding(cluster, node, pid)
+    if binding is not None:
+        return node.cpu.cpus_of_numa(binding[0])
     if any(p.pid == pid for p in (processes(cluster, node) if procs is None else procs)):
         return f"0-{node.cpu.count - 1}"
+    return None
+
+
+def rank_binding(cluster: Cluster, node: Node, pid: int) -> tuple[int, int] | None:
+    """The NUMA nodes a training rank (or one of its loader workers) with ``pid`` is bound to, as
+    (CPUs, memory): its GPU's node for both, unless the run binds it elsewhere; None for other pids."""
+    run = cluster.training
+    if run is None or not any(j.is_training for j in running_jobs(cluster, node)):
+        return None
+    for rank in run.ranks:
+        if rank.node != node.name:
+            continue
+        workers = {worker_pid(rank.pid, rank.local_rank, run.loader_workers, k) for k in range(run.loader_workers)}
+        if pid == rank.pid or pid in workers:
+            gpu_numa = node.gpus[rank.gpu].numa_node if rank.gpu < len(node.gpus) else 0
+            cpus = run.rank_numa.get(rank.rank, gpu_numa)
+            return cpus, run.rank_membind.get(rank.rank, cpus)
     return None

@@ -105,13 +105,16 @@ def _compute_s(cluster: Cluster, run: TrainingRun, rank: Rank) -> float:
 
 
 def _misbound(cluster: Cluster, run: TrainingRun, rank: Rank) -> bool:
-    """Whether the rank's process runs on another NUMA node than its GPU."""
-    if rank.rank not in run.rank_numa:
+    """Whether the rank's process, or the memory it allocates, sits on another NUMA node than its GPU:
+    either way its staging buffers and the loader's batches cross the socket link on every copy."""
+    if rank.rank not in run.rank_numa and rank.rank not in run.rank_membind:
         return False
     node = cluster.node(rank.node)
     if node is None or rank.gpu >= len(node.gpus):
         return False
-    return run.rank_numa[rank.rank] != node.gpus[rank.gpu].numa_node
+    own = node.gpus[rank.gpu].numa_node
+    cpus = run.rank_numa.get(rank.rank, own)
+    return cpus != own or run.rank_membind.get(rank.rank, cpus) != own
 
 
 def loader_io_s(cluster: Cluster, run: TrainingRun) -> float:

@@ -100,6 +100,9 @@ class TrainingRun:
     #: NUMA node each rank's process and loader workers are bound to, when it is
     #: not the GPU's own (rank -> NUMA node); empty when binding is right.
     rank_numa: dict[int, int] = field(default_factory=dict)
+    #: NUMA node each rank's memory is bound to (``numactl --membind``), when it is not the node
+    #: its CPUs are bound to (rank -> NUMA node); empty when memory follows the CPUs.
+    rank_membind: dict[int, int] = field(default_factory=dict)
     #: A hang: the rank that stopped, the offset (s) when, and where it is stuck
     #: ("gpu": a kernel that never finishes, "io": a read that never returns, "node": its host
     #: died, "crash": its process died of a CUDA error).

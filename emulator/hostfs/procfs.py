@@ -3,7 +3,8 @@
 The table is :func:`emulator.cluster.processes.processes`, the one ``ps``,
 ``top``, ``pgrep`` and ``taskset`` read, so a PID listed by any of them has a
 directory here with the same name, state, parent, owner, memory, threads and
-CPU affinity. The directories are listed afresh at each lookup: a rank that
+CPU affinity (and ``numa_maps``, :mod:`emulator.hostfs.numamaps`, the NUMA
+node its memory is bound to). The directories are listed afresh at each lookup: a rank that
 exits disappears from ``/proc`` as it does from ``ps``.
 
 ``/proc/sys/kernel/random/boot_id`` is the boot ID ``journalctl --list-boots``
@@ -18,6 +19,7 @@ from emulator.cluster.accounts import groups_of, uid_of
 from emulator.cluster.boots import boot_id, boot_starts
 from emulator.cluster.model import Cluster, Node
 from emulator.cluster.processes import Proc, affinity, processes
+from emulator.hostfs.numamaps import numa_maps
 from emulator.vfs import Dir, File
 
 #: ``ps`` state letter → the word ``/proc/<pid>/status`` spells out.
@@ -55,6 +57,7 @@ def _pid_dir(cluster: Cluster, node: Node, proc: Proc) -> Dir:
         "cmdline": live(lambda: "" if kernel_thread else proc.args.replace(" ", "\0") + "\0"),
         # The symbol the task sleeps in, without a newline; "0" while it runs (fs/proc/base.c, proc_pid_wchan).
         "wchan": live(lambda: "0" if proc.wchan == "-" else proc.wchan),
+        "numa_maps": live(lambda: numa_maps(cluster, node, proc)),
     }, mode=0o555, owner=owner, group=owner, mtime=proc.start_s)
 
 

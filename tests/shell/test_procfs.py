@@ -71,3 +71,18 @@ def test_boot_id_is_stable_names_the_journal_boot_and_changes_with_a_reboot():
     assert status == 0 and rebooted != first
     assert rebooted.strip().replace("-", "") == \
         login.execute("ssh node05 journalctl --list-boots")[0].splitlines()[-1].split()[1]
+
+
+def test_numa_maps_binds_a_rank_to_its_gpus_node_and_leaves_others_at_the_default():
+    s = on("node01")
+    pids = [int(p) for p in s.execute("pgrep pt_main_thread")[0].split()]
+    first, last = min(pids), max(pids)         # local rank 0 (GPU0, node 0) and 7 (GPU7, node 1)
+    for pid, numa in ((first, "0"), (last, "1")):
+        maps = s.execute(f"cat /proc/{pid}/numa_maps")[0].splitlines()
+        assert maps and all(re.fullmatch(rf"[0-9a-f]+ bind:{numa} .* N{numa}=\d+ kernelpagesize_kB=4", m) for m in maps)
+        starts = [int(m.split()[0], 16) for m in maps]
+        assert starts == sorted(starts) and starts[-1] < 1 << 47
+    daemon = s.execute("cat /proc/1/numa_maps")[0].splitlines()
+    assert daemon and all(re.search(r" default .* N0=\d+ N1=\d+ kernelpagesize_kB=4$", m) for m in daemon)
+    kthread = s.execute("cat /proc/2/numa_maps")
+    assert kthread == ("", 0)

@@ -171,15 +171,31 @@ def straggler(cluster: Cluster, r: random.Random, params: dict[str, object]) -> 
 
 
 def numa_misbinding(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
-    """One rank (and its loader workers) bound to the other socket than its GPU and NIC."""
+    """One rank (and its loader workers) bound away from its GPU and NIC's socket.
+
+    ``bind`` says which binding is wrong: ``cpu`` (the launcher binds the
+    rank's CPUs, and with them its memory, to the other node: ``taskset`` shows
+    the other socket's CPUs) or ``memory`` (the CPUs are right, but the memory
+    policy binds to the other node: only ``/proc/PID/numa_maps`` shows it).
+    """
     run = _run(cluster)
     rank = _rank(run, r, params)
     node = cluster.node(rank.node)
     assert node is not None
     right = node.gpus[rank.gpu].numa_node
-    run.rank_numa[rank.rank] = 1 - right if node.numa_nodes > 1 else right
-    return {"cause": "numa-misbinding", "rank": str(rank.rank), "node": rank.node, "gpu": str(rank.gpu),
-            "numa": str(run.rank_numa[rank.rank]), "pid": str(rank.pid)}
+    other = 1 - right if node.numa_nodes > 1 else right
+    bind = str(params["bind"])
+    if bind == "cpu":
+        run.rank_numa[rank.rank] = other
+        cause = "cpu-misbinding"
+    elif bind == "memory":
+        run.rank_membind[rank.rank] = other
+        cause = "memory-misbinding"
+    else:
+        raise ValueError("numa-misbinding: bind must be cpu or memory")
+    cpus = node.cpu.cpus_of_numa(run.rank_numa.get(rank.rank, right))
+    return {"cause": cause, "rank": str(rank.rank), "node": rank.node, "gpu": str(rank.gpu),
+            "numa": str(other), "cpus": cpus, "pid": str(rank.pid)}
 
 
 # -- NCCL's network ---------------------------------------------------------------------------
@@ -230,8 +246,21 @@ def tp_across_nodes(cluster: Cluster, r: random.Random, params: dict[str, object
 
 
 def larger_allocation(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
-    """The job resubmitted on twice the nodes at the same global batch, across a tapered spine."""
+    """The job resubmitted on twice the nodes at the same global batch; ``why`` says what eats the gain.
+
+    ``spine``: the added nodes sit under other leaf switches, so the gradient
+    all-reduce crosses the tapered spine and its exposed part grows as the
+    compute per rank halves. ``loader``: the nodes share one leaf, but each
+    rank's data loader (``num_workers`` in the config) takes as long per step
+    as before, which the halved compute no longer hides.
+    """
     run = _run(cluster)
+    why = str(params["why"])
+    if why not in ("spine", "loader"):
+        raise ValueError("larger-allocation: why must be spine or loader")
+    if why == "loader":
+        run.loader_workers = int(str(params["workers"]))
+        run.batch_cpu_s = float(str(params["batch_cpu_s"]))
     nodes = run.nodes
     half = max(1, len(nodes) // 2)
     small = [rk for rk in run.ranks if rk.node in nodes[:half]]
@@ -246,6 +275,9 @@ def larger_allocation(cluster: Cluster, r: random.Random, params: dict[str, obje
     run.baseline_step_s = baseline
     run.previous_config = {"ranks": small, "micro_batch": run.micro_batch * 2}
     run.previous_job_id = run.job_id - PREVIOUS_JOB_GAP
+    truth = {"nodes": str(len(nodes)), "baseline_nodes": str(half), "why": why, "workers": str(run.loader_workers)}
+    if why == "loader":
+        return {"cause": "input-bound", **truth}
     cluster.oversubscription = float(str(params["oversubscription"]))
     for name in nodes[half:]:
         node = cluster.node(name)
@@ -254,7 +286,7 @@ def larger_allocation(cluster: Cluster, r: random.Random, params: dict[str, obje
             if nic.role == "compute":
                 nic.peer_switch = f"leaf-r{nic.rail}-02"
                 cluster.switches.setdefault(nic.peer_switch, ("leaf", nic.rail if nic.rail is not None else -1))
-    return {"cause": "larger-allocation", "nodes": str(len(nodes)), "baseline_nodes": str(half)}
+    return {"cause": "communication-bound", **truth}
 
 
 #: How many job ids before the current one the previous run of the job was submitted.
@@ -290,16 +322,16 @@ FAULTS: list[Fault] = [
           checkpoint_stall, {"every": 100, "write_load": 0.88, "why": ""}),
     Fault("straggler", "One rank is late to every all-reduce: a slowed GPU, or a read that never returns",
           straggler, {"rank": None, "kind": "", "cap_mhz": None, "at": None}),
-    Fault("numa-misbinding", "One rank and its loader workers bound to the wrong socket",
-          numa_misbinding, {"rank": None}),
+    Fault("numa-misbinding", "One rank and its loader workers bound to the wrong socket: CPUs, or only memory",
+          numa_misbinding, {"rank": None, "bind": "cpu"}),
     Fault("nccl-socket-fallback", "NCCL finds no usable IB device and falls back to NET/Socket",
           nccl_socket_fallback, {"variant": ""}),
     Fault("wrong-hca-list", "NCCL_IB_HCA includes the storage ports or omits rails",
           wrong_hca_list, {"variant": ""}),
     Fault("tp-across-nodes", "Tensor-parallel groups placed across nodes instead of inside the NVLink domain",
           tp_across_nodes, {"tp": 8}),
-    Fault("larger-allocation", "Twice the nodes at the same global batch: exposed communication eats the gain",
-          larger_allocation, {"micro_batch": 1, "oversubscription": 4.0}),
+    Fault("larger-allocation", "Twice the nodes at the same global batch: exposed communication or the loader eats the gain",
+          larger_allocation, {"micro_batch": 1, "oversubscription": 4.0, "why": "spine", "workers": 2, "batch_cpu_s": 1.4}),
     Fault("config-regression", "A config change (activation checkpointing, micro-batch) costs tokens/s",
           config_regression, {"setting": ""}),
 ]
