@@ -53,6 +53,15 @@ class Figure:
     def path(self) -> Path:
         return OUT_DIR / f"{self.name}.svg"
 
+    @property
+    def narrow_path(self) -> Path:
+        """The same figure laid out for a phone's column (``hooks/figures.py`` shows it on narrow screens)."""
+        return OUT_DIR / f"{self.name}-narrow.svg"
+
+    @property
+    def has_narrow(self) -> bool:
+        return self.kind in NARROW_KINDS
+
 
 FIGURES = (
     Figure("fabric-triage-rails", "fabric", "reference/fabric-triage.md", "fabric-triage", 0),
@@ -236,8 +245,17 @@ def checkpoint_svg(name: str, cluster: object) -> str:
     return svg(name, width, axis_y + 58, title, desc, body)
 
 
-def render(figure: Figure) -> str:
-    """The SVG text of one figure, from a fresh session of its lab and seed where it has one."""
+#: Width of a figure's phone layout: it fits a 390 px screen's column (358 px) unscaled, so 11 px text stays 11 px.
+NARROW_WIDTH = 350
+#: The kinds drawn a second time for a phone, at :data:`NARROW_WIDTH`.
+NARROW_KINDS = frozenset({"ladder"})
+
+
+def render(figure: Figure, narrow: bool = False) -> str:
+    """The SVG text of one figure (``narrow``: its phone layout), from a fresh session of its lab and seed
+    where it has one."""
+    if narrow:
+        return figure_diagrams.KINDS[figure.kind](f"{figure.name}-narrow", NARROW_WIDTH)
     if figure.kind in figure_diagrams.KINDS:
         return figure_diagrams.KINDS[figure.kind](figure.name)
     from emulator.session import Session
@@ -255,6 +273,9 @@ def main() -> int:
     for figure in FIGURES:
         figure.path.write_text(render(figure), encoding="utf-8")
         print(f"wrote {figure.path}")
+        if figure.has_narrow:
+            figure.narrow_path.write_text(render(figure, narrow=True), encoding="utf-8")
+            print(f"wrote {figure.narrow_path}")
     return 0
 
 

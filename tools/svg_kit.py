@@ -16,6 +16,7 @@ forbids inline styles.
 
 from __future__ import annotations
 
+import textwrap
 from html import escape
 
 FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif'
@@ -101,6 +102,24 @@ def labelled_box(x: float, y: float, w: float, h: float, lines: list[str], cls: 
     for i, body in enumerate(lines):
         out.append(text(x + w / 2, top + i * (size + 2), body, size, "middle", bold_first and i == 0, ink))
     return out
+
+
+#: Width of an average character of the figures' sans-serif face, as a fraction of its size (a safe over-estimate).
+CHAR_WIDTH = 0.56
+
+
+def fit(lines: list[str], width: float, size: int = 12) -> list[str]:
+    """``lines`` wrapped at spaces so that each fits ``width`` at ``size`` (for a box or a paragraph)."""
+    chars = max(8, int(width / (size * CHAR_WIDTH)))
+    return [part for body in lines for part in (textwrap.wrap(body, chars, break_on_hyphens=False) or [""])]
+
+
+def paragraph(x: float, y: float, body: str, width: float, size: int = 12, bold: bool = False,
+              cls: str = "ink") -> tuple[list[str], float]:
+    """A paragraph of ``body`` wrapped to ``width`` from (x, y); its texts and the y under its last line."""
+    parts = fit([body], width, size)
+    return [text(x, y + i * (size + 4), part, size, bold=bold, cls=cls) for i, part in enumerate(parts)], \
+        y + len(parts) * (size + 4)
 
 
 def svg(name: str, width: int, height: int, title: str, desc: str, body: list[str], panel: bool = False) -> str:
