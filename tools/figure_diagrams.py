@@ -109,7 +109,7 @@ def nvls_svg(name: str) -> str:
 
 def _ladder_box(rung: Rung, x: float, y: float, w: float, size: int) -> tuple[list[str], float]:
     """A rung as a box of its title and detail wrapped to ``w``; the box's parts and its height."""
-    lines = fit([rung.title, rung.detail], w - 12, size)
+    lines = fit([rung.title], w - 12, size, bold=True) + fit([rung.detail], w - 12, size)
     h = len(lines) * (size + 2) + 16
     cls = {"step": "box", "ask": "accent-box", "last": "hot-box"}[rung.kind]
     return labelled_box(x, y, w, h, lines, cls, size), h

@@ -108,16 +108,16 @@ def labelled_box(x: float, y: float, w: float, h: float, lines: list[str], cls: 
 CHAR_WIDTH = 0.56
 
 
-def fit(lines: list[str], width: float, size: int = 12) -> list[str]:
+def fit(lines: list[str], width: float, size: int = 12, bold: bool = False) -> list[str]:
     """``lines`` wrapped at spaces so that each fits ``width`` at ``size`` (for a box or a paragraph)."""
-    chars = max(8, int(width / (size * CHAR_WIDTH)))
+    chars = max(8, int(width / (size * CHAR_WIDTH * (1.12 if bold else 1))))
     return [part for body in lines for part in (textwrap.wrap(body, chars, break_on_hyphens=False) or [""])]
 
 
 def paragraph(x: float, y: float, body: str, width: float, size: int = 12, bold: bool = False,
               cls: str = "ink") -> tuple[list[str], float]:
     """A paragraph of ``body`` wrapped to ``width`` from (x, y); its texts and the y under its last line."""
-    parts = fit([body], width, size)
+    parts = fit([body], width, size, bold)
     return [text(x, y + i * (size + 4), part, size, bold=bold, cls=cls) for i, part in enumerate(parts)], \
         y + len(parts) * (size + 4)
 
