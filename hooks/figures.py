@@ -3,8 +3,11 @@
 A page shows a figure as an ordinary image, ``![alt text](../assets/images/figures/NAME.svg)``.
 This hook replaces that image with ``<figure>``: the SVG inline, so the site's
 stylesheet paints it in the reader's palette (``tools/svg_kit.py``), and
-the image's alt text as the caption. On a narrow screen the drawing keeps a
-legible size and scrolls sideways, as a wide table does. The SVG keeps its own ``<title>`` (its
+the image's alt text as the caption. A figure drawn a second time for a phone
+(``NAME-narrow.svg``, ``tools/figures.py``) is inlined beside the wide one and
+the stylesheet shows one of the two by the screen's width, so a phone redraws
+the figure rather than scrolling it sideways; a figure without one shrinks to
+the column. The SVG keeps its own ``<title>`` (its
 accessible name) and ``<desc>`` (its text description). An image of a figure
 that does not exist, or without alt text, fails the build.
 """
@@ -35,7 +38,13 @@ def on_page_content(html, page, config, files):
         if alt is None or not unescape(alt["alt"]).strip():
             raise PluginError(f"{page.file.src_uri}: the figure {name} needs alt text")
         drawing = source.read_text(encoding="utf-8").strip()
-        return (f'<figure class="mdx-figure" id="figure-{name}">\n<div class="mdx-figure__scroll">{drawing}</div>\n'
+        phone = folder / f"{name}-narrow.svg"
+        if not phone.exists():
+            return (f'<figure class="mdx-figure" id="figure-{name}">\n<div class="mdx-figure__wide">{drawing}</div>\n'
+                    f'<figcaption>{alt["alt"]}</figcaption>\n</figure>')
+        narrow = phone.read_text(encoding="utf-8").strip()
+        return (f'<figure class="mdx-figure mdx-figure--redrawn" id="figure-{name}">\n'
+                f'<div class="mdx-figure__wide">{drawing}</div>\n<div class="mdx-figure__narrow">{narrow}</div>\n'
                 f'<figcaption>{alt["alt"]}</figcaption>\n</figure>')
 
     return IMAGE.sub(inline, html)

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tools.svg_kit import arrow, labelled_box, line, svg, text
+from emulator.cluster.remediation import AFTER_FIX, ANSWERS, LADDER, RUNGS, Rung
+from tools.svg_kit import arrow, fit, labelled_box, line, paragraph, svg, text
 
 GPUS = 8
 NODES = ("node01", "node02", "node03", "node04")
@@ -109,63 +110,82 @@ def nvls_svg(name: str) -> str:
     return svg(name, 900, 280, "NCCL NVLS all-reduce: data path inside one node", desc, body)
 
 
-#: The remediation ladder: (kind, lines) per rung, from the least to the most disruptive.
-LADDER = (
-    ("step", ["Drain the node", "scontrol update nodename=N state=drain reason=\"…\""]),
-    ("step", ["Keep the evidence", "nvidia-smi -q, dmesg -T (Xid), dcgmi health -c, nvidia-bug-report.sh"]),
-    ("ask", ["Reset Required or remap pending, the GPU still on the bus,", "and no process using it?"]),
-    ("step", ["Reset the GPU", "nvidia-smi -r -i GPU"]),
-    ("step", ["Reboot the node, keep it out of service", "scontrol reboot nextstate=DOWN N"]),
-    ("ask", ["dcgmi diag -r 3 passes, and the", "error does not come back?"]),
-    ("step", ["Return to service", "scontrol update nodename=N state=resume"]),
-    ("hot", ["Replace the part", "RMA with the bug report and the diag log"]),
-)
+def _ladder_box(rung: Rung, x: float, y: float, w: float, size: int) -> tuple[list[str], float]:
+    """A rung as a box of its title and detail wrapped to ``w``; the box's parts and its height."""
+    lines = fit([rung.title], w - 12, size, bold=True) + fit([rung.detail], w - 12, size)
+    h = len(lines) * (size + 2) + 16
+    cls = {"step": "box", "ask": "accent-box", "last": "hot-box"}[rung.kind]
+    return labelled_box(x, y, w, h, lines, cls, size), h
 
 
-def ladder_svg(name: str) -> str:
-    """The remediation ladder as a decision diagram: the least disruptive fix first, a test before return."""
-    body = [text(20, 28, "Remediation ladder for a suspect GPU: least disruptive first, test before return", 15,
-                 bold=True)]
-    x, w, h, gap = 200, 500, 46, 24
-    y = 48
-    centres: dict[int, float] = {}
-    for i, (kind, lines) in enumerate(LADDER):
-        cls = {"step": "box", "ask": "accent-box", "hot": "hot-box"}[kind]
-        if i == 6:      # "return to service" and "replace" side by side
-            body += labelled_box(40, y, 380, h, lines, cls, 12)
-            centres[i] = y
-            continue
-        if i == 7:
-            body += labelled_box(480, centres[6], 380, h, lines, cls, 12)
-            continue
-        body += labelled_box(x, y, w, h, lines, cls, 12)
-        centres[i] = y
-        if i < 5 and i != 3:    # after a reset, the path goes to the diagnostics (drawn below)
-            body.append(arrow(x + w / 2, y + h, x + w / 2, y + h + gap))
+def ladder_svg(name: str, width: int = 900) -> str:
+    """The remediation ladder (:data:`emulator.cluster.remediation.LADDER`) as a decision diagram: the least
+    disruptive fix first, a test before the return; ``width`` 350 lays it out for a phone."""
+    narrow = width < 600
+    size = 11 if narrow else 12
+    margin = 28 if narrow else 200
+    w, gap = width - 2 * margin, 26
+    left_path, right_path = margin - (16 if narrow else 40), margin + w + (16 if narrow else 60)
+    heading = "Remediation ladder for a suspect GPU: least disruptive first, test before return"
+    body, y = paragraph(20 if not narrow else 10, 28, heading, width - 20, 15 if not narrow else 14, bold=True)
+    y += 8
+    top: dict[str, float] = {}
+    tall: dict[str, float] = {}
+    resettable, passes = ANSWERS["resettable"], ANSWERS[AFTER_FIX]
+    stack = [r for r in LADDER if r.key not in passes]
+    for i, rung in enumerate(stack):
+        part, h = _ladder_box(rung, margin, y, w, size)
+        body += part
+        top[rung.key], tall[rung.key] = y, h
+        nxt = stack[i + 1].key if i + 1 < len(stack) else ""
+        if nxt and rung.key != resettable[0]:   # after a reset, the path goes round to the test (drawn below)
+            body.append(arrow(margin + w / 2, y + h, margin + w / 2, y + h + gap))
         y += h + gap
-    ask1, reset, reboot, ask2, ret = centres[2], centres[3], centres[4], centres[5], centres[6]
-    body.append(text(x + w / 2 + 8, ask1 + h + 16, "yes", 12, bold=True))
-    body.append(line(x + w, ask1 + h / 2, x + w + 60, ask1 + h / 2))
-    body.append(line(x + w + 60, ask1 + h / 2, x + w + 60, reboot + h / 2))
-    body.append(arrow(x + w + 60, reboot + h / 2, x + w, reboot + h / 2))
-    body.append(text(x + w + 66, ask1 + h / 2 + 40, "no", 12, bold=True))
-    body.append(line(x - 40, reset + h / 2, x, reset + h / 2))
-    body.append(line(x - 40, reset + h / 2, x - 40, ask2 + h / 2))
-    body.append(arrow(x - 40, ask2 + h / 2, x, ask2 + h / 2))
-    body.append(text(x - 34, reset + h + 20, "after the reset", 11))
-    body.append(arrow(x + w / 4, ask2 + h, 230, ret, "accent"))
-    body.append(text(x + w / 4 - 36, ask2 + h + 18, "yes", 12, bold=True))
-    body.append(arrow(x + 3 * w / 4, ask2 + h, 670, ret, "hot"))
-    body.append(text(x + 3 * w / 4 + 8, ask2 + h + 18, "no", 12, bold=True))
-    height = ret + h + 20
-    desc = ("Drain the node, then keep the evidence (nvidia-smi -q, the kernel log's Xid lines, dcgmi health, "
-            "nvidia-bug-report.sh). If the GPU reports Reset Required or a pending row remap, is still on the bus "
-            "and no process uses it, reset the GPU with nvidia-smi -r; otherwise reboot the node with scontrol "
-            "reboot nextstate=DOWN so that it does not return to service on its own. Then run dcgmi diag -r 3: if it "
-            "passes and the error does not come back, resume the node; if not, replace the part (RMA) with the bug "
-            "report and the diagnostic log.")
-    return svg(name, 900, int(height), "The remediation ladder for a suspect GPU, as a decision diagram", desc, body)
+
+    def mid(key: str) -> float:
+        return top[key] + tall[key] / 2
+
+    ask, yes, no = "resettable", resettable[0], resettable[1]
+    body.append(text(margin + w / 2 + 8, top[yes] - 8, "yes", 12, bold=True))
+    body.append(line(margin + w, mid(ask), right_path, mid(ask)))
+    body.append(line(right_path, mid(ask), right_path, mid(no)))
+    body.append(arrow(right_path, mid(no), margin + w, mid(no)))
+    if narrow:      # between the box and the path, above the line
+        body.append(text(margin + w + 1, mid(ask) - 4, "no", 12, bold=True))
+    else:
+        body.append(text(right_path + 6, (mid(ask) + mid(no)) / 2, "no", 12, bold=True))
+    body.append(line(margin, mid(yes), left_path, mid(yes)))
+    body.append(line(left_path, mid(yes), left_path, mid(AFTER_FIX)))
+    body.append(arrow(left_path, mid(AFTER_FIX), margin, mid(AFTER_FIX)))
+    if not narrow:
+        body.append(text(left_path + 6, top[yes] + tall[yes] + 20, "after the reset", 11))
+    half = (width - 30) / 2 if narrow else 380
+    places = ((10, passes[0], "accent", "yes"), (20 + half, passes[1], "hot", "no")) if narrow else \
+        ((40, passes[0], "accent", "yes"), (480, passes[1], "hot", "no"))
+    below = top[AFTER_FIX] + tall[AFTER_FIX]
+    bottom = 0.0
+    for x, key, cls, answer in places:
+        part, h = _ladder_box(RUNGS[key], x, y, half, size)
+        body += part
+        bottom = max(bottom, y + h)
+        start = margin + w / 4 if answer == "yes" else margin + 3 * w / 4
+        body.append(arrow(start, below, x + half / 2, y, cls))
+        body.append(text(start + (8 if answer == "no" else -30), below + 16, answer, 12, bold=True))
+    desc = (f"{' '.join(f'{r.title} ({r.detail}).' for r in LADDER[:2])} Then: {_ask(RUNGS[ask])} If yes: "
+            f"{_step(RUNGS[yes])}; if no: {_step(RUNGS[no])}. After either: {_ask(RUNGS[AFTER_FIX])} If yes: "
+            f"{_step(RUNGS[passes[0]])}; if no: {_step(RUNGS[passes[1]])}.")
+    return svg(name, width, int(bottom + 20), "The remediation ladder for a suspect GPU, as a decision diagram",
+               desc, body)
 
 
-KINDS: dict[str, Callable[[str], str]] = {"ring": ring_svg, "tree": tree_svg, "nvls": nvls_svg,
+def _ask(rung: Rung) -> str:
+    return f"{rung.title} {rung.detail}"
+
+
+def _step(rung: Rung) -> str:
+    return f"{rung.title[0].lower()}{rung.title[1:]} ({rung.detail})"
+
+
+#: kind → drawing function (name, and for a kind of ``tools.figures.NARROW_KINDS`` a width).
+KINDS: dict[str, Callable[..., str]] = {"ring": ring_svg, "tree": tree_svg, "nvls": nvls_svg,
                                           "ladder": ladder_svg}

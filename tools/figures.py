@@ -13,10 +13,12 @@ one the page's terminal runs), never drawn by hand:
   step time, write time and stall of the lab's run.
 
 The pictures that are not of one cluster (NCCL's algorithms, the remediation
-ladder) are in ``tools/figure_diagrams.py``. ``FIGURES`` lists every figure
+ladder, drawn from :mod:`emulator.cluster.remediation`) are in
+``tools/figure_diagrams.py``; every figure is drawn a second time for a phone
+(``NAME-narrow.svg``, ``tools/figure_phone.py``). ``FIGURES`` lists every figure
 and the page that shows it; ``tests/docs/test_pictures.py`` checks that the
 committed files match the model, ``tests/docs/test_figures.py`` that each
-page's figure agrees with its lab, and ::
+page's figure (and its phone layout) agrees with its lab, and ::
 
     .venv/bin/python tools/figures.py
 
@@ -32,9 +34,12 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tools import figure_diagrams  # noqa: E402
+import xml.etree.ElementTree as ET  # noqa: E402
+
+from tools import figure_diagrams, figure_phone  # noqa: E402
 from tools.svg_kit import arrow, labelled_box, line, rect, svg, text, write_pictures  # noqa: E402
 
+SVG_NS = "http://www.w3.org/2000/svg"
 OUT_DIR = Path(__file__).resolve().parents[1] / "docs" / "assets" / "images" / "figures"
 
 
@@ -52,6 +57,15 @@ class Figure:
     @property
     def path(self) -> Path:
         return OUT_DIR / f"{self.name}.svg"
+
+    @property
+    def narrow_path(self) -> Path:
+        """The same figure laid out for a phone's column (``hooks/figures.py`` shows it on narrow screens)."""
+        return OUT_DIR / f"{self.name}-narrow.svg"
+
+    @property
+    def has_narrow(self) -> bool:
+        return self.kind in NARROW_KINDS
 
 
 FIGURES = (
@@ -236,22 +250,50 @@ def checkpoint_svg(name: str, cluster: object) -> str:
     return svg(name, width, axis_y + 58, title, desc, body)
 
 
-def render(figure: Figure) -> str:
-    """The SVG text of one figure, from a fresh session of its lab and seed where it has one."""
-    if figure.kind in figure_diagrams.KINDS:
-        return figure_diagrams.KINDS[figure.kind](figure.name)
-    from emulator.session import Session
+#: The kinds drawn a second time for a phone (``tools/figure_phone.py``; the ladder draws its own).
+NARROW_KINDS = frozenset({"fabric", "node", "checkpoint", "ring", "tree", "nvls", "ladder"})
 
-    cluster = Session(lab=figure.lab, seed=figure.seed).cluster
-    if figure.kind == "fabric":
-        return fabric_svg(figure.name, cluster)
-    if figure.kind == "node":
-        return node_svg(figure.name, cluster, figure.node)
-    return checkpoint_svg(figure.name, cluster)
+
+def _phone(figure: Figure, wide: str) -> str:
+    """The phone layout of ``figure``, with the wide drawing's own title and description."""
+    if figure.kind == "ladder":
+        return figure_diagrams.ladder_svg(f"{figure.name}-narrow", figure_phone.WIDTH)
+    if figure.kind in figure_phone.DIAGRAMS:
+        body, height = figure_phone.DIAGRAMS[figure.kind]()
+    else:
+        from emulator.session import Session
+
+        cluster = Session(lab=figure.lab, seed=figure.seed).cluster
+        body, height = (figure_phone.node(cluster, figure.node) if figure.kind == "node"
+                        else getattr(figure_phone, figure.kind)(cluster))
+    root = ET.fromstring(wide)
+    title, desc = (root.find(f"{{{SVG_NS}}}{part}") for part in ("title", "desc"))
+    return svg(f"{figure.name}-narrow", figure_phone.WIDTHS.get(figure.kind, figure_phone.WIDTH), int(height), title.text or "",  # type: ignore[union-attr]
+               desc.text or "", body)  # type: ignore[union-attr]
+
+
+def render(figure: Figure, narrow: bool = False) -> str:
+    """The SVG text of one figure (``narrow``: its phone layout, saying the same words), from a fresh session
+    of its lab and seed where it has one."""
+    if figure.kind in figure_diagrams.KINDS:
+        wide = figure_diagrams.KINDS[figure.kind](figure.name)
+    else:
+        from emulator.session import Session
+
+        cluster = Session(lab=figure.lab, seed=figure.seed).cluster
+        if figure.kind == "fabric":
+            wide = fabric_svg(figure.name, cluster)
+        elif figure.kind == "node":
+            wide = node_svg(figure.name, cluster, figure.node)
+        else:
+            wide = checkpoint_svg(figure.name, cluster)
+    return _phone(figure, wide) if narrow else wide
 
 
 def main() -> int:
-    return write_pictures(FIGURES, render)
+    write_pictures(FIGURES, render)
+    return write_pictures([f for f in FIGURES if f.has_narrow], lambda f: render(f, narrow=True),
+                          lambda f: f.narrow_path)
 
 
 if __name__ == "__main__":

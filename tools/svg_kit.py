@@ -17,6 +17,7 @@ forbids inline styles.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable, Iterable
 from html import escape
 from pathlib import Path
@@ -107,6 +108,24 @@ def labelled_box(x: float, y: float, w: float, h: float, lines: list[str], cls: 
     return out
 
 
+#: Width of an average character of the figures' sans-serif face, as a fraction of its size (a safe over-estimate).
+CHAR_WIDTH = 0.56
+
+
+def fit(lines: list[str], width: float, size: int = 12, bold: bool = False) -> list[str]:
+    """``lines`` wrapped at spaces so that each fits ``width`` at ``size`` (for a box or a paragraph)."""
+    chars = max(8, int(width / (size * CHAR_WIDTH * (1.12 if bold else 1))))
+    return [part for body in lines for part in (textwrap.wrap(body, chars, break_on_hyphens=False) or [""])]
+
+
+def paragraph(x: float, y: float, body: str, width: float, size: int = 12, bold: bool = False,
+              cls: str = "ink") -> tuple[list[str], float]:
+    """A paragraph of ``body`` wrapped to ``width`` from (x, y); its texts and the y under its last line."""
+    parts = fit([body], width, size, bold)
+    return [text(x, y + i * (size + 4), part, size, bold=bold, cls=cls) for i, part in enumerate(parts)], \
+        y + len(parts) * (size + 4)
+
+
 def svg(name: str, width: int, height: int, title: str, desc: str, body: list[str], panel: bool = False) -> str:
     """A picture: its accessible name is ``title``, its text description ``desc`` (ids unique per picture).
 
@@ -139,10 +158,13 @@ class Picture(Protocol):
 P = TypeVar("P", bound=Picture)
 
 
-def write_pictures(pictures: Iterable[P], render: Callable[[P], str]) -> int:
-    """Draw each picture again and write it over its committed file (after a deliberate change); exit status 0."""
+def write_pictures(pictures: Iterable[P], render: Callable[[P], str],
+                   where: Callable[[P], Path] = lambda picture: picture.path) -> int:
+    """Draw each picture again and write it over its committed file, ``where(picture)`` (after a deliberate
+    change); exit status 0."""
     for picture in pictures:
-        picture.path.parent.mkdir(parents=True, exist_ok=True)
-        picture.path.write_text(render(picture), encoding="utf-8")
-        print(f"wrote {picture.path}")
+        path = where(picture)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(render(picture), encoding="utf-8")
+        print(f"wrote {path}")
     return 0

@@ -5,7 +5,10 @@ image, ``test_pictures.py`` checks with the charts. A figure drawn from a lab mu
 seed, and must say what the tools say on that cluster: the fabric figure's
 marked port is the one ``ibstatus`` shows degraded, the node figure's links,
 NICs and CPU affinity are ``nvidia-smi topo -m``'s, and the checkpoint
-figure's stall is the one the job's log reports.
+figure's stall is the one the job's log reports. The remediation ladder is
+drawn from the table ``submit`` reads (:mod:`emulator.cluster.remediation`):
+the rung a solved GPU error is sent to is a box of the committed figure, and
+it is the one the GPU's state in ``nvidia-smi -q`` calls for.
 """
 
 from __future__ import annotations
@@ -17,8 +20,9 @@ from pathlib import Path
 import pytest
 from mkdocs.utils.meta import get_data
 
+from emulator.cluster.remediation import LADDER, RUNGS
 from tests.support import on, run
-from tools.figures import FIGURES, Figure
+from tools.figures import FIGURES, Figure, render
 
 SVG = "{http://www.w3.org/2000/svg}"
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -27,6 +31,19 @@ BY_KIND = {f.kind: f for f in FIGURES}
 
 def _desc(figure: Figure) -> str:
     return ET.fromstring(figure.path.read_text(encoding="utf-8")).find(f"{SVG}desc").text or ""
+
+
+@pytest.mark.parametrize("figure", [f for f in FIGURES if f.has_narrow], ids=[f.name for f in FIGURES if f.has_narrow])
+def test_committed_phone_layout_matches_the_model_and_says_the_same(figure: Figure) -> None:
+    assert figure.narrow_path.exists(), f"{figure.narrow_path.name} missing: run tools/figures.py"
+    drawn = figure.narrow_path.read_text(encoding="utf-8")
+    assert drawn == render(figure, narrow=True), f"{figure.narrow_path.name} is stale: run tools/figures.py"
+    wide, narrow = ET.fromstring(render(figure)), ET.fromstring(drawn)
+    assert narrow.get("aria-labelledby") == f"{figure.name}-narrow-title", "ids unique on the page"
+    for part in ("title", "desc"):
+        assert narrow.find(f"{SVG}{part}").text == wide.find(f"{SVG}{part}").text
+    assert int(narrow.get("width")) <= 358, "fits a 390 px phone's column unscaled"
+    assert min(int(t.get("font-size")) for t in narrow.iter(f"{SVG}text")) >= 11
 
 
 @pytest.mark.parametrize("figure", FIGURES, ids=[f.name for f in FIGURES])
@@ -88,3 +105,40 @@ def test_the_checkpoint_figure_stalls_as_long_as_the_log_says_a_save_takes() -> 
     title = ET.fromstring(figure.path.read_text(encoding="utf-8")).find(f"{SVG}title").text or ""
     stall = float(re.search(r"synchronous checkpoint stalls job \d+ for ([\d.]+) s", title)[1])
     assert stall == round(seconds, 1)
+
+
+def _boxes(path: Path) -> str:
+    """The text of every label of a committed figure, joined."""
+    return " ".join(el.text or "" for el in ET.fromstring(path.read_text(encoding="utf-8")).iter(f"{SVG}text"))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_submit_sends_a_gpu_error_to_a_rung_of_the_drawn_ladder_that_its_state_calls_for(seed: int) -> None:
+    """The diagnostic-snapshot lab varies the Xid by seed (48, 79, 94): a reset, a reboot, no rung."""
+    figure = BY_KIND["ladder"]
+    session = on(None, "diagnostic-snapshot", seed)
+    truth = session.cluster.truth()
+    said = " ".join(run(session, f"submit node={truth['node']} gpu={truth['gpu']} xid={truth['xid']}").split())
+    smi, _ = on(truth["node"], "diagnostic-snapshot", seed).execute(f"nvidia-smi -q -i {truth['gpu']}")
+    if "Unable to determine the device handle" in smi:
+        rung = RUNGS["reboot"]    # fallen off the bus
+    elif re.search(r"Pending\s+: Yes", smi) or re.search(r"Reset Required\s+: Yes", smi):
+        rung = RUNGS["reset"]
+    else:
+        rung = None
+    if rung is None:
+        assert "asks for no reset; the error was contained, so restart the application" in said
+        return
+    command = rung.detail.replace("<gpu>", truth["gpu"]).replace("<node>", truth["node"])
+    assert f"then {rung.title[0].lower()}{rung.title[1:]} ({command})" in said
+    for path in (figure.path, figure.narrow_path):
+        drawn = _boxes(path)
+        assert rung.title in drawn and rung.detail in drawn, f"{path.name} has no box for {rung.key}"
+
+
+def test_the_ladder_figure_draws_every_rung_of_the_model_in_order() -> None:
+    figure = BY_KIND["ladder"]
+    for path in (figure.path, figure.narrow_path):
+        drawn = _boxes(path)
+        places = [drawn.find(f"{rung.title} {rung.detail}") for rung in LADDER]
+        assert -1 not in places and places == sorted(places), f"{path.name} is not the model's ladder"

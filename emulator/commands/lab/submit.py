@@ -9,7 +9,10 @@ may also run on unquoted (``cause=fabric manager down``) until the next
 FIELD=VALUE.
 
 A correct finding's first line is a verdict (``✓ Correct: TITLE.``): the
-screen shows it as one (chunk kind ``ok``), a pipe or a file as text.
+screen shows it as one (chunk kind ``ok``), a pipe or a file as text. A
+finding of a GPU error (its truth names an Xid) goes on with the rung of the
+remediation ladder that GPU's state calls for (:mod:`emulator.cluster.remediation`,
+the table the handbook's figure of the ladder is drawn from).
 
 The first wrong attempt says which parts are wrong, with the lab's advice;
 later ones say how many, so that a finding cannot be solved field by field
@@ -24,6 +27,7 @@ from __future__ import annotations
 import argparse
 
 from emulator import labs
+from emulator.cluster import remediation
 from emulator.commands.kit.command import Command, Context, ParsedCommand
 from emulator.commands.kit.finding import FindingForm, read_finding
 from emulator.commands.kit.proofs import capture
@@ -97,6 +101,11 @@ class SubmitCommand(ParsedCommand):
                     + "\n")
         for line in _wrapped(verdict.lines(detailed=True), width(ctx)):
             ctx.outln(line)
+        node = ctx.cluster.node(truth.get("node", "")) if truth.get("xid") else None
+        for gpu in node.gpus if node is not None else []:
+            if str(gpu.index) == truth.get("gpu"):
+                for line in wrap(remediation.advice(gpu, truth["node"]), columns=width(ctx)):
+                    ctx.outln(line)
         for line in wrap(state.summary(), columns=width(ctx)):
             ctx.outln(line)
         ctx.outln()

@@ -4,7 +4,10 @@
  * solve kept in this browser, storage.js), the panel (the lab's title, goal, its
  * objectives ticking as the learner's output shows each reference step's
  * evidence, buttons and share link, made here when the page has none) and its
- * toggle, and Reset, which asks once more on the button itself.
+ * toggle, and Reset, which asks once more on the button itself. An objective that
+ * ticks from a command's output is said once in the polite progress live region
+ * ("Objective done: … (2 of 4)"); a session opened or restored (a reload, another
+ * page of the lab) and a switch of lab tick nothing aloud.
  */
 import { recordSolve } from "./storage.js";
 
@@ -36,14 +39,16 @@ export class LabBar {
    * goal and share link. The panel is offered only while a lab runs; a page of
    * the healthy cluster gets one when a lab starts there.
    */
-  follow(variant) {
+  follow(variant, ran = false) {
     const { q, session } = this.terminal;
     if (!variant || variant.title === undefined || this.terminal.disposed) return;
     const lab = variant.lab || "sandbox";
     const { seed, title, goal } = variant;
     const solved = variant.solved ?? null;
     const objectives = Array.isArray(variant.objectives) ? variant.objectives : [];
+    const before = this.now;
     this.now = { lab, seed, title, goal, solved, objectives };
+    if (ran) this.announceTicks(before, this.now);
     session.keep();
     const shown = JSON.stringify(this.now);
     if (shown === this.shown) return;
@@ -64,6 +69,23 @@ export class LabBar {
     panel.querySelector("[data-mdx-lab-goal]").textContent = goal;
     panel.querySelector("[data-mdx-share]").href = `?lab=${encodeURIComponent(lab)}&seed=${seed}`;
     this.showObjectives(panel, objectives);
+  }
+
+  /**
+   * Say, in the polite progress region, the objectives a command just ticked: only when `before` was the same
+   * lab and seed with the same steps, so a restored or switched session is never read out as progress.
+   */
+  announceTicks(before, now) {
+    const region = this.terminal.q("[data-mdx-progress]");
+    const was = before.objectives;
+    if (!region || before.lab !== now.lab || before.seed !== now.seed || !Array.isArray(was)
+        || was.length !== now.objectives.length) return;
+    const ticked = now.objectives.filter((o, i) => o.done && !was[i].done && was[i].text === o.text);
+    if (!ticked.length) return;
+    const done = now.objectives.filter((o) => o.done).length;
+    const said = element("p", `${ticked.length === 1 ? "Objective" : "Objectives"} done: `
+      + `${ticked.map((o) => o.text).join("; ")} (${done} of ${now.objectives.length})`);
+    region.replaceChildren(said);
   }
 
   /**

@@ -73,7 +73,7 @@ export class Runner {
             this.pending = [];
           }
           this.finish(busy, m.prompt, collected);
-          bar.follow(m);
+          bar.follow(m, true);
           if (m.request) answer(this.terminal, m.request);
         },
         onError: (message) => {

@@ -38,7 +38,7 @@
     });
   }
 
-  var SCROLLERS = ".md-typeset__scrollwrap, .md-typeset pre > code, .mdx-figure__scroll";
+  var SCROLLERS = ".md-typeset__scrollwrap, .md-typeset pre > code";
 
   /* Material takes code blocks out of the tab order on devices without hover
      (phones); a phone with a keyboard or switch access still has to scroll them. */
