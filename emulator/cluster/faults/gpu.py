@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 
-from emulator.cluster.accounts import uid_of
+from emulator.cluster.accounts import OPERATORS, uid_of
 from emulator.cluster.catalog import H100
 from emulator.cluster.faults.base import Fault
 from emulator.cluster.faults.gpu_targets import (
@@ -98,10 +98,6 @@ def gpu_power_brake(cluster: Cluster, r: random.Random, params: dict[str, object
     if scope == "node":
         truth["gpu"] = "all"
     return truth
-
-
-#: Operators whose sudo runs leave the audit trail of a changed power limit.
-OPERATORS = ("carol", "dave", "erin")
 
 
 def gpu_power_cap(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
