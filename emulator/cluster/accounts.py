@@ -8,6 +8,8 @@ LEARNER = "alice"
 #: Accounts of the cluster's users: name → uid (the group has the same id).
 UIDS = {"root": 0, "slurm": 64030, "alice": 1001, "bob": 1002, "carol": 1003, "dave": 1004, "erin": 1005}
 
+#: Operators whose sudo runs leave audit lines when a fault is something one of them did by hand.
+OPERATORS = ("carol", "dave", "erin")
 
 #: System accounts the hosts' passwd has beyond Slurm's user table (alice and the others share
 #: it), under the names ``ps`` truncates with ``+``.

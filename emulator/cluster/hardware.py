@@ -175,6 +175,11 @@ class NIC:
     retransmit_fraction: float = 0.0
     #: The transceiver's temperature (°C) when a fault drives it; None: its normal reading.
     module_temp_c: int | None = None
+    #: IB speeds the port may train to when someone narrowed them (``mlxlink --speeds``),
+    #: fastest first; empty: every speed the adapter supports.
+    enabled_speeds: tuple[str, ...] = ()
+    #: Receive lanes (0-based) of the transceiver that see no light.
+    dark_lanes: tuple[int, ...] = ()
     #: Raw counter values at the last reset (``perfquery -R``); reads count from them.
     counter_baseline: dict[str, int] = field(default_factory=dict)
     #: Offset (s) from the clock's start when the counters were last cleared (None: at boot).

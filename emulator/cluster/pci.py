@@ -52,6 +52,11 @@ class PciDev:
 
 
 
+def nvswitch_bus_id(k: int) -> str:
+    """``0000:05:00.0``: the PCI address of the baseboard's NVSwitch ``k`` (its physical id)."""
+    return f"0000:{0x05 + k:02x}:00.0"
+
+
 def pci_devices(node: Node) -> list[PciDev]:
     """Every PCI function of the host: endpoints from the model, and the root ports and switch
     ports whose bus ranges lead to them (the tree ``lspci -t`` draws)."""
@@ -64,7 +69,7 @@ def pci_devices(node: Node) -> list[PciDev]:
             devs.append(PciDev(f"{NVME_BUSES[i]:02x}:00.0", "nvme", 0, "nvme", 4, 4, 4, 4))
         return _with_bridges(devs, [])
     for k in range(node.hw.nvswitches):
-        devs.append(PciDev(f"{0x05 + k:02x}:00.0", "nvswitch", 0, "", 4, 2, 4, 2))
+        devs.append(PciDev(nvswitch_bus_id(k)[5:], "nvswitch", 0, "", 4, 2, 4, 2))
     behind: dict[int, list[PciDev]] = {sw.index: [] for sw in node.hw.pcie_switches}
     for gpu in node.gpus:
         # A GPU that fell off the bus stays enumerated, but its config space reads all ones.

@@ -30,6 +30,9 @@ if TYPE_CHECKING:  # pragma: no cover
 PROCESS_NAME = "/usr/bin/python3"
 #: Memory the driver keeps for itself on an idle GPU (MiB), as ``nvidia-smi`` shows.
 IDLE_USED_MIB = 1
+#: A rank's CUDA context before its model is loaded: its memory (MiB) and the draw (W) it adds over idle.
+CONTEXT_MIB = 520
+CONTEXT_W = 28.0
 #: Reasons a fault may hold active whatever the load (external or thermal signals).
 SLOWDOWN_REASONS = ("SW Power Cap", "HW Slowdown", "HW Thermal Slowdown", "HW Power Brake Slowdown",
                     "SW Thermal Slowdown")
@@ -119,6 +122,16 @@ def sample(cluster: Cluster, node: Node, gpu: GPU, at: float | None = None) -> R
     procs = processes(cluster, node, gpu, at)
     held = frozenset(r for r in gpu.clock_event_reasons if r != "Idle")
     busy = bool(procs)
+    if busy and _no_kernels(cluster, node, gpu):
+        # The rank holds a CUDA context but runs no kernel this second (starting up, or failing to):
+        # the GPU draws a little over idle, at idle clocks, with only its context in memory.
+        return Reading(
+            busy=True, util_pct=0, mem_util_pct=0, mem_used_mib=IDLE_USED_MIB + CONTEXT_MIB,
+            power_w=round(gpu.power_w + CONTEXT_W + jitter.uniform(-1.5, 1.5), 2),
+            temp_c=gpu.temp_c + gpu.cooling_deficit_c // 3 + 1 + jitter.choice((-1, 0, 0, 1)),
+            mem_temp_c=gpu.mem_temp_c + gpu.cooling_deficit_c // 3 + jitter.choice((-1, 0, 1)),
+            sm_mhz=H100.idle_sm_mhz, mem_mhz=H100.max_mem_mhz, pstate="P0", reasons=frozenset({"Idle"}),
+        )
     if not busy:
         temp = gpu.temp_c + gpu.cooling_deficit_c // 3 + jitter.choice((-1, 0, 0, 1))
         brake = "HW Power Brake Slowdown" in held
@@ -164,6 +177,15 @@ def sample(cluster: Cluster, node: Node, gpu: GPU, at: float | None = None) -> R
         temp_c=int(temp), mem_temp_c=int(temp) + base.randint(6, 10) + jitter.choice((0, 1)),
         sm_mhz=sm, mem_mhz=H100.max_mem_mhz, pstate="P0", reasons=frozenset(busy_reasons),
     )
+
+
+def _no_kernels(cluster: Cluster, node: Node, gpu: GPU) -> bool:
+    """Whether the training rank on ``gpu`` holds only its CUDA context at ``t``: its run failed at
+    start-up, before any model reached the GPU (a rank that waits for data or hangs keeps its model)."""
+    run = cluster.training
+    if run is None or run.start_failure is None:
+        return False
+    return any(r.node == node.name and r.gpu == gpu.index for r in run.ranks)
 
 
 def _util_pct(cluster: Cluster, node: Node, gpu: GPU, t: float, draw: float) -> int:

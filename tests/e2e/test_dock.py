@@ -93,7 +93,7 @@ def test_the_objectives_tick_from_the_learners_own_output_and_the_solve_quotes_i
     said = run(page, 'submit node=node02 port=mlx5_3 cause="rate dropped to 200"')
     flat = " ".join(said.split())
     assert "1. Read the negotiated rate of every rail port on the job's nodes: used. Your output showed " \
-           '"rate: 200 Gb/sec (4X HDR)".' in flat
+           '"rate: 200 Gb/sec (2X NDR)".' in flat
     assert "3. Measure the counter delta and the kernel's view: not used: the reference procedure runs" in flat
     # The verdict is its own announcement; the rest of a long output is summarised.
     assert page.text_content(VERDICT) == "✓ Correct: A link is active but not healthy."

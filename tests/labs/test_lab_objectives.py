@@ -19,7 +19,7 @@ def test_an_objective_ticks_when_the_output_shows_its_evidence_not_when_the_tool
     assert ticks(session) == [False, False, False, False]
     session.execute("ssh node02 ibstatus")
     first = session.objectives()[0]
-    assert first.done and first.saw == ("rate: 200 Gb/sec (4X HDR)",)
+    assert first.done and first.saw == ("rate: 200 Gb/sec (2X NDR)",)
 
 
 def test_the_objectives_name_the_steps_and_not_the_answer():

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import random
 
+from emulator.cluster.accounts import OPERATORS, uid_of
 from emulator.cluster.faults.base import Fault
+from emulator.cluster.faults.gpu_targets import utc_stamp
 from emulator.cluster.hardware import NIC, KernelEvent
 from emulator.cluster.links import LANE_SPEEDS
 from emulator.cluster.model import Cluster, Node
@@ -54,7 +56,15 @@ def _log_link_change(node: Node, nic: NIC, at: float, up_after: float | None) ->
 
 def link_rate(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
     """A port trained below its rated speed (HDR instead of NDR, or 2X instead of 4X),
-    still Active and LinkUp: only the rate tells."""
+    still Active and LinkUp: only the rate tells.
+
+    Why, by width. At 4X an operator narrowed the port's enabled speeds with ``mlxlink --speeds``
+    during a cable test days ago and toggled it, and never set them back: sudo's audit lines name
+    who and when, ``mlxlink`` shows the narrowed Enabled Link Speed, and the toggle left one link
+    down/up pair in the kernel log and in LinkDownedCounter. At 2X two receive lanes of the
+    transceiver see no light (a broken fibre pair), so the link trained on the two that do:
+    ``mlxlink -m`` reads them at -40 dBm.
+    """
     node, nic = _target(cluster, r, params)
     width = str(params["width"]).upper()
     if width not in ("1X", "2X", "4X"):
@@ -68,7 +78,24 @@ def link_rate(cluster: Cluster, r: random.Random, params: dict[str, object]) -> 
     if rate >= nic.max_rate_gbps:
         raise ValueError(f"link-rate: {rate} Gb/s is not below the port's rated {nic.max_rate_gbps} Gb/s")
     nic.rate_gbps, nic.width = rate, width
-    return _truth(node, nic, "link-rate", rate=str(rate), width=width)
+    if lanes < 4:
+        nic.dark_lanes = tuple(range(lanes, 4))
+        return _truth(node, nic, "link-rate", rate=str(rate), width=width, why="dark-lanes")
+    speed = LANE_SPEEDS[float(rate) / lanes]
+    nic.enabled_speeds = (speed,)
+    user = r.choice(OPERATORS)
+    at = round(-r.uniform(26.0, 90.0) * 3600.0, 3)
+    shell = f"{user:>8} : TTY=pts/{r.randint(0, 3)} ; PWD=/home/{user} ; USER=root ; COMMAND=/usr/bin/mlxlink -d {nic.name} "
+    pam = f"pam_unix(sudo:session): session opened for user root(uid=0) by {user}(uid={uid_of(user)})"
+    toggle = at + round(r.uniform(8.0, 40.0), 3)
+    for when, args in ((at, f"--speeds {speed}"), (toggle, "-a TG")):
+        node.hw.auth_log += [(when, "sudo", shell + args), (when, "sudo", pam),
+                             (when + 1.2, "sudo", "pam_unix(sudo:session): session closed for user root")]
+    node.hw.auth_log.sort(key=lambda e: e[0])
+    nic.link_down_events.append(round(toggle + 0.6, 3))
+    _log_link_change(node, nic, round(toggle + 0.6, 3), round(r.uniform(3.0, 6.0), 3))
+    return _truth(node, nic, "link-rate", rate=str(rate), width=width, why="enabled-speeds", user=user,
+                  time=utc_stamp(cluster, at))
 
 
 def symbol_errors(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:

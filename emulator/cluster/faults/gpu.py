@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 
-from emulator.cluster.accounts import uid_of
+from emulator.cluster.accounts import OPERATORS, uid_of
 from emulator.cluster.catalog import H100
 from emulator.cluster.faults.base import Fault
 from emulator.cluster.faults.gpu_targets import (
@@ -28,11 +28,12 @@ from emulator.cluster.faults.gpu_targets import (
     pick_node,
     utc_stamp,
 )
-from emulator.cluster.faults.xid import ecc_dbe_remap, xid
+from emulator.cluster.faults.xid import ecc_dbe_remap, gpu_banner, xid, xid_event
 from emulator.cluster.gpu_rates import sm_clock_under_load
-from emulator.cluster.hardware import KernelEvent
+from emulator.cluster.hardware import GPU, KernelEvent
 from emulator.cluster.lifecycle import lose_psu, maintenance_reboot, sel
 from emulator.cluster.model import Cluster, Node
+from emulator.cluster.pci import nvswitch_bus_id
 from emulator.cluster.startup import fail_at_start
 
 # -- slowdowns --------------------------------------------------------------------------------
@@ -100,10 +101,6 @@ def gpu_power_brake(cluster: Cluster, r: random.Random, params: dict[str, object
     return truth
 
 
-#: Operators whose sudo runs leave the audit trail of a changed power limit.
-OPERATORS = ("carol", "dave", "erin")
-
-
 def gpu_power_cap(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
     """Someone lowered one GPU's power limit: it pins at the cap with SW Power Cap active.
 
@@ -141,8 +138,8 @@ def nvlink_down(cluster: Cluster, r: random.Random, params: dict[str, object]) -
     On HGX H100 Fabric Manager's default ``ACCESS_LINK_FAILURE_MODE=0`` removes such a GPU from
     NVSwitch routing: it registers with the fabric in error and loses NVLink peer-to-peer with
     every other GPU, not a share of its bandwidth; CUDA still runs on it (NVIDIA Fabric Manager
-    User Guide, *High Availability Modes*). The failed links read ``<inactive>``; no Xid is
-    raised, since no link failed under load. NCCL's init on the node then fails
+    User Guide, *High Availability Modes*). The failed links read ``<inactive>``; why is in
+    that boot's logs (:func:`_log_training_faults`): each faulted as it trained. NCCL's init on the node then fails
     (:func:`emulator.cluster.collectives.check_p2p`), so the job fails at start-up
     (:func:`emulator.cluster.startup.fail_at_start`). The links failed to train at the reboot that
     ended the node's maintenance window, shortly before the job launched.
@@ -156,10 +153,37 @@ def nvlink_down(cluster: Cluster, r: random.Random, params: dict[str, object]) -
     down = sorted(r.sample(range(len(gpu.nvlinks)), count))
     for index in down:
         gpu.nvlinks[index].up = False
+    _log_training_faults(node, gpu, down)
     # Which nvmlReturn_t the failed registration reports is not documented for this case [unverified].
     gpu.fabric_status = "Unknown Error"
     fail_at_start(cluster)
     return gpu_truth(node, gpu, "nvlink-down", links=",".join(map(str, down)))
+
+
+def _log_training_faults(node: Node, gpu: GPU, down: list[int]) -> None:
+    """What the boot's logs say about access links that faulted while Fabric Manager trained them.
+
+    The NVSwitch driver reports SXid 20034 (LTSSM Fault Up) for the switch port, the GPU driver
+    Xid 74 for its link, and Fabric Manager logs the fatal SXid against the switch's PCI address,
+    physical id and port: the formats of real logs (leptonai/gpud's Fabric Manager and kernel log
+    parsers, NVIDIA/NVSentinel's Xid 74 analyser). Port numbers follow the GPU's links in order.
+    """
+    fm = node.hw.services["nvidia-fabricmanager"]
+    at = fm.since_s + 0.2
+    events = gpu_banner(gpu, at)
+    for n, index in enumerate(down):
+        link = gpu.nvlinks[index]
+        switch, port, t = link.switch, gpu.index * 5 + index // 4, at + 0.004 * n
+        bus = nvswitch_bus_id(switch)
+        events += [KernelEvent(t, f"nvidia-nvswitch{switch}: SXid (PCI:{bus}): 20034, Fatal, Link {port} "
+                                  "LTSSM Fault Up", "err"),
+                   xid_event(gpu, t + 0.001, 74, "'<unknown>'", "<unknown>",
+                             f"NVLink: fatal error detected on link {index}(0x10000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0)")]
+        fm.journal.append((t + 0.002, f"detected NVSwitch fatal error 20034 on NodeId 0 on NVSwitch pci bus id "
+                                      f"0000{bus} physical id {switch} port {port}"))
+    fm.journal.sort(key=lambda e: e[0])
+    log_kernel(node, events)
+    gpu.xids.append(74)
 
 
 #: A Fabric Manager release newer than the driver (550.90.07): the package an unpinned upgrade installs.

@@ -77,7 +77,10 @@ class Mlxlink(ParsedCommand):
         if up:
             fec = ("Interleaved Standard RS-FEC - (544,514)" if links.speed_name(nic) == "NDR"
                    else "Standard RS-FEC - RS(544,514)")
-        enabled = speeds(IB_MASK, IB_SPEEDS) if ib else speeds(ETH_EXT_MASK, ETH_EXT_SPEEDS)
+        supported = speeds(IB_MASK, IB_SPEEDS) if ib else speeds(ETH_EXT_MASK, ETH_EXT_SPEEDS)
+        enabled = supported
+        if ib and nic.enabled_speeds:   # narrowed with mlxlink --speeds: the cable still supports them all
+            enabled = speeds(sum(bit for name, bit in IB_SPEEDS if name in nic.enabled_speeds), IB_SPEEDS)
         ext = "" if ib else " (Ext.)"   # mlxlink_commander.cpp: an Ethernet port's extended protocols
         _section(ctx, "Operational Info", [
             ("State", nic.state if up else ("Disable" if nic.phys_state == "Disabled" else "Polling")),
@@ -89,7 +92,7 @@ class Mlxlink(ParsedCommand):
             ("Auto Negotiation", "ON"),
         ])
         _section(ctx, "Supported Info", [(f"Enabled Link Speed{ext}", enabled),
-                                         (f"Supported Cable Speed{ext}", enabled)])
+                                         (f"Supported Cable Speed{ext}", supported)])
         if up:
             opcode, group, advice = "0", "N/A", "No issue was observed"
         elif nic.phys_state == "Disabled":
@@ -116,12 +119,14 @@ class Mlxlink(ParsedCommand):
 
     def _module(self, ctx: Context, nic: NIC) -> None:
         """The transceiver's identity and live optics. A marginal link shows one weak
-        receive lane; a port polling for a peer receives no light at all."""
+        receive lane, a link trained at 2X two dark ones; a port polling for a peer receives no light at all."""
         r = rng(ctx.cluster.seed, ctx.host.name, nic.name, "module")
         rx = [round(r.uniform(0.9, 2.1), 3) for _ in range(4)]
         tx = [round(r.uniform(0.8, 1.6), 3) for _ in range(4)]
         if nic.counter_rates.get("SymbolErrorCounter", 0.0) > 0:
             rx[r.randrange(4)] = round(r.uniform(-8.6, -7.2), 3)
+        for lane in nic.dark_lanes:     # a broken fibre pair: the link trained on the lanes that see light
+            rx[lane] = -40.0
         if nic.phys_state == "Polling":
             rx = [-40.0] * 4
         if nic.phys_state == "Disabled":
