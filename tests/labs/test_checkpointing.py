@@ -134,3 +134,14 @@ def test_saying_the_filesystem_is_full_gets_the_per_ost_feedback() -> None:
     session = Session(LAB, seed_for("ost-full"))
     out, _ = _submit(session, session.cluster.truth(), "the lustre filesystem is full")
     assert "(read as fs-full)" in out and "lfs df prints each OST" in " ".join(out.split())
+
+
+@pytest.mark.parametrize("why", ["ost-full", "quota", "oom"])
+def test_every_phrase_the_lab_lists_for_the_true_why_solves_it(why: str) -> None:
+    check = labs.get(LAB).check
+    assert check is not None
+    session = Session(LAB, seed_for(why))
+    truth = session.cluster.truth()
+    for phrase in [why, *check.synonyms["why"][why]]:
+        out, status = _submit(session, truth, phrase)
+        assert status == 0 and out.startswith("✓ Correct"), f"{phrase!r}\n{out}"
