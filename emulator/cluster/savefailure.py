@@ -12,8 +12,10 @@ The write fails in one of three ways (``TrainingRun.checkpoint_why``): the
 OST under the shard filled up (ENOSPC at the ``fsync`` DCP does before
 closing each file), the project's quota ran out (EDQUOT there), or the
 rank's GPU had no room to stage a tensor for the copy to host memory
-(``torch.OutOfMemoryError``, whose figures :func:`oom_memory` keeps so that
-``nvidia-smi`` on the rank's node shows the same process filling its GPU).
+(``torch.OutOfMemoryError``: copying a non-contiguous tensor to the host
+first makes a contiguous copy of it on the GPU; :func:`oom_memory` keeps the
+figures so that ``nvidia-smi`` on the rank's node shows the same process
+filling its GPU).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ _WRITE_FRAMES = ((f"{_DCP}/utils.py", 212, "all_reduce", "local_data = map_fun()
 _FSYNC = ((f"{_DCP}/filesystem.py", 295, "_write_files_from_queue", "os.fsync(stream.fileno())"),)
 _STAGE = ((f"{_DCP}/filesystem.py", 272, "_write_files_from_queue", "loader.start_loading()"),
           (f"{_DCP}/filesystem.py", 168, "start_loading", "self._refill()"),
-          (f"{_DCP}/filesystem.py", 142, "_refill", "tensor = self.resolve_fun(obj).detach()"))
+          (f"{_DCP}/filesystem.py", 146, "_refill", 'tensor = tensor.to(device="cpu", non_blocking=True)'))
 #: The OSError each filesystem cause raised.
 OS_ERRORS = {"ost-full": "OSError: [Errno 28] No space left on device",
              "quota": "OSError: [Errno 122] Disk quota exceeded"}
