@@ -20,11 +20,13 @@ from emulator.cluster.catalog import H100
 from emulator.cluster.gpu_rates import POWER_EXPONENT, power_limited, sm_clock_under_load
 from emulator.cluster.hardware import GPU, NVLink
 from emulator.cluster.ids import rng
+from emulator.cluster.savefailure import oom_memory
 from emulator.cluster.timeline import failed_at
 
 if TYPE_CHECKING:  # pragma: no cover
     from emulator.cluster.model import Cluster, Node
     from emulator.cluster.scheduler import Job
+    from emulator.cluster.training import TrainingRun
 
 #: Process name the driver reports for a PyTorch rank.
 PROCESS_NAME = "/usr/bin/python3"
@@ -99,8 +101,16 @@ def processes(cluster: Cluster, node: Node, gpu: GPU, at: float | None = None) -
             pid = rng(cluster.seed, "job", job.job_id, node.name, "pids").randint(90_000, 160_000) + gpu.index * 5
         if pid:
             used = rng(cluster.seed, node.name, "gpu", gpu.index, "job", job.job_id, "mem").randint(61_400, 76_800)
+            if run is not None and job.job_id == run.job_id and _ran_out(run, node.name, gpu.index):
+                used = oom_memory(cluster.seed, run).used_mib
             found.append(GpuProcess(pid=pid, name=PROCESS_NAME, used_mib=used))
     return found
+
+
+def _ran_out(run: TrainingRun, node: str, gpu: int) -> bool:
+    """Whether this GPU's rank is the one whose checkpoint write ran out of GPU memory."""
+    failed = set(run.broken_checkpoints.values()) if run.checkpoint_why == "oom" else set()
+    return any(r.rank in failed and r.node == node and r.gpu == gpu for r in run.ranks)
 
 
 def _running(job: Job, at: float | None) -> bool:

@@ -115,10 +115,13 @@ class TrainingRun:
     #: Earlier attempts of this job that hung: (offset s when the rank stopped, that rank).
     #: The batch script relaunched after each watchdog timeout.
     past_hangs: list[tuple[float, int]] = field(default_factory=list)
-    #: Checkpoints (step -> rank whose shard is missing) that were never completed.
+    #: Checkpoints (step -> rank whose shard write failed) that were never completed.
     broken_checkpoints: dict[int, int] = field(default_factory=dict)
-    #: Why those shards were not written: the OSError the rank's write raised.
-    checkpoint_error: str = ""
+    #: Why that rank's write failed: "ost-full" (the OST under its shard filled up), "quota"
+    #: (the project's quota ran out) or "oom" (its GPU ran out of memory staging the shard).
+    checkpoint_why: str = ""
+    #: The OST that filled up under that shard (``ost-full``), by index.
+    full_ost: int | None = None
     #: The previous job's configuration, for a config-regression comparison
     #: (TrainingRun field name -> value); empty when nothing changed.
     previous_config: dict[str, object] = field(default_factory=dict)

@@ -15,6 +15,7 @@ from functools import lru_cache
 from emulator.cluster.ids import rng
 from emulator.cluster.jobscript import config_path
 from emulator.cluster.model import Cluster
+from emulator.cluster.savefailure import checkpoint_exception
 from emulator.cluster.scheduler import compress_hostlist
 from emulator.cluster.steps import StepProfile, previous_run, profile, profile_of
 from emulator.cluster.timeline import Schedule, schedule, teardown_s, written_until
@@ -109,9 +110,12 @@ def _step_lines(cluster: Cluster, run: TrainingRun, sched: Schedule, prof: StepP
                 lines.append((done, f"INFO [checkpoint.py:121] saved checkpoint step {step} in "
                                     f"{write_s:.2f}s ({size / write_s:.2f} GB/s)"))
         elif finish <= now and step in run.broken_checkpoints:
-            lines.append((finish, f"WARNING [checkpoint.py:104] checkpoint step {step} incomplete: 1 of "
-                                  f"{run.world_size} shards not written (OSError: {run.checkpoint_error}), "
-                                  f"training paused {finish - begin:.2f}s"))
+            # dcp.save raised on every rank; train.py logs it and trains on without this checkpoint.
+            failure = checkpoint_exception(cluster.seed, run, run.broken_checkpoints[step])
+            kept = max(sched.resume_step, step - sched.every)
+            lines.append((finish, f"ERROR [checkpoint.py:104] checkpoint step {step} failed after "
+                                  f"{finish - begin:.2f}s, training paused; latest checkpoint stays step {kept}, "
+                                  f"training continues: {failure}"))
         elif finish <= now:
             lines.append((finish, f"INFO [checkpoint.py:97] saved checkpoint step {step} in {finish - begin:.2f}s "
                                   f"({size / (finish - begin):.2f} GB/s), training paused"))

@@ -53,17 +53,21 @@ def test_storage_contention_adds_data_wait_and_slows_checkpoint_writes() -> None
     assert loaded.checkpoint_write_s > 5 * healthy.checkpoint_write_s
 
 
-def test_checkpoint_stall_saves_synchronously_and_leaves_a_shard_missing() -> None:
+def test_checkpoint_stall_saves_synchronously_and_leaves_the_failed_save_as_dcp_does() -> None:
+    """The failed rank's shard is short, no .metadata is written, and the pointer stays on the save before."""
     cluster = cluster_with("checkpoint-stall")
     truth = cluster.truth()
     prof = steps.profile(cluster)
     assert prof.checkpoint_stall_s == pytest.approx(prof.checkpoint_write_s)
     step = int(truth["step"])
     files = checkpoint_files(cluster)
-    shard = f"/lustre/ckpt/llama-8b/step_{step:07d}/__{truth['missing_rank']}_0.distcp"
-    assert shard not in files
-    assert f"/lustre/ckpt/llama-8b/step_{step:07d}/__0_0.distcp" in files or truth["missing_rank"] == "0"
-    assert latest_checkpoint(cluster) == step
+    base = f"/lustre/ckpt/llama-8b/step_{step:07d}"
+    sizes = {path: size for path, (size, _) in files.items() if path.startswith(base + "/")}
+    short = sizes.pop(f"{base}/__{truth['missing_rank']}_0.distcp")
+    assert len(sizes) == 31 and short < min(sizes.values())
+    assert f"{base}/.metadata" not in files
+    assert f"/lustre/ckpt/llama-8b/step_{step - 100:07d}/.metadata" in files
+    assert latest_checkpoint(cluster) == step - 100
 
 
 @pytest.mark.parametrize("kind", ["thermal", "power-brake"])

@@ -98,11 +98,13 @@ def _tenant_job(cluster: Cluster, r: random.Random, tenant: str, start: float) -
 
 
 def checkpoint_stall(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
-    """Synchronous saves that stall every rank, and a latest checkpoint that never completed.
+    """Synchronous saves that stall every rank, and a latest save that never completed.
 
-    ``why`` says why one rank's shard was not written: ``ost-full`` (the OST
-    its stripe landed on filled up, as ``lfs df`` shows) or ``quota`` (the
-    project's quota ran out); the rank's OSError reaches the job's log.
+    ``why`` says why one rank's shard write failed: ``ost-full`` (the OST its
+    object landed on filled up, as ``lfs df`` shows), ``quota`` (the
+    project's quota ran out, as ``lfs quota -p`` shows) or ``oom`` (its GPU
+    had no room left to stage a tensor, as ``nvidia-smi`` on its node shows).
+    DCP reports the rank's exception to every rank and writes no ``.metadata``.
     """
 
     run = _run(cluster)
@@ -111,23 +113,23 @@ def checkpoint_stall(cluster: Cluster, r: random.Random, params: dict[str, objec
     cluster.storage.background_write_load = float(str(params["write_load"]))
     step = latest_checkpoint(cluster)
     missing = r.choice(run.ranks).rank
+    # Unless the lab picks, a filesystem cause: the lab is then about the filesystem, not the GPUs.
+    why = str(params.get("why") or r.choice(SHARD_FAILURES[:2]))
+    if why not in SHARD_FAILURES:
+        raise ValueError(f"checkpoint-stall: unknown why {why} (one of {', '.join(SHARD_FAILURES)})")
     run.broken_checkpoints[step] = missing
-    why = str(params.get("why") or r.choice(sorted(SHARD_ERRORS)))
-    if why not in SHARD_ERRORS:
-        raise ValueError(f"checkpoint-stall: unknown why {why} (one of {', '.join(SHARD_ERRORS)})")
-    run.checkpoint_error = SHARD_ERRORS[why]
-    if why == "ost-full":       # the OST the shard's stripe landed on filled up
+    run.checkpoint_why = why
+    if why == "ost-full":       # the OST the shard's object landed on filled up
         osts = [t for t in cluster.storage.targets if t.kind == "OST"]
-        ost = osts[missing % len(osts)]
+        run.full_ost = missing % len(osts)
+        ost = osts[run.full_ost]
         ost.used_kib = ost.size_kib - r.randint(2_000, 60_000)
-    return {"cause": "checkpoint-stall", "step": str(step), "missing_rank": str(missing), "why": why}
+    return {"cause": "checkpoint-stall", "step": str(step), "missing_rank": str(missing), "why": why,
+            "rank_node": run.ranks[missing].node}
 
 
-#: Why a rank's shard write failed, as the OSError it raised.
-SHARD_ERRORS = {
-    "ost-full": "[Errno 28] No space left on device",
-    "quota": "[Errno 122] Disk quota exceeded",
-}
+#: Why a rank's shard write can fail (see :func:`checkpoint_stall`).
+SHARD_FAILURES = ("ost-full", "quota", "oom")
 
 
 # -- a late rank ------------------------------------------------------------------------------

@@ -1,10 +1,12 @@
-"""``lfs`` (the Lustre client utility): ``lfs df`` over the filesystem's targets and ``lfs check``."""
+"""``lfs`` (the Lustre client utility): ``lfs df`` over the filesystem's targets and ``lfs check``; ``quota``,
+``getstripe`` and ``project`` are in :mod:`emulator.commands.host.lfs_reports`."""
 
 from __future__ import annotations
 
 import math
 
 from emulator.cluster.ids import rng
+from emulator.commands.host.lfs_reports import lfs_getstripe, lfs_project, lfs_quota
 from emulator.commands.kit.command import Context, Outcome, RawCommand
 from emulator.commands.kit.spec import Flag
 from emulator.commands.kit.units import lustre_size
@@ -20,20 +22,25 @@ DF_OPTIONS = frozenset(s for flag in DF_FLAGS for s in flag.strings())
 
 class Lfs(RawCommand):
     name = "lfs"
-    summary = "Lustre client utility: df, check servers"
+    summary = "Lustre client utility: df, quota, getstripe, project, check servers"
     section = "Host"
     flags = (Flag("-h", "--help", "", "list the commands"),)
-    words = ("df", "check", "help")
-    synopsis = "df [-h] [-i] [path] | check servers|osts|mds|mgts | help"
+    words = ("df", "quota", "getstripe", "project", "check", "help")
+    synopsis = ("df [-h] [-i] [path] | quota [-h] [-u user|-g group|-p projid] <filesystem> | "
+                "getstripe [-d] [-i] [-c] <path>... | project [-d] <path>... | check servers|osts|mds|mgts | help")
     description = ("lfs df [-h] [-i] [path] prints each MDT and OST of the filesystem and the summary;\n"
+                   "lfs quota [-h] [-u user|-g group|-p projid] /lustre prints usage and limits ('*': over the limit);\n"
+                   "lfs getstripe [-d] [-i] [-c] path prints a file's layout (the OSTs holding its objects);\n"
+                   "lfs project [-d] path prints the project id a file or directory carries;\n"
                    "lfs check servers|osts|mds reports whether the client's connections are active.")
-    notes = "Supported: lfs df [-h] [-i] [path], lfs check servers|osts|mds."
+    notes = ("Supported: lfs df [-h] [-i] [path], lfs quota [-h] [-u|-g|-p id] <fs>, lfs getstripe [-d] [-i] [-c], "
+             "lfs project [-d], lfs check servers|osts|mds.")
 
     def execute(self, ctx: Context) -> Outcome:
         words = ctx.argv[1:]
         fs = ctx.cluster.storage
         if not words or words[0] in ("help", "-h", "--help"):
-            ctx.out("Usage: lfs [CMD]\nlfs commands used here: df, check\n")
+            ctx.out("Usage: lfs [CMD]\nlfs commands used here: df, quota, getstripe, project, check\n")
             return 0 if words else 1
         cmd, rest = words[0], words[1:]
         if cmd == "df":
@@ -50,6 +57,12 @@ class Lfs(RawCommand):
                     raise ctx.fail(f"lfs df: {path} isn't mounted on lustre", 19)
             self._df(ctx, human, inodes)
             return 0
+        if cmd == "quota":
+            return lfs_quota(ctx, rest)
+        if cmd == "getstripe":
+            return lfs_getstripe(ctx, rest)
+        if cmd == "project":
+            return lfs_project(ctx, rest)
         if cmd == "check":
             what = rest[0] if rest else ""
             if what not in ("servers", "osts", "mds", "mgts"):

@@ -1,0 +1,147 @@
+"""The checkpointing lab, typed through the shell: the failed save is what DCP leaves, each seed's why
+shows in its own artefact and nowhere else, and the finding must name the why."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from emulator import labs
+from emulator.session import Session
+from tests.support import run
+
+LAB = "checkpointing"
+CKPT = "/lustre/ckpt/llama-8b"
+LOG = "/lustre/jobs/llm-pretrain/train.log"
+
+
+def seed_for(why: str) -> int:
+    """The first seed whose fault picked ``why``."""
+    return next(s for s in range(6) if labs.build(labs.get(LAB), s).truth()["why"] == why)
+
+
+@pytest.fixture(params=["ost-full", "quota", "oom"])
+def lab(request: pytest.FixtureRequest) -> tuple[Session, dict[str, str]]:
+    session = Session(LAB, seed_for(request.param))
+    return session, session.cluster.truth()
+
+
+def test_every_seed_of_three_consecutive_picks_a_different_why() -> None:
+    assert {labs.build(labs.get(LAB), s).truth()["why"] for s in range(3)} == {"ost-full", "quota", "oom"}
+
+
+def test_the_failed_save_has_every_shard_one_short_and_no_metadata(lab: tuple[Session, dict[str, str]]) -> None:
+    session, truth = lab
+    step, rank = int(truth["step"]), truth["missing_rank"]
+    broken = f"{CKPT}/step_{step:07d}"
+    listing = run(session, f"ls -la {broken}")
+    assert ".metadata" not in listing
+    sizes = {m.group(2): int(m.group(1)) for m in re.finditer(r" (\d+) \w{3} .* (__\d+_0\.distcp)$", listing, re.M)}
+    assert len(sizes) == 32
+    short = sizes.pop(f"__{rank}_0.distcp")
+    assert short < min(sizes.values()) and len(set(sizes.values())) == 1
+    assert run(session, f"find {CKPT} -name .metadata").split() == [
+        f"{CKPT}/step_{s:07d}/.metadata" for s in (step - 200, step - 100)]
+    assert run(session, f"cat {CKPT}/latest_checkpointed_iteration.txt") == f"{step - 100}\n"
+    # Directories are dated by their last entry: the failed save's shards came after the pointer was written.
+    assert run(session, f"ls -t {CKPT}").split()[0] == f"step_{step:07d}"
+
+
+def test_the_log_shows_the_checkpoint_exception_dcp_raises_and_no_clean_save(
+        lab: tuple[Session, dict[str, str]]) -> None:
+    session, truth = lab
+    step, rank = truth["step"], truth["missing_rank"]
+    log = run(session, f"cat {LOG}")
+    assert f"saved checkpoint step {step} " not in log
+    failed = run(session, f"grep -A16 'checkpoint step {step} failed' {LOG}")
+    assert f"CheckpointException ranks:dict_keys([{rank}])\nTraceback (most recent call last): (RANK {rank})\n" in failed
+    assert f"latest checkpoint stays step {int(step) - 100}" in failed
+    raised = {"ost-full": "OSError: [Errno 28] No space left on device",
+              "quota": "OSError: [Errno 122] Disk quota exceeded",
+              "oom": "torch.OutOfMemoryError: CUDA out of memory."}
+    for why, text in raised.items():
+        assert (text in failed) == (why == truth["why"])
+
+
+def _full_osts(session: Session) -> list[str]:
+    return re.findall(r"100% /lustre\[OST:(\d+)\]", run(session, "lfs df /lustre"))
+
+
+def _over_quota(session: Session) -> bool:
+    return "*" in run(session, "lfs quota -p 2001 /lustre")
+
+
+def _gpu_full(session: Session, truth: dict[str, str]) -> bool:
+    used = [int(m) for m in re.findall(r"python3\s+(\d+)MiB", run(session, f"ssh {truth['rank_node']} nvidia-smi"))]
+    return max(used) > 79_000
+
+
+def test_each_why_shows_in_its_own_artefact_only(lab: tuple[Session, dict[str, str]]) -> None:
+    session, truth = lab
+    why = truth["why"]
+    assert bool(_full_osts(session)) == (why == "ost-full")
+    assert _over_quota(session) == (why == "quota")
+    assert _gpu_full(session, truth) == (why == "oom")
+    healthy = Session(LAB, seed_for(why), faults=False)
+    assert not _full_osts(healthy) and not _over_quota(healthy) and not _gpu_full(healthy, truth)
+
+
+def test_the_full_ost_holds_the_failed_shard_and_no_other() -> None:
+    session = Session(LAB, seed_for("ost-full"))
+    truth = session.cluster.truth()
+    broken = f"{CKPT}/step_{int(truth['step']):07d}"
+    [full] = _full_osts(session)
+    assert run(session, f"lfs getstripe -i {broken}/__{truth['missing_rank']}_0.distcp") == f"{full}\n"
+    layout = run(session, f"lfs getstripe {broken}")
+    offsets = re.findall(r"^(\S+__(\d+)_0\.distcp)\n(?:.*\n){4}lmm_stripe_offset: (\d+)$", layout, re.M)
+    assert len(offsets) == 32
+    assert [rank for _path, rank, ost in offsets if ost == full] == [truth["missing_rank"]]
+
+
+def test_the_oom_figures_agree_between_the_log_and_nvidia_smi() -> None:
+    session = Session(LAB, seed_for("oom"))
+    truth = session.cluster.truth()
+    rank = session.cluster.training.ranks[int(truth["missing_rank"])]
+    text = run(session, f"grep -A16 'CheckpointException' {LOG}")
+    m = re.search(r"GPU (\d) has a total capacity of 79\.11 GiB .* this process has ([\d.]+) GiB memory in use", text)
+    assert m and int(m.group(1)) == rank.gpu
+    smi = run(session, f"ssh {rank.node} nvidia-smi")
+    row = re.search(rf"^\|\s+{rank.gpu}\s+N/A\s+N/A\s+{rank.pid}\s+C\s+\S+\s+(\d+)MiB", smi, re.M)
+    assert row and f"{int(row.group(1)) / 1024:.2f}" == m.group(2)
+
+
+def _submit(session: Session, truth: dict[str, str], why: str | None) -> tuple[str, int]:
+    line = f'submit step={truth["step"]} missing_rank={truth["missing_rank"]} cause="synchronous saves"'
+    return session.execute(line + (f' why="{why}"' if why is not None else ""))
+
+
+@pytest.mark.parametrize(("why", "said"), [("ost-full", "OST0003 is full"), ("quota", "project over its quota"),
+                                           ("oom", "the rank's GPU ran out of memory")])
+def test_the_finding_is_solved_only_with_the_right_why(why: str, said: str) -> None:
+    session = Session(LAB, seed_for(why))
+    truth = session.cluster.truth()
+    out, status = _submit(session, truth, None)
+    assert status != 0 and "missing why" in out
+    for other in {"ost-full": "EDQUOT", "quota": "CUDA OOM", "oom": "No space left on device"}[why], "disk full":
+        out, status = _submit(Session(LAB, seed_for(why)), truth, other)
+        assert status == 1 and out.startswith("Not yet (attempt 1): 1 of 4 parts"), out
+    out, status = _submit(session, truth, said)
+    assert status == 0 and out.startswith("✓ Correct"), out
+
+
+def test_saying_the_filesystem_is_full_gets_the_per_ost_feedback() -> None:
+    session = Session(LAB, seed_for("ost-full"))
+    out, _ = _submit(session, session.cluster.truth(), "the lustre filesystem is full")
+    assert "(read as fs-full)" in out and "lfs df prints each OST" in " ".join(out.split())
+
+
+@pytest.mark.parametrize("why", ["ost-full", "quota", "oom"])
+def test_every_phrase_the_lab_lists_for_the_true_why_solves_it(why: str) -> None:
+    check = labs.get(LAB).check
+    assert check is not None
+    session = Session(LAB, seed_for(why))
+    truth = session.cluster.truth()
+    for phrase in [why, *check.synonyms["why"][why]]:
+        out, status = _submit(session, truth, phrase)
+        assert status == 0 and out.startswith("✓ Correct"), f"{phrase!r}\n{out}"
