@@ -72,3 +72,16 @@ def test_project_shows_the_id_the_checkpoint_tree_carries() -> None:
     shard = run(session, "lfs project /lustre/ckpt/llama-8b/latest_checkpointed_iteration.txt")
     assert shard == " 2001 - /lustre/ckpt/llama-8b/latest_checkpointed_iteration.txt\n"
     assert run(session, "lfs project -d /lustre") == "    0 - /lustre\n"
+
+
+@pytest.mark.parametrize("flags", ["", "-i", "-h"])
+def test_lfs_df_columns_stay_apart_when_a_number_is_wider_than_its_field(flags: str) -> None:
+    """showdf() prints ``%-20s %11s %11s %11s %4s %s``: 12-digit block counts push right, never run together."""
+    out = run(on(None, "checkpointing"), f"lfs df {flags} /lustre")
+    rows = [line for line in out.splitlines() if line.startswith(("lustre-", "filesystem_summary:"))]
+    assert len(rows) == 10
+    for line in rows:
+        name, total, used, avail, use, where = line.split()
+        if not flags:
+            assert int(used) + int(avail) == int(total), line
+        assert use.endswith("%") and where.startswith("/lustre"), line

@@ -84,11 +84,15 @@ class Lfs(RawCommand):
         def cell(kib: int) -> str:
             return lustre_size(kib) if human else str(kib)
 
+        def row(name: str, cells: list[str], use: str, where: str) -> str:
+            # lfs.c showdf(): UUF" "CSF" "CSF" "CSF" "RSF" %-s (%-20s %11s %11s %11s %4s %s); a wider number
+            # pushes the next column right instead of running into it.
+            return f"{name:<20} {cells[0]:>11} {cells[1]:>11} {cells[2]:>11} {use:>4} {where}"
+
         if inodes:
-            ctx.outln(f"{'UUID':<20}{'Inodes':>12}{'IUsed':>12}{'IFree':>12} IUse% Mounted on")
+            ctx.outln(row("UUID", ["Inodes", "IUsed", "IFree"], "IUse%", "Mounted on"))
         else:
-            ctx.outln(f"{'UUID':<20}{'bytes' if human else '1K-blocks':>12}{'Used':>12}{'Available':>12} Use% "
-                      "Mounted on")
+            ctx.outln(row("UUID", ["bytes" if human else "1K-blocks", "Used", "Available"], "Use%", "Mounted on"))
         totals = [0, 0, 0]
         for t in fs.targets:
             index = int(t.name[-4:], 16)
@@ -103,11 +107,9 @@ class Lfs(RawCommand):
                 totals = [a + b for a, b in zip(totals, vals)]
             pct = math.ceil(100 * vals[1] / max(1, vals[0]))
             name = f"{t.name}_UUID"
-            ctx.outln(f"{name:<20}{cell(vals[0]) if not inodes else vals[0]:>12}"
-                      f"{cell(vals[1]) if not inodes else vals[1]:>12}{cell(vals[2]) if not inodes else vals[2]:>12}"
-                      f"{pct:>4}% {mp}[{kind}:{index}]")
+            ctx.outln(row(name, [str(v) if inodes else cell(v) for v in vals], f"{pct}%", f"{mp}[{kind}:{index}]"))
         ctx.outln()
         pct = math.ceil(100 * totals[1] / max(1, totals[0]))
         cells = [cell(v) if not inodes else str(v) for v in totals]
-        ctx.outln(f"{'filesystem_summary:':<20}{cells[0]:>12}{cells[1]:>12}{cells[2]:>12}{pct:>4}% {mp}")
+        ctx.outln(row("filesystem_summary:", cells, f"{pct}%", mp))
         ctx.outln()
