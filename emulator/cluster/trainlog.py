@@ -82,11 +82,21 @@ def _step_lines(cluster: Cluster, run: TrainingRun, sched: Schedule, prof: StepP
     every = max(1, run.log_interval)
     first = (sched.resume_step // every + 1) * every
     start = max(first, (last // every - limit + 1) * every)
-    for step in range(start, last + 1, every):
+
+    def logged_at(step: int) -> float:
+        """When the line of ``step`` was written: just before the step's end, by its jitter (a share of its
+        interval), so that the step times the lines report add up to the time between them, and a save that
+        starts at the step's end is logged after it."""
+        if step <= sched.resume_step:
+            return sched.steady_s
         end = sched.step_end(step)
         begin = sched.step_end(step - every) if step - every > sched.resume_step else sched.steady_s
+        return end - abs(_jitter(cluster.seed, step)) * (end - begin)
+
+    for step in range(start, last + 1, every):
+        end = logged_at(step)
         jit = _jitter(cluster.seed, step)
-        step_time = (end - begin) / min(every, step - sched.resume_step) * (1.0 + jit)
+        step_time = (end - logged_at(step - every)) / min(every, step - sched.resume_step)
         early = sched.split is not None and step <= sched.split[0]
         data = (run.baseline_data_s if early else prof.data_wait_s) * (1.0 + 3 * abs(jit))
         tps = run.tokens_per_step / step_time
