@@ -1,15 +1,18 @@
-"""Build hook: a page's figure (``docs/assets/images/figures/*.svg``) is drawn into the page itself.
+"""Build hook: a page's drawn picture, figure or chart, is drawn into the page itself.
 
-A page shows a figure as an ordinary image, ``![alt text](../assets/images/figures/NAME.svg)``.
+A page shows a figure or a chart as an ordinary image,
+``![alt text](../assets/images/figures/NAME.svg)`` (``tools/figures.py``) or
+``![alt text](../assets/images/charts/NAME.svg)`` (``tools/charts.py``).
 This hook replaces that image with ``<figure>``: the SVG inline, so the site's
-stylesheet paints it in the reader's palette (``tools/svg_kit.py``), and
-the image's alt text as the caption. A figure drawn a second time for a phone
-(``NAME-narrow.svg``, ``tools/figures.py``) is inlined beside the wide one and
-the stylesheet shows one of the two by the screen's width, so a phone redraws
-the figure rather than scrolling it sideways; a figure without one shrinks to
-the column. The SVG keeps its own ``<title>`` (its
-accessible name) and ``<desc>`` (its text description). An image of a figure
-that does not exist, or without alt text, fails the build.
+stylesheet paints a figure in the reader's palette (``tools/svg_kit.py``; a
+chart keeps the plain colours of its own light panel), and the image's alt
+text as the caption. A picture drawn a second time for a phone
+(``NAME-narrow.svg`` beside it) is inlined beside the wide one and the
+stylesheet shows one of the two by the screen's width, so a phone redraws the
+picture rather than shrinking or scrolling it sideways; a picture without one
+shrinks to the column. The SVG keeps its own ``<title>`` (its accessible name)
+and ``<desc>`` (its text description). An image of a picture that does not
+exist, or without alt text, fails the build.
 """
 
 from __future__ import annotations
@@ -20,23 +23,23 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
-FOLDER = "assets/images/figures"
-IMAGE = re.compile(r'(?:<p>\s*)?<img\b(?P<attrs>[^>]*?\bsrc="[^"]*?' + FOLDER + r'/(?P<name>[a-z0-9-]+)\.svg"[^>]*?)/?>'
-                   r'(?:\s*</p>)?')
+#: folder of the site's drawn pictures → the tool that draws them.
+FOLDERS = {"assets/images/figures": "tools/figures.py", "assets/images/charts": "tools/charts.py"}
+IMAGE = re.compile(r'(?:<p>\s*)?<img\b(?P<attrs>[^>]*?\bsrc="[^"]*?(?P<folder>'
+                   + "|".join(map(re.escape, FOLDERS)) + r')/(?P<name>[a-z0-9-]+)\.svg"[^>]*?)/?>(?:\s*</p>)?')
 ALT = re.compile(r'\balt="(?P<alt>[^"]*)"')
 
 
 def on_page_content(html, page, config, files):
-    folder = Path(config["docs_dir"]) / FOLDER
-
     def inline(match: re.Match[str]) -> str:
-        name = match["name"]
+        name, folder = match["name"], Path(config["docs_dir"]) / match["folder"]
         source = folder / f"{name}.svg"
         alt = ALT.search(match["attrs"])
         if not source.exists():
-            raise PluginError(f"{page.file.src_uri}: no figure {FOLDER}/{name}.svg (run tools/figures.py)")
+            raise PluginError(f"{page.file.src_uri}: no picture {match['folder']}/{name}.svg "
+                              f"(run {FOLDERS[match['folder']]})")
         if alt is None or not unescape(alt["alt"]).strip():
-            raise PluginError(f"{page.file.src_uri}: the figure {name} needs alt text")
+            raise PluginError(f"{page.file.src_uri}: the picture {name} needs alt text")
         drawing = source.read_text(encoding="utf-8").strip()
         phone = folder / f"{name}-narrow.svg"
         if not phone.exists():

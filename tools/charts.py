@@ -11,9 +11,15 @@ by hand:
 
 Each chart is a self-contained SVG with a title and a text description,
 drawn with the figures' kit (``tools/svg_kit.py``) on its own light panel, so
-its series colours read the same in light and dark mode. ``CHARTS``
-lists the charts the pages use; ``tests/docs/test_pictures.py`` checks that the
-committed files match the model, and ::
+its series colours read the same in light and dark mode. The same code draws
+every chart twice from the same model: in the :data:`WIDE` layout for a
+desktop column, and in the :data:`PHONE` layout (``NAME-narrow.svg``, 350 px
+wide, no text under 11 px: the title wrapped, fewer ticks, the legend flowing
+into rows, shorter rank labels, a taller aspect), which ``hooks/figures.py``
+shows on narrow screens as it does the figures' phone layouts. Both say the
+same title and description. ``CHARTS`` lists the charts the pages use;
+``tests/docs/test_pictures.py`` checks that the committed files (both
+layouts) match the model, and ::
 
     .venv/bin/python tools/charts.py
 
@@ -29,7 +35,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tools.svg_kit import line, marker, rect, svg, swatch, text, write_pictures  # noqa: E402
+from tools.svg_kit import line, marker, paragraph, rect, svg, swatch, text, write_pictures  # noqa: E402
 
 OUT_DIR = Path(__file__).resolve().parents[1] / "docs" / "assets" / "images" / "charts"
 
@@ -59,6 +65,35 @@ class Chart:
     def path(self) -> Path:
         return OUT_DIR / f"{self.name}.svg"
 
+    @property
+    def narrow_path(self) -> Path:
+        """The same chart laid out for a phone's column (``hooks/figures.py`` shows it on narrow screens)."""
+        return OUT_DIR / f"{self.name}-narrow.svg"
+
+    @property
+    def has_narrow(self) -> bool:
+        return True
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How one drawing code lays a chart out for a column: its width and the room its labels take."""
+
+    width: int
+    left: int                  # x of the drawing's left edge
+    label_width: int           # room left of the bars for a rank's row label
+    tick_gap: int              # least distance between two labels of an axis, px
+    rank_label: str            # a rank's row label, formatted with rank, node and gpu
+    row: int                   # height of a rank's row, px
+
+
+#: A desktop column: one line of title, a label every few minutes.
+WIDE = Layout(900, 20, 165, 60, "rank {rank:>2}  {node} GPU {gpu}", 14)
+#: A 390 px phone's column (358 px) shows it unscaled, so 11 px text stays 11 px.
+PHONE = Layout(350, 10, 116, 50, "{rank:>2} {node} GPU {gpu}", 16)
+#: Intervals between time labels, seconds: the first wide enough apart is used.
+TICKS = (300, 600, 900, 1800, 3600, 7200, 14400, 28800)
+
 
 CHARTS = (
     Chart("sandbox-timeline", "timeline", "sandbox", 0),
@@ -81,14 +116,21 @@ def _duration(seconds: float) -> str:
     return f"{hours} h {minutes:02d} min"
 
 
-def timeline_svg(name: str, cluster: object) -> str:
+def _tick(span: float, per_second: float, gap: int) -> int:
+    """Seconds between two time labels: a few per hour on a long run, none closer than ``gap`` px."""
+    least = 900 if span > 5400 else 600 if span > 1800 else 300
+    return next((t for t in TICKS if t >= least and t * per_second >= gap), TICKS[-1])
+
+
+def timeline_svg(name: str, cluster: object, layout: Layout = WIDE) -> str:
     """The run's phases on a UTC axis, from its (re)start to the clock's current instant."""
     from emulator.cluster import activity
 
     run = cluster.training  # type: ignore[attr-defined]
     clock = cluster.clock  # type: ignore[attr-defined]
     phases = activity.phases(cluster)  # type: ignore[arg-type]
-    width, left, right = 900, 20, 880
+    width, left = layout.width, layout.left
+    right = width - left
     start, end = phases[0].start_s, max(p.end_s for p in phases)
     span = max(end - start, 1.0)
 
@@ -98,8 +140,8 @@ def timeline_svg(name: str, cluster: object) -> str:
     nodes = ", ".join(run.nodes) if len(run.nodes) <= 2 else f"{run.nodes[0]} to {run.nodes[-1]}"
     title = (f"Timeline of job {run.job_id} ({run.name}) on {nodes}, {run.world_size} ranks, "
              f"{clock.at(start):%H:%M}–{clock.at(end):%H:%M} UTC")
-    body = [text(left, 26, title, 14, bold=True)]
-    bar_y, bar_h = 52, 34
+    body, under_title = paragraph(left, 26, title, right - left, 14, bold=True)
+    bar_y, bar_h = under_title + 8, 34
     for phase in phases:
         x0, x1 = x(phase.start_s), x(phase.end_s)
         body.append(swatch(x0, bar_y, max(x1 - x0, 2.0), bar_h, PHASE_COLOURS.get(phase.name, UNKNOWN_PHASE),
@@ -109,13 +151,14 @@ def timeline_svg(name: str, cluster: object) -> str:
     for phase in phases:
         if phase.name in ("checkpoint", "hang", "recovery"):
             body.append(marker(x(phase.start_s), bar_y - 1, PHASE_COLOURS[phase.name]))
-    tick = 900 if span > 5400 else 600 if span > 1800 else 300
+    tick = _tick(span, (right - left) / span, layout.tick_gap)
     first = (int(clock.at(start).timestamp()) // tick + 1) * tick
     stamp = first
     while stamp < clock.at(end).timestamp():
         offset = stamp - clock.at(0).timestamp()
         body.append(line(x(offset), bar_y + bar_h, x(offset), bar_y + bar_h + 5, width=1))
-        body.append(text(x(offset), bar_y + bar_h + 18, f"{clock.at(offset):%H:%M}", 11, "middle", cls="muted"))
+        label_x = min(max(x(offset), left + 16), right - 16)
+        body.append(text(label_x, bar_y + bar_h + 18, f"{clock.at(offset):%H:%M}", 11, "middle", cls="muted"))
         stamp += tick
     totals: dict[str, float] = {}
     counts: dict[str, int] = {}
@@ -134,17 +177,17 @@ def timeline_svg(name: str, cluster: object) -> str:
     height = y + 16
     lines = [f"{p.name} from {clock.at(p.start_s):%H:%M:%S} to {clock.at(p.end_s):%H:%M:%S} UTC "
              f"({_duration(p.end_s - p.start_s)}{', ' + p.detail if p.detail else ''})" for p in phases]
-    return svg(name, width, height, title, "; ".join(lines) + ".", body, panel=True)
+    return svg(name, width, int(height), title, "; ".join(lines) + ".", body, panel=True)
 
 
-def ranks_svg(name: str, cluster: object) -> str:
+def ranks_svg(name: str, cluster: object, layout: Layout = WIDE) -> str:
     """Every rank's steady-state step split into input wait, compute and waiting for the slowest rank."""
     from emulator.cluster import steps
 
     run = cluster.training  # type: ignore[attr-defined]
     prof = steps.profile(cluster)  # type: ignore[arg-type]
-    width, left, right, row = 900, 185, 870, 14
-    top = 64
+    width, edge, row = layout.width, layout.left, layout.row
+    left, right = edge + layout.label_width, width - edge - 10
     scale = max(r.data_s + r.compute_s + r.comm_s for r in prof.ranks)
     axis_max = max(1, int(scale + 0.999))
 
@@ -153,24 +196,28 @@ def ranks_svg(name: str, cluster: object) -> str:
 
     title = (f"Per-rank step of job {run.job_id} ({run.name}): {prof.step_s:.2f} s per step, "
              f"{run.world_size} ranks")
-    body = [text(20, 26, title, 14, bold=True)]
+    body, under_title = paragraph(edge, 26, title, width - 2 * edge, 14, bold=True)
     legend = [("data", "waiting for input"), ("compute", "compute"), ("wait", "waiting in the all-reduce")]
-    cursor = 20
+    cursor, y = edge, under_title + 4
     for key, label in legend:
-        body.append(swatch(cursor, 38, 12, 12, PART_COLOURS[key], outline=True))
-        body.append(text(cursor + 17, 48, label, 12))
-        cursor += 17 + 7 * len(label) + 24
+        item = 17 + 7 * len(label)
+        if cursor + item > width - edge:
+            cursor, y = edge, y + 18
+        body.append(swatch(cursor, y - 10, 12, 12, PART_COLOURS[key], outline=True))
+        body.append(text(cursor + 17, y, label, 12))
+        cursor += item + 24
+    top = y + 16
     for second in range(axis_max + 1):
         body.append(line(x(second), top - 4, x(second), top + row * len(prof.ranks), "grid", 1))
     previous_node = None
     for i, r in enumerate(prof.ranks):
         y = top + i * row
         if previous_node is not None and r.node != previous_node:
-            body.append(line(20, y, right, y, width=0.6))
+            body.append(line(edge, y, right, y, width=0.6))
         previous_node = r.node
         late = prof.late_rank == r.rank
-        body.append(text(20, y + 11, f"rank {r.rank:>2}  {r.node} GPU {r.gpu}", 11, bold=late,
-                         cls="ink" if late else "muted"))
+        body.append(text(edge, y + row - 3, layout.rank_label.format(rank=r.rank, node=r.node, gpu=r.gpu), 11,
+                         bold=late, cls="ink" if late else "muted"))
         start = 0.0
         for key, value in (("data", r.data_s), ("compute", r.compute_s), ("wait", r.comm_s)):
             if value <= 0:
@@ -179,7 +226,8 @@ def ranks_svg(name: str, cluster: object) -> str:
                                f"rank {r.rank} {key} {value:.3f} s"))
             start += value
     bottom = top + row * len(prof.ranks)
-    for second in range(axis_max + 1):
+    every = next(n for n in range(1, axis_max + 2) if n * (right - left) / axis_max >= layout.tick_gap / 2)
+    for second in range(0, axis_max + 1, every):
         body.append(text(x(second), bottom + 16, f"{second} s", 11, "middle", cls="muted"))
     height = bottom + 30
     slowest = max(prof.ranks, key=lambda r: r.busy_s)
@@ -189,19 +237,22 @@ def ranks_svg(name: str, cluster: object) -> str:
             f"waiting in the all-reduce {min(r.comm_s for r in prof.ranks):.3f}–"
             f"{max(r.comm_s for r in prof.ranks):.3f} s. Slowest rank: {slowest.rank} on {slowest.node} "
             f"GPU {slowest.gpu} ({slowest.busy_s:.3f} s before the all-reduce).")
-    return svg(name, width, height, title, desc, body, panel=True)
+    return svg(name, width, int(height), title, desc, body, panel=True)
 
 
-def render(chart: Chart) -> str:
-    """The SVG text of one chart, from a fresh session of its lab and seed."""
+def render(chart: Chart, narrow: bool = False) -> str:
+    """The SVG text of one chart (``narrow``: its phone layout, saying the same words), from a fresh session
+    of its lab and seed."""
     from emulator.session import Session
 
     cluster = Session(lab=chart.lab, seed=chart.seed).cluster
-    return (timeline_svg if chart.kind == "timeline" else ranks_svg)(chart.name, cluster)
+    draw = timeline_svg if chart.kind == "timeline" else ranks_svg
+    return draw(f"{chart.name}-narrow", cluster, PHONE) if narrow else draw(chart.name, cluster)
 
 
 def main() -> int:
-    return write_pictures(CHARTS, render)
+    write_pictures(CHARTS, render)
+    return write_pictures(CHARTS, lambda c: render(c, narrow=True), lambda c: c.narrow_path)
 
 
 if __name__ == "__main__":

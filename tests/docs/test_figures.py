@@ -1,7 +1,7 @@
 """The handbook's figures are what the emulator's model gives, and agree with the labs of their pages.
 
-That each committed figure is what the model draws now, and is an accessible
-image, ``test_pictures.py`` checks with the charts. A figure drawn from a lab must be on a page whose terminal runs that lab and
+That each committed figure (and its phone layout) is what the model draws now,
+and is an accessible image, ``test_pictures.py`` checks with the charts. A figure drawn from a lab must be on a page whose terminal runs that lab and
 seed, and must say what the tools say on that cluster: the fabric figure's
 marked port is the one ``ibstatus`` shows degraded, the node figure's links,
 NICs and CPU affinity are ``nvidia-smi topo -m``'s, and the checkpoint
@@ -22,7 +22,7 @@ from mkdocs.utils.meta import get_data
 
 from emulator.cluster.remediation import LADDER, RUNGS
 from tests.support import on, run
-from tools.figures import FIGURES, Figure, render
+from tools.figures import FIGURES, Figure
 
 SVG = "{http://www.w3.org/2000/svg}"
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -31,19 +31,6 @@ BY_KIND = {f.kind: f for f in FIGURES}
 
 def _desc(figure: Figure) -> str:
     return ET.fromstring(figure.path.read_text(encoding="utf-8")).find(f"{SVG}desc").text or ""
-
-
-@pytest.mark.parametrize("figure", [f for f in FIGURES if f.has_narrow], ids=[f.name for f in FIGURES if f.has_narrow])
-def test_committed_phone_layout_matches_the_model_and_says_the_same(figure: Figure) -> None:
-    assert figure.narrow_path.exists(), f"{figure.narrow_path.name} missing: run tools/figures.py"
-    drawn = figure.narrow_path.read_text(encoding="utf-8")
-    assert drawn == render(figure, narrow=True), f"{figure.narrow_path.name} is stale: run tools/figures.py"
-    wide, narrow = ET.fromstring(render(figure)), ET.fromstring(drawn)
-    assert narrow.get("aria-labelledby") == f"{figure.name}-narrow-title", "ids unique on the page"
-    for part in ("title", "desc"):
-        assert narrow.find(f"{SVG}{part}").text == wide.find(f"{SVG}{part}").text
-    assert int(narrow.get("width")) <= 358, "fits a 390 px phone's column unscaled"
-    assert min(int(t.get("font-size")) for t in narrow.iter(f"{SVG}text")) >= 11
 
 
 @pytest.mark.parametrize("figure", FIGURES, ids=[f.name for f in FIGURES])

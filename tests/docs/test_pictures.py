@@ -3,7 +3,8 @@ a screen reader can name and describe.
 
 Each picture in ``tools.figures.FIGURES`` and ``tools.charts.CHARTS`` is drawn again (from a fresh session of
 its lab and seed where it has one) and compared byte for byte with the committed file; the tool named in the
-failure rewrites them after a deliberate change.
+failure rewrites them after a deliberate change. So is its phone layout (``NAME-narrow.svg``), which must say
+the same title and description, fit a 390 px phone's column unscaled, and have no text under 11 px.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ PICTURES: list[tuple[Any, Callable[[Any], str], str]] = [
     *((c, charts.render, "tools/charts.py") for c in charts.CHARTS),
 ]
 IDS = [picture.name for picture, _render, _tool in PICTURES]
+PHONE = [(picture, render, tool) for picture, render, tool in PICTURES if picture.has_narrow]
 
 
 @pytest.mark.parametrize(("picture", "render", "tool"), PICTURES, ids=IDS)
@@ -43,3 +45,19 @@ def test_picture_is_an_image_with_a_title_and_a_text_description(picture: Any, r
     title, desc = root.find(f"{SVG}title"), root.find(f"{SVG}desc")
     assert title is not None and title.text and desc is not None and desc.text
     assert len(desc.text) > 80, f"{picture.name}: a description of a few words says too little ({tool})"
+
+
+@pytest.mark.parametrize(("picture", "render", "tool"), PHONE, ids=[picture.name for picture, _r, _t in PHONE])
+def test_committed_phone_layout_matches_the_model_and_says_the_same(picture: Any, render: Callable[..., str],
+                                                                   tool: str) -> None:
+    name = picture.narrow_path.name
+    assert picture.narrow_path.exists(), f"{name} missing: run {tool}"
+    drawn = picture.narrow_path.read_text(encoding="utf-8")
+    assert drawn == render(picture, narrow=True), f"{name} is stale: run {tool} and review the picture"
+    wide, narrow = ET.fromstring(render(picture)), ET.fromstring(drawn)
+    assert narrow.get("aria-labelledby") == f"{picture.name}-narrow-title", "ids unique on the page"
+    for part in ("title", "desc"):
+        assert narrow.find(f"{SVG}{part}").text == wide.find(f"{SVG}{part}").text  # type: ignore[union-attr]
+    assert int(narrow.get("width")) <= 358, "fits a 390 px phone's column unscaled"  # type: ignore[arg-type]
+    assert min(int(t.get("font-size")) for t in narrow.iter(f"{SVG}text")) >= 11  # type: ignore[arg-type]
+
