@@ -1,4 +1,4 @@
-"""Tools that read the host's hardware and processes: lscpu, lspci, numactl, ps, top, free, taskset, pgrep, and storage (df, lsblk, mount, iostat, vmstat, lfs).
+"""Tools that read the host's hardware and processes: lscpu, lspci, numactl, ps, top, free, taskset, numastat, pgrep, and storage (df, lsblk, mount, iostat, vmstat, lfs).
 
 A tool family: it imports the model (``emulator.cluster``, ``emulator.hostfs``,
 ``emulator.vfs``) and the shared kit (``emulator.commands.kit``), never another
@@ -14,6 +14,7 @@ from emulator.commands.host.iostat import Iostat
 from emulator.commands.host.lfs import Lfs
 from emulator.commands.host.lsblk import Lsblk
 from emulator.commands.host.mounts import MountCmd
+from emulator.commands.host.numastat import Numastat
 from emulator.commands.host.pgrep import Pgrep
 from emulator.commands.host.ps import Ps
 from emulator.commands.host.taskset import Taskset
@@ -27,4 +28,4 @@ __all__ = ["commands"]
 def commands() -> list[Command]:
     """Every command of the family, for the registry."""
     return [*hardware.commands(), Free(), Top(), Ps(), Taskset(), Pgrep(), Df(), MountCmd(), Lsblk(), Iostat(),
-            Vmstat(), Lfs()]
+            Vmstat(), Lfs(), Numastat()]
