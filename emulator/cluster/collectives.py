@@ -59,6 +59,7 @@ from emulator.cluster.nccl_algo import (
     predicted_us,
     protocols_for,
 )
+from emulator.cluster.peers import fabric_manager_up
 
 OPS = ("all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce", "sendrecv")
 
@@ -268,8 +269,7 @@ def check_usable(cluster: Cluster, ranks: Sequence[tuple[str, int]]) -> None:
         present = [g for g in node.gpus if g.present]
         if gpu_index >= len(present):
             raise CollectiveError(node_name, "invalid device ordinal")
-        fm = node.hw.services.get("nvidia-fabricmanager")
-        if (fm is not None and not fm.active) or present[gpu_index].fabric_state != "Completed":
+        if not fabric_manager_up(node) or present[gpu_index].fabric_state != "Completed":
             raise CollectiveError(node_name, "system not yet initialized")
 
 

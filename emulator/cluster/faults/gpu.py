@@ -201,7 +201,8 @@ def _maintenance(cluster: Cluster, r: random.Random, node: Node) -> float:
 
 def fabricmanager_stopped(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
     """nvidia-fabricmanager failed at boot on one of the job's nodes: its GPUs never join the
-    NVLink fabric, CUDA init fails with 'system not yet initialized', and the job fails at start-up.
+    NVLink fabric, their access NVLinks are never trained (``<inactive>``), CUDA init fails with
+    'system not yet initialized', and the job fails at start-up.
 
     Why: the maintenance window upgraded the unpinned ``nvidia-fabricmanager`` package past the
     running driver; Fabric Manager refuses a driver of another version, with the message real
@@ -229,6 +230,11 @@ def fabricmanager_stopped(cluster: Cluster, r: random.Random, params: dict[str, 
     for gpu in node.gpus:
         gpu.fabric_state = "In Progress"
         gpu.fabric_status = "N/A"
+        # On HGX H100 Fabric Manager trains the GPU-to-NVSwitch access links ("coordinates with
+        # the GPU driver to initialize and train NVSwitch to GPU NVLink interconnects", Fabric
+        # Manager User Guide): with it dead they never come up, and the GPUs are not NVLink peers.
+        for link in gpu.nvlinks:
+            link.up = False
     fail_at_start(cluster)
     return {"node": node.name, "service": "nvidia-fabricmanager", "cause": "fabricmanager-stopped"}
 

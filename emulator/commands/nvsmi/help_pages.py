@@ -108,6 +108,12 @@ TOPO_HELP = """\
     Options include:
     [-m | --matrix]: Display the GPUDirect communication matrix for the system.
     [-mp | --matrix_pci]: Display the GPUDirect communication matrix for the system (PCI Only).
+    [-p2p | --p2pstatus]: Displays the p2p status between the GPUs of a given p2p capability
+                   r - p2p read capabiity
+                   w - p2p write capability
+                   n - p2p nvlink capability
+                   a - p2p atomics capability
+                   p - p2p pcie capability
     [-h | --help]: Display help information
 """
 

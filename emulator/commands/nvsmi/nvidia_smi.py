@@ -52,7 +52,7 @@ class NvidiaSmi(RawCommand):
     summary = "NVIDIA System Management Interface: GPU state, topology, NVLink and monitoring"
     section = "GPU"
     description = "Driver 550.90.07, CUDA 12.4. Every value is read from the node's GPUs now."
-    notes = ("Sub-commands: topo -m, nvlink -s|-e|-c, dmon, pmon. Changing state (-pm, -pl, -r, -lgc...) "
+    notes = ("Sub-commands: topo -m, topo -p2p r|w|n|a|p, nvlink -s|-e|-c, dmon, pmon. Changing state (-pm, -pl, -r, -lgc...) "
              "needs root, which the learner does not have.")
     flags = FLAGS
     words = tuple(SUBCOMMAND_HELP)

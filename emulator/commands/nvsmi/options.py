@@ -143,9 +143,10 @@ def check_combination(opts: dict[str, Any]) -> None:
 
 
 def reads_only_words(words: list[str]) -> bool:
-    """The summary, -L, -q and the CSV queries, and ``topo -m``; never a loop, a setter or a monitor."""
+    """The summary, -L, -q and the CSV queries, ``topo -m`` and ``topo -p2p``; never a loop, a setter or a monitor."""
     if words and words[0] == "topo":
-        return words[1:] in (["-m"], ["--matrix"])
+        return words[1:] in (["-m"], ["--matrix"]) or (
+            len(words) == 3 and words[1] in ("-p2p", "--p2pstatus"))
     value_next = False
     for word in words:
         if value_next:

@@ -1,6 +1,6 @@
 """nvidia-smi's sub-commands: ``topo``, ``nvlink``, ``dmon`` and ``pmon``, each with its own flags.
 
-``topo -m`` prints the matrix, ``nvlink -s|-e|-c|-gt`` the links of each GPU,
+``topo -m`` prints the matrix, ``topo -p2p r|w|n|a|p`` the GPU pairs' P2P status, ``nvlink -s|-e|-c|-gt`` the links of each GPU,
 ``dmon`` and ``pmon`` one sample per ``-d`` seconds until ``-c`` samples (or
 Ctrl+C). Without an action ``topo`` and ``nvlink`` print their help.
 """
@@ -11,6 +11,7 @@ from collections.abc import Generator
 from typing import Any
 
 from emulator.cluster.hardware import GPU
+from emulator.cluster.peers import CAPABILITIES
 from emulator.commands.kit.command import Context, Outcome
 from emulator.commands.kit.sampling import samples, stopped
 from emulator.commands.nvsmi import monitor as nvsmi_monitor
@@ -25,6 +26,7 @@ SUBCOMMAND_KEYS = {
     "--select": "select", "-e": "errors", "--errorcounters": "errors", "-c": "count", "--count": "count",
     "--capabilities": "caps", "-d": "delay", "--delay": "delay", "-o": "options", "--options": "options",
     "-l": "link", "--link": "link", "-gt": "throughput", "--getthroughput": "throughput",
+    "-p2p": "p2p", "--p2pstatus": "p2p",
 }
 
 
@@ -37,7 +39,11 @@ def parse_subcommand(sub: str, argv: list[str]) -> dict[str, Any]:
         key = SUBCOMMAND_KEYS.get(word)
         if key is None:
             raise BadArgs(f"ERROR: Option {word} is not recognized. Please run 'nvidia-smi {sub} -h'.\n")
-        takes_value = key in ("id", "delay", "options", "link", "throughput") or (
+        if key == "p2p" and sub != "topo":
+            raise BadArgs(f"ERROR: Option {word} is not recognized. Please run 'nvidia-smi {sub} -h'.\n")
+        if key == "p2p" and inline is None and not cur.more():
+            raise BadArgs(f'Option "{word}" is missing its value.\n')
+        takes_value = key in ("id", "delay", "options", "link", "throughput", "p2p") or (
             sub in ("dmon", "pmon") and key in ("select", "count"))
         opts[key] = cur.value(inline) if takes_value else True
     return opts
@@ -57,6 +63,12 @@ def run_subcommand(ctx: Context, sub: str, argv: list[str]) -> Outcome:
     if status:
         return status
     if sub == "topo":
+        if "p2p" in opts:
+            capability = str(opts["p2p"])
+            if capability not in CAPABILITIES:
+                raise BadArgs(f"Invalid value: {capability}. Please run 'nvidia-smi topo -h'.\n")
+            ctx.out(nvsmi_topo.p2p_matrix(ctx.host, capability))
+            return 0
         if not opts.get("matrix"):
             ctx.out(TOPO_HELP)
             return 0

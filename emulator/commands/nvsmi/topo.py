@@ -3,14 +3,16 @@
 The matrix comes from the model's PCIe switches, NUMA nodes, NICs and
 NVLinks: a GPU and the rail NIC behind its PCIe switch are ``PXB``, devices
 under the same socket ``NODE``, across sockets ``SYS``, GPU pairs ``NV#``
-with # the NVLinks both GPUs still have up.
+with # the NVLinks both GPUs still have up. ``topo -p2p`` prints NVML's
+peer-to-peer status of each GPU pair for one capability
+(:func:`emulator.cluster.peers.p2p_status`).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from emulator.cluster import telemetry
+from emulator.cluster import peers, telemetry
 from emulator.cluster.catalog import H100
 from emulator.cluster.hardware import GPU, NIC
 
@@ -65,6 +67,30 @@ def topo_matrix(node: Node) -> str:
     out = "\n".join(lines) + "\n\n" + LEGEND + "\nNIC Legend:\n\n"
     out += "".join(f"  NIC{i}: {n.name}\n" for i, n in enumerate(nics))
     return out
+
+
+P2P_LEGEND = """\
+Legend:
+
+  X    = Self
+  OK   = Status Ok
+  CNS  = Chipset not supported
+  GNS  = GPU not supported
+  TNS  = Topology not supported
+  NS   = Not supported
+  U    = Unknown
+"""
+
+
+def p2p_matrix(node: Node, capability: str) -> str:
+    """``topo -p2p CAP``: one row per GPU, each cell the pair's status, every line tab-ended."""
+    gpus = [g for g in node.gpus if g.present]
+    lines = [" \t" + "".join(f"GPU{g.index}\t" for g in gpus)]
+    for g in gpus:
+        cells = "".join(("X" if other is g else peers.p2p_status(node, g, other, capability)) + "\t"
+                        for other in gpus)
+        lines.append(f" GPU{g.index}\t{cells}")
+    return "\n".join(lines) + "\n\n" + P2P_LEGEND
 
 
 def gpu_title(gpu: GPU) -> str:
