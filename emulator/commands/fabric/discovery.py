@@ -1,8 +1,11 @@
 """Fabric discovery from the current host's port, as the scanning tools see it.
 
-Discovery follows the rail of the local port: every compute node's port on
-that rail, its leaf switch and the spines. Ports that are down are not
-discovered, as on a real subnet. ``iblinkinfo``, ``ibqueryerrors``,
+The compute fabric is one subnet: every rail's LIDs are unique across the
+fabric (``NIC.lid``), every port reports the one subnet manager at LID 1, and
+the spines are cabled to every rail's leaves. Discovery from any local port
+therefore reaches every compute node's port on every rail, every leaf and the
+spines. The storage ports are Ethernet (RoCE) and not on the subnet. Ports
+that are down are not discovered, as on a real subnet. ``iblinkinfo``, ``ibqueryerrors``,
 ``ibnetdiscover``, ``sminfo`` and ``ibclearcounters`` read it here, with the
 trained width and speed of each link and the hint when it trained low.
 """
@@ -43,14 +46,19 @@ def could_be(nic: NIC) -> str:
 
 
 def fabric_cas(ctx: Context, ca: str | None = None) -> tuple[NIC, list[tuple[Node, NIC]]] | None:
-    """The local active IB port (``ca``'s, or the first) and every CA port its subnet (rail) reaches."""
+    """The local active IB port (``ca``'s, or the first) and every CA port of the subnet, rail by rail."""
     local = next((n for n in devices(ctx) if n.link_layer == "InfiniBand" and is_up(n) and ca in (None, n.name)),
                  None)
     if local is None:
         return None
-    found = [(node, nic) for node in ctx.cluster.compute_nodes for nic in node.nics
-             if nic.role == "compute" and nic.rail == local.rail and links.port_active(node, nic)]
+    found = [(node, nic) for node, nic in subnet_ports(ctx) if links.port_active(node, nic)]
     return local, found
+
+
+def subnet_ports(ctx: Context) -> list[tuple[Node, NIC]]:
+    """Every compute (rail) port cabled to the subnet, up or down, ordered by rail then node."""
+    ports = [(node, nic) for node in ctx.cluster.compute_nodes for nic in node.nics if nic.role == "compute"]
+    return sorted(ports, key=lambda item: (item[1].rail or 0, item[0].index))
 
 
 def discover_failed(ctx: Context, tool: str) -> Exception:

@@ -43,11 +43,9 @@ class Ibswitches(DiagCommand):
         if fabric is None:
             raise ctx.fail(f"ibwarn: [{fake_pid(ctx, self.name)}] mad_rpc_open_port: can't open UMAD port ((null):0)\n"
                            "/usr/sbin/ibnetdiscover: iberror: failed: discover failed", 255)
-        rail = fabric[0].rail
         cl = ctx.cluster
-        for name, (_, r) in sorted(cl.switches.items()):
-            if r in (rail, -1):
-                ctx.outln(f"Switch\t: {links.switch_guid(cl, name)} ports 64 \"{name}\" enhanced port 0 "
+        for name in sorted(cl.switches):
+            ctx.outln(f"Switch\t: {links.switch_guid(cl, name)} ports 64 \"{name}\" enhanced port 0 "
                           f"lid {links.switch_lid(cl, name)} lmc 0")
         return 0
 

@@ -22,7 +22,7 @@ class Sminfo(DiagCommand):
         if fabric is None:
             raise discover_failed(ctx, self.name)
         cl = ctx.cluster
-        r = rng(cl.seed, "sm", fabric[0].rail)
+        r = rng(cl.seed, "sm", 0)  # one subnet, one master SM, whichever rail asks
         guid = f"0x{0xFC6A1C:06x}0300{r.getrandbits(24):06x}"
         activity = r.randrange(10**6, 10**7) + int(cl.clock.elapsed / 10)
         ctx.outln(f"sminfo: sm lid {fabric[0].sm_lid} sm guid {guid}, activity count {activity} priority 15 state 3 "
