@@ -151,3 +151,12 @@ def test_a_powered_off_node_drops_out_of_the_fabric_but_a_panicked_one_does_not(
     panicked = on("node01")
     apply_fault(panicked.cluster, "host-down", {"node": "node03", "cause": "kernel-panic"})
     assert '"node03 mlx5_0"' in run(panicked, "ibhosts")   # the HCA's firmware still answers
+
+
+def test_every_rail_port_asks_the_same_subnet_manager_and_a_bad_port_is_refused():
+    s = on("node01")
+    master = run(s, "sminfo")
+    assert run(s, "sminfo -C mlx5_4") == master == run(s, "sminfo -C mlx5_7 -P 1")
+    assert run(s, "ibswitches -C mlx5_3") == run(s, "ibswitches")
+    out, status = s.execute("ibhosts -C mlx5_0 -P 2")
+    assert status == 255 and "can't open UMAD port (mlx5_0:2)" in out

@@ -12,6 +12,7 @@ trained width and speed of each link and the hint when it trained low.
 
 from __future__ import annotations
 
+import argparse
 from typing import TYPE_CHECKING
 
 from emulator.cluster import links
@@ -19,6 +20,7 @@ from emulator.cluster.hardware import NIC
 from emulator.commands.fabric.devices import devices, is_up
 from emulator.commands.fabric.diag import fake_pid
 from emulator.commands.kit.command import Context
+from emulator.commands.kit.spec import ArgumentParser
 
 if TYPE_CHECKING:  # pragma: no cover
     from emulator.cluster.model import Node
@@ -61,7 +63,21 @@ def subnet_ports(ctx: Context) -> list[tuple[Node, NIC]]:
     return sorted(ports, key=lambda item: (item[1].rail or 0, item[0].index))
 
 
-def discover_failed(ctx: Context, tool: str) -> Exception:
+def discover_failed(ctx: Context, tool: str, ca: str | None = None, port: str | None = None) -> Exception:
     """The error to raise when no local port is up to discover from, in the tool's words."""
-    return ctx.fail(f"ibwarn: [{fake_pid(ctx, tool)}] mad_rpc_open_port: can't open UMAD port ((null):0)\n"
-                    f"{tool}: iberror: failed: discover failed", 255)
+    return ctx.fail(f"ibwarn: [{fake_pid(ctx, tool)}] mad_rpc_open_port: can't open UMAD port "
+                    f"({ca or '(null)'}:{port or 0})\n{tool}: iberror: failed: discover failed", 255)
+
+
+def add_port_options(parser: ArgumentParser) -> None:
+    """The local CA and port every infiniband-diags tool sends from (``-C ca -P port``)."""
+    parser.add_argument("-C", "--Ca", metavar="CA", help="Ca name to use")
+    parser.add_argument("-P", "--Port", metavar="PORT", help="Ca port number to use")
+
+
+def local_fabric(ctx: Context, args: argparse.Namespace, tool: str) -> tuple[NIC, list[tuple[Node, NIC]]]:
+    """:func:`fabric_cas` from the port ``-C``/``-P`` name, or the tool's error when it cannot be opened."""
+    fabric = fabric_cas(ctx, args.Ca) if args.Port in (None, "1") else None
+    if fabric is None:
+        raise discover_failed(ctx, tool, args.Ca, args.Port)
+    return fabric
