@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 IBDIAGNET_VERSION = "2.13.0.MLNX20231105.fc5eb6b1"
 #: Errors or warnings a stage prints on screen (--screen_num_errs default); all of them go to the log.
+#: Source: https://docs.nvidia.com/networking/display/ibdiagnetusermanualv290/warnings+and+errors+printing+policy
 SCREEN_NUM_ERRS = 5
 #: Where ibdiagnet writes its log, LST and PM files unless told otherwise (-o).
 IBDIAG_DIR = "/var/tmp/ibdiagnet2"
