@@ -155,8 +155,8 @@ def switch_port_exists(cluster: Cluster, name: str, port: int) -> bool:
 
 # -- the subnet manager's port ------------------------------------------------------------------
 #
-# Each rail is its own subnet; its master SM answers at LID 1 (the LID every port reports as
-# "SM lid"). Its port carries management datagrams only: one SMP to every port of the subnet
+# The compute fabric is one subnet: LIDs are unique across the rails and the spines join every
+# rail's leaves. Its master SM answers at LID 1 (the LID every port reports as "SM lid"). Its port carries management datagrams only: one SMP to every port of the subnet
 # per light sweep, and the replies.
 
 

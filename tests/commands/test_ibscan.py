@@ -22,7 +22,7 @@ def test_ibdiagnet_counts_speed_and_counter_problems():
 def test_ibdiagnet_healthy_fabric_is_clean():
     out, status = on("node01").execute("ibdiagnet")
     assert status == 0
-    assert "Discovering ... 10 nodes (2 Switches & 8 CA-s) discovered." in out or "CA-s) discovered." in out
+    assert "Discovering ... 74 nodes (10 Switches & 64 CA-s) discovered." in out
     assert "-I- Port Counters             0          0" in out
 
 
@@ -50,15 +50,19 @@ def test_iblinkinfo_down_ports_only():
     apply_fault(s.cluster, "port-down", {"node": "node05", "port": "mlx5_0"})
     out = run(s, "iblinkinfo -d")
     assert out.splitlines()[1] == '           2    5[  ] ==(                Down/ Polling)==>             [  ] "" ( )'
-    assert "node05" not in run(s, "iblinkinfo --cas-only")
+    assert len(out.splitlines()) == 2   # only the switch with the down port is headed
+    cas = run(s, "iblinkinfo --cas-only")
+    assert "node05 mlx5_0" not in cas and "CA: node05 mlx5_7:" in cas
 
 
-def test_ibhosts_and_ibswitches_list_the_rail_fabric():
+def test_ibhosts_and_ibswitches_list_every_rail_of_the_subnet():
     s = on("node01")
     apply_fault(s.cluster, "port-down", {"node": "node05", "port": "mlx5_0"})
     hosts = run(s, "ibhosts")
-    assert hosts.count("Ca\t: 0x") == 7 and "node05" not in hosts
-    assert run(s, "ibswitches").splitlines()[0].startswith("Switch\t: 0x")
+    assert hosts.count("Ca\t: 0x") == 63 and "node05 mlx5_0" not in hosts and "node05 mlx5_1" in hosts
+    switches = run(s, "ibswitches").splitlines()
+    assert all(line.startswith("Switch\t: 0x") for line in switches)
+    assert [line.split('"')[1] for line in switches] == [f"leaf-r{r}-01" for r in range(8)] + ["spine-01", "spine-02"]
 
 
 def test_ibqueryerrors_reports_errors_and_congestion_but_not_healthy_ports():
@@ -69,8 +73,10 @@ def test_ibqueryerrors_reports_errors_and_congestion_but_not_healthy_ports():
     assert re.search(r'^Errors for "node03 mlx5_0"\n   GUID 0x[0-9a-f]{16} port 1: '
                      r"\[SymbolErrorCounter == \d+ \(\d+\.\d{3}K?\)\]", out, re.M)
     assert "PortXmitWait ==" in out
-    assert out.count("Errors for") == 3   # node03, the congested node, and their leaf switch
-    assert "## Summary: 11 nodes checked" in out
+    # node03's port, the congested node's eight rail ports, and the eight rail leaves they hang off
+    assert out.count("Errors for") == 17
+    assert 'Errors for "node02 mlx5_7"' in out and '"leaf-r7-01"' in out
+    assert "## Summary: 74 nodes checked" in out
     assert "Errors for" not in run(on("node01"), "ibqueryerrors")
 
 
@@ -88,9 +94,9 @@ def test_ibqueryerrors_exporter_options_add_data_counters_and_link_info():
     assert re.fullmatch(r"       Link info:    116   1\[  \] ==\( 4X        106\.25 Gbps Active/  LinkUp\)==>  "
                         rf'0xfc6a1c03[0-9a-f]{{8}} +\d+ +\d+\[  \] "{leaf}" \( \)', lines[at + 2])
     assert out.endswith("\n## Suppressed: PortRcvSwitchRelayErrors\n")
-    assert "\n\n## Summary: 11 nodes checked, 2 bad nodes found\n" in out
+    assert "\n\n## Summary: 74 nodes checked, 2 bad nodes found\n" in out
     cas_only = run(s, "ibqueryerrors --ca")
-    assert leaf not in cas_only and "## Summary: 8 nodes checked, 1 bad nodes found" in cas_only
+    assert leaf not in cas_only and "## Summary: 64 nodes checked, 1 bad nodes found" in cas_only
     assert '"node03 mlx5_0"' not in run(s, "ibqueryerrors --switch")
 
 
@@ -128,7 +134,7 @@ def test_sminfo_reports_the_master():
 def test_ibclearcounters_then_ibqueryerrors_shows_only_what_grew():
     s = on("node01")
     apply_fault(s.cluster, "symbol-errors", {"node": "node02", "port": "mlx5_0", "errors_per_s": 2})
-    assert run(s, "ibclearcounters") == "## Summary: 11 nodes cleared 0 errors\n"
+    assert run(s, "ibclearcounters") == "## Summary: 74 nodes cleared 0 errors\n"
     assert "Errors for" not in run(s, "ibqueryerrors")
     run(s, "sleep 30")
     grown = run(s, "ibqueryerrors")
@@ -145,3 +151,12 @@ def test_a_powered_off_node_drops_out_of_the_fabric_but_a_panicked_one_does_not(
     panicked = on("node01")
     apply_fault(panicked.cluster, "host-down", {"node": "node03", "cause": "kernel-panic"})
     assert '"node03 mlx5_0"' in run(panicked, "ibhosts")   # the HCA's firmware still answers
+
+
+def test_every_rail_port_asks_the_same_subnet_manager_and_a_bad_port_is_refused():
+    s = on("node01")
+    master = run(s, "sminfo")
+    assert run(s, "sminfo -C mlx5_4") == master == run(s, "sminfo -C mlx5_7 -P 1")
+    assert run(s, "ibswitches -C mlx5_3") == run(s, "ibswitches")
+    out, status = s.execute("ibhosts -C mlx5_0 -P 2")
+    assert status == 255 and "can't open UMAD port (mlx5_0:2)" in out

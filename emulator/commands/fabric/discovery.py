@@ -1,14 +1,18 @@
 """Fabric discovery from the current host's port, as the scanning tools see it.
 
-Discovery follows the rail of the local port: every compute node's port on
-that rail, its leaf switch and the spines. Ports that are down are not
-discovered, as on a real subnet. ``iblinkinfo``, ``ibqueryerrors``,
+The compute fabric is one subnet: every rail's LIDs are unique across the
+fabric (``NIC.lid``), every port reports the one subnet manager at LID 1, and
+the spines are cabled to every rail's leaves. Discovery from any local port
+therefore reaches every compute node's port on every rail, every leaf and the
+spines. The storage ports are Ethernet (RoCE) and not on the subnet. Ports
+that are down are not discovered, as on a real subnet. ``iblinkinfo``, ``ibqueryerrors``,
 ``ibnetdiscover``, ``sminfo`` and ``ibclearcounters`` read it here, with the
 trained width and speed of each link and the hint when it trained low.
 """
 
 from __future__ import annotations
 
+import argparse
 from typing import TYPE_CHECKING
 
 from emulator.cluster import links
@@ -16,6 +20,7 @@ from emulator.cluster.hardware import NIC
 from emulator.commands.fabric.devices import devices, is_up
 from emulator.commands.fabric.diag import fake_pid
 from emulator.commands.kit.command import Context
+from emulator.commands.kit.spec import ArgumentParser
 
 if TYPE_CHECKING:  # pragma: no cover
     from emulator.cluster.model import Node
@@ -43,17 +48,36 @@ def could_be(nic: NIC) -> str:
 
 
 def fabric_cas(ctx: Context, ca: str | None = None) -> tuple[NIC, list[tuple[Node, NIC]]] | None:
-    """The local active IB port (``ca``'s, or the first) and every CA port its subnet (rail) reaches."""
+    """The local active IB port (``ca``'s, or the first) and every CA port of the subnet, rail by rail."""
     local = next((n for n in devices(ctx) if n.link_layer == "InfiniBand" and is_up(n) and ca in (None, n.name)),
                  None)
     if local is None:
         return None
-    found = [(node, nic) for node in ctx.cluster.compute_nodes for nic in node.nics
-             if nic.role == "compute" and nic.rail == local.rail and links.port_active(node, nic)]
+    found = [(node, nic) for node, nic in subnet_ports(ctx) if links.port_active(node, nic)]
     return local, found
 
 
-def discover_failed(ctx: Context, tool: str) -> Exception:
+def subnet_ports(ctx: Context) -> list[tuple[Node, NIC]]:
+    """Every compute (rail) port cabled to the subnet, up or down, ordered by rail then node."""
+    ports = [(node, nic) for node in ctx.cluster.compute_nodes for nic in node.nics if nic.role == "compute"]
+    return sorted(ports, key=lambda item: (item[1].rail or 0, item[0].index))
+
+
+def discover_failed(ctx: Context, tool: str, ca: str | None = None, port: str | None = None) -> Exception:
     """The error to raise when no local port is up to discover from, in the tool's words."""
-    return ctx.fail(f"ibwarn: [{fake_pid(ctx, tool)}] mad_rpc_open_port: can't open UMAD port ((null):0)\n"
-                    f"{tool}: iberror: failed: discover failed", 255)
+    return ctx.fail(f"ibwarn: [{fake_pid(ctx, tool)}] mad_rpc_open_port: can't open UMAD port "
+                    f"({ca or '(null)'}:{port or 0})\n{tool}: iberror: failed: discover failed", 255)
+
+
+def add_port_options(parser: ArgumentParser) -> None:
+    """The local CA and port every infiniband-diags tool sends from (``-C ca -P port``)."""
+    parser.add_argument("-C", "--Ca", metavar="CA", help="Ca name to use")
+    parser.add_argument("-P", "--Port", metavar="PORT", help="Ca port number to use")
+
+
+def local_fabric(ctx: Context, args: argparse.Namespace, tool: str) -> tuple[NIC, list[tuple[Node, NIC]]]:
+    """:func:`fabric_cas` from the port ``-C``/``-P`` name, or the tool's error when it cannot be opened."""
+    fabric = fabric_cas(ctx, args.Ca) if args.Port in (None, "1") else None
+    if fabric is None:
+        raise discover_failed(ctx, tool, args.Ca, args.Port)
+    return fabric

@@ -1,4 +1,4 @@
-"""``ibdiagnet``: a scan of the fabric the local port reaches, its summary table and the files it writes.
+"""``ibdiagnet``: a scan of the subnet (every rail's CA ports, leaves and spines), its summary table and the files it writes.
 
 It samples every discovered port's counters twice, a simulated second apart,
 checks speed and width against what the ports support, and writes its log,
@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import argparse
 import re
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING
 
 from emulator.cluster import counters, links
 from emulator.cluster.hardware import NIC
 from emulator.commands.fabric.devices import VENDOR_PART_ID, device, devices, is_up
+from emulator.commands.fabric.discovery import subnet_ports
 from emulator.commands.kit.command import Command, Context, Outcome, ParsedCommand
 from emulator.commands.kit.spec import ArgumentParser
 
@@ -23,6 +24,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 IBDIAGNET_VERSION = "2.13.0.MLNX20231105.fc5eb6b1"
+#: Errors or warnings a stage prints on screen (--screen_num_errs default); all of them go to the log.
+#: Source: https://docs.nvidia.com/networking/display/ibdiagnetusermanualv290/warnings+and+errors+printing+policy
+SCREEN_NUM_ERRS = 5
 #: Where ibdiagnet writes its log, LST and PM files unless told otherwise (-o).
 IBDIAG_DIR = "/var/tmp/ibdiagnet2"
 
@@ -59,16 +63,12 @@ class Ibdiagnet(ParsedCommand):
             what = f"device {args.device}" if args.device else "any active IB port"
             raise ctx.fail(f"-E- Failed to find {what} on this host", 1)
         o(f"-I- Using port {args.port} as the local port ({local.name}).")
-        rail = local.rail
-        ports: list[tuple[Node, NIC]] = []
-        for node in cl.compute_nodes:
-            for nic in node.nics:
-                if nic.role == "compute" and nic.rail == rail:
-                    ports.append((node, nic))
-        active = [(n, p) for n, p in ports if links.port_active(n, p)]
-        switches = [name for name, (kind, r) in cl.switches.items() if r in (rail, -1)]
+        active = [(n, p) for n, p in subnet_ports(ctx) if links.port_active(n, p)]
+        switches = sorted(cl.switches)
         total = len(active) + len(switches)
         log: list[str] = []
+        counter_msgs: list[str] = []
+        speed_msgs: list[str] = []
         warnings = dict.fromkeys(("Discovery", "Lids Check", "Links Check", "Subnet Manager", "Port Counters",
                                   "Nodes Information", "Speed / Width checks", "Cable Diagnostic (Plugin)"), 0)
         errors = dict(warnings)
@@ -121,22 +121,24 @@ class Ibdiagnet(ParsedCommand):
             for name in checked:
                 if now[name] > 0:
                     warnings["Port Counters"] += 1
-                    log.append(f"-W- lid=0x{nic.lid:04x} dev={VENDOR_PART_ID} {node.name}/{nic.name}/P1\n"
+                    counter_msgs.append(f"-W- lid=0x{nic.lid:04x} dev={VENDOR_PART_ID} {node.name}/{nic.name}/P1\n"
                                f"        Performance Monitor counter     : Value\n"
                                f"        {_snake(name):<32}: {now[name]} (threshold=1)")
                 delta = now[name] - first[id(nic)][name]
                 if delta > 0:
                     errors["Port Counters"] += 1
-                    log.append(f"-E- lid=0x{nic.lid:04x} dev={VENDOR_PART_ID} {node.name}/{nic.name}/P1\n"
+                    counter_msgs.append(f"-E- lid=0x{nic.lid:04x} dev={VENDOR_PART_ID} {node.name}/{nic.name}/P1\n"
                                f"        Performance Monitor counter     : Value\n"
                                f"        {_snake(name):<32}: {delta} (overflow=0, difference during run)")
         o("-{}- Ports counters value Check finished with {}".format(
             "W" if warnings["Port Counters"] else "I",
             f"{warnings['Port Counters']} warnings" if warnings["Port Counters"] else "success").replace(
             "finished with success", "finished successfully"))
+        _screen(o, [m for m in counter_msgs if m.startswith("-W-")])
         o("")
         if errors["Port Counters"]:
             o(f"-E- Ports counters Difference Check (during run) finished with {errors['Port Counters']} errors")
+            _screen(o, [m for m in counter_msgs if m.startswith("-E-")])
         else:
             o("-I- Ports counters Difference Check (during run) finished successfully")
         o("")
@@ -148,15 +150,17 @@ class Ibdiagnet(ParsedCommand):
                 what = (f"Unexpected actual link width {nic.width.upper()} (enabled width: 4X)"
                         if nic.width.upper() != "4X" else
                         f"Unexpected actual link speed {links.speed_name(nic)} (enabled speed: NDR)")
-                log.append(f"-W- Link: {nic.peer_switch}/P{nic.peer_port} <--> {node.name}/{nic.name}/P1 - {what}, "
+                speed_msgs.append(f"-W- Link: {nic.peer_switch}/P{nic.peer_port} <--> {node.name}/{nic.name}/P1 - {what}, "
                            f"rate {nic.rate_gbps} Gb/s instead of {nic.max_rate_gbps} Gb/s")
         if warnings["Speed / Width checks"]:
             o("-I- Link Speed Check (Compare to supported link speed)")
             o(f"-W- Speed / Width checks finished with {warnings['Speed / Width checks']} warnings")
+            _screen(o, speed_msgs)
         else:
             o("-I- Link Speed Check (Compare to supported link speed)")
             o("-I- Speed / Width checks finished successfully")
         o("")
+        log += counter_msgs + speed_msgs
         if args.pc:
             for node, nic in active:
                 counters.reset_counters(cl, node, nic, rail_gbps)
@@ -203,6 +207,12 @@ class Ibdiagnet(ParsedCommand):
                 ctx.fs.write(f"{out_dir}/{name}", text)
         except Exception as exc:  # the vfs raises FsError with errno wording
             ctx.err(f"-E- Failed to write to {out_dir}: {getattr(exc, 'strerror', exc)}\n")
+
+
+def _screen(out: Callable[[str], None], messages: list[str]) -> None:
+    """A stage's first warnings or errors, as ibdiagnet prints them on screen (the rest go to the log only)."""
+    for message in messages[:SCREEN_NUM_ERRS]:
+        out(message)
 
 
 def _snake(name: str) -> str:

@@ -1,4 +1,4 @@
-"""``iblinkinfo``: every switch port of the fabric the local port reaches, with the link's width, lane speed and far end."""
+"""``iblinkinfo``: every switch port of the subnet (all rails' leaves and the spines), with the link's width, lane speed and far end."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from emulator.cluster import links
 from emulator.commands.fabric.devices import device, devices, is_up
 from emulator.commands.fabric.diag import DiagCommand, fake_pid
-from emulator.commands.fabric.discovery import LANE_TEXT, UPLINK, could_be, trained_as
+from emulator.commands.fabric.discovery import LANE_TEXT, UPLINK, could_be, subnet_ports, trained_as
 from emulator.commands.kit.command import Command, Context, Outcome
 from emulator.commands.kit.spec import ArgumentParser
 
@@ -51,14 +51,12 @@ class Iblinkinfo(DiagCommand):
         if local is None or local.link_layer != "InfiniBand" or not is_up(local):
             raise ctx.fail(f"ibwarn: [{pid}] mad_rpc_open_port: can't open UMAD port ({args.Ca or '(null)'}:0)\n"
                            "iblinkinfo: iberror: failed: discover failed", 255)
-        rail = local.rail
         ports: dict[str, list[tuple[Node, NIC]]] = {}
-        for node in cl.compute_nodes:
-            for nic in node.nics:
-                if nic.role == "compute" and nic.rail == rail:
-                    ports.setdefault(nic.peer_switch, []).append((node, nic))
+        for node, nic in subnet_ports(ctx):
+            ports.setdefault(nic.peer_switch, []).append((node, nic))
         leaves = sorted(ports)
         spines = sorted(name for name, (kind, _) in cl.switches.items() if kind == "spine")
+        all_leaves = sorted(name for name, (kind, _) in cl.switches.items() if kind == "leaf")
         if args.cas_only:
             for leaf in leaves:
                 for node, nic in ports[leaf]:
@@ -69,21 +67,25 @@ class Iblinkinfo(DiagCommand):
             return 0
         for leaf in leaves:
             lid = links.switch_lid(cl, leaf)
+            shown = [(node, nic) for node, nic in sorted(ports[leaf], key=lambda item: item[1].peer_port)
+                     if not (args.downports and links.port_active(node, nic))]
+            if args.downports and not shown:  # -d heads only the switches that have a down port
+                continue
             ctx.outln(f"Switch: {links.switch_guid(cl, leaf)} {leaf}:")
-            for node, nic in sorted(ports[leaf], key=lambda item: item[1].peer_port):
-                if args.downports and links.port_active(node, nic):
-                    continue
+            for node, nic in shown:
                 ctx.outln(_link(lid, nic.peer_port, trained_as(node, nic), nic.lid, 1, f"{node.name} {nic.name}",
                                 could_be(nic)))
             if not args.downports:
                 for k, spine in enumerate(spines):
-                    ctx.outln(_link(lid, 33 + k, UPLINK, links.switch_lid(cl, spine), leaves.index(leaf) + 1, spine, ""))
+                    ctx.outln(_link(lid, 33 + k, UPLINK, links.switch_lid(cl, spine), all_leaves.index(leaf) + 1,
+                                    spine, ""))
         if not args.downports:
             for spine in spines:
                 lid = links.switch_lid(cl, spine)
                 ctx.outln(f"Switch: {links.switch_guid(cl, spine)} {spine}:")
-                for k, leaf in enumerate(leaves):
-                    ctx.outln(_link(lid, k + 1, UPLINK, links.switch_lid(cl, leaf), 33 + spines.index(spine), leaf, ""))
+                for leaf in leaves:
+                    ctx.outln(_link(lid, all_leaves.index(leaf) + 1, UPLINK, links.switch_lid(cl, leaf),
+                                    33 + spines.index(spine), leaf, ""))
         return 0
 
 

@@ -6,8 +6,8 @@ import argparse
 from typing import TYPE_CHECKING
 
 from emulator.cluster import links
-from emulator.commands.fabric.diag import DiagCommand, fake_pid
-from emulator.commands.fabric.discovery import discover_failed, fabric_cas
+from emulator.commands.fabric.diag import DiagCommand
+from emulator.commands.fabric.discovery import add_port_options, local_fabric
 from emulator.commands.kit.command import Command, Context, Outcome
 from emulator.commands.kit.spec import ArgumentParser
 
@@ -22,11 +22,11 @@ class Ibhosts(DiagCommand):
     summary = "show InfiniBand host (CA) nodes in the fabric"
     section = "Fabric"
 
+    def configure(self, parser: ArgumentParser) -> None:
+        add_port_options(parser)
+
     def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
-        fabric = fabric_cas(ctx)
-        if fabric is None:
-            raise ctx.fail(f"ibwarn: [{fake_pid(ctx, self.name)}] mad_rpc_open_port: can't open UMAD port ((null):0)\n"
-                           "/usr/sbin/ibnetdiscover: iberror: failed: discover failed", 255)
+        fabric = local_fabric(ctx, args, "/usr/sbin/ibnetdiscover")
         for node, nic in fabric[1]:
             ctx.outln(f"Ca\t: {nic.node_guid} ports 1 \"{node.name} {nic.name}\"")
         return 0
@@ -38,16 +38,14 @@ class Ibswitches(DiagCommand):
     summary = "show InfiniBand switch nodes in the fabric"
     section = "Fabric"
 
+    def configure(self, parser: ArgumentParser) -> None:
+        add_port_options(parser)
+
     def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
-        fabric = fabric_cas(ctx)
-        if fabric is None:
-            raise ctx.fail(f"ibwarn: [{fake_pid(ctx, self.name)}] mad_rpc_open_port: can't open UMAD port ((null):0)\n"
-                           "/usr/sbin/ibnetdiscover: iberror: failed: discover failed", 255)
-        rail = fabric[0].rail
+        local_fabric(ctx, args, "/usr/sbin/ibnetdiscover")  # fails when no local port is up
         cl = ctx.cluster
-        for name, (_, r) in sorted(cl.switches.items()):
-            if r in (rail, -1):
-                ctx.outln(f"Switch\t: {links.switch_guid(cl, name)} ports 64 \"{name}\" enhanced port 0 "
+        for name in sorted(cl.switches):
+            ctx.outln(f"Switch\t: {links.switch_guid(cl, name)} ports 64 \"{name}\" enhanced port 0 "
                           f"lid {links.switch_lid(cl, name)} lmc 0")
         return 0
 
@@ -62,11 +60,10 @@ class Ibnetdiscover(DiagCommand):
         parser.add_argument("-l", "--list", action="store_true", help="list of connected nodes")
         parser.add_argument("-H", "--Hca_list", action="store_true", help="list of connected CAs")
         parser.add_argument("-S", "--Switch_list", action="store_true", help="list of connected switches")
+        add_port_options(parser)
 
     def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
-        fabric = fabric_cas(ctx)
-        if fabric is None:
-            raise discover_failed(ctx, self.name)
+        fabric = local_fabric(ctx, args, self.name)
         cl = ctx.cluster
         local, cas = fabric
         by_leaf: dict[str, list[tuple[Node, NIC]]] = {}

@@ -81,13 +81,11 @@ class Ibqueryerrors(DiagCommand):
             # ibqueryerrors.c check_threshold: a port advertising IsAdditionalPortCountersExtendedSupported
             # is read in 64 bits and printed with a human-readable form; any other from PortCounters, each
             # counter at its own width, as a plain number.
-            if capmask2 & ADDL_PORT_CTRS_EXT:
-                shown = {name: f"{values[name]} ({human(values[name])})" for name in ERROR_THRESHOLDS}
-            else:
+            extended = bool(capmask2 & ADDL_PORT_CTRS_EXT)
+            if not extended:
                 values = {**values, **{name: counters.clamp(values[name], bits) for name, bits in BASIC_FIELDS
                                        if name in ERROR_THRESHOLDS}}
-                shown = {name: str(values[name]) for name in ERROR_THRESHOLDS}
-            found = "".join(f" [{name} == {shown[name]}]"
+            found = "".join(f" [{name} == {values[name]}" + (f" ({human(values[name])})]" if extended else "]")
                             + (_rcv_error_details(values) if name == "PortRcvErrors" and args.details else "")
                             for name, limit in ERROR_THRESHOLDS.items()
                             if name not in suppressed and values[name] > limit)

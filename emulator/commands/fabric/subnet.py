@@ -7,8 +7,9 @@ import argparse
 from emulator.cluster import counters, links
 from emulator.cluster.ids import rng
 from emulator.commands.fabric.diag import DiagCommand
-from emulator.commands.fabric.discovery import discover_failed, fabric_cas
+from emulator.commands.fabric.discovery import add_port_options, local_fabric
 from emulator.commands.kit.command import Command, Context, Outcome
+from emulator.commands.kit.spec import ArgumentParser
 
 
 class Sminfo(DiagCommand):
@@ -17,12 +18,13 @@ class Sminfo(DiagCommand):
     summary = "query the InfiniBand subnet manager's info"
     section = "Fabric"
 
+    def configure(self, parser: ArgumentParser) -> None:
+        add_port_options(parser)
+
     def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
-        fabric = fabric_cas(ctx)
-        if fabric is None:
-            raise discover_failed(ctx, self.name)
+        fabric = local_fabric(ctx, args, self.name)
         cl = ctx.cluster
-        r = rng(cl.seed, "sm", fabric[0].rail)
+        r = rng(cl.seed, "sm", 0)  # one subnet, one master SM, whichever rail asks
         guid = f"0x{0xFC6A1C:06x}0300{r.getrandbits(24):06x}"
         activity = r.randrange(10**6, 10**7) + int(cl.clock.elapsed / 10)
         ctx.outln(f"sminfo: sm lid {fabric[0].sm_lid} sm guid {guid}, activity count {activity} priority 15 state 3 "
@@ -36,10 +38,11 @@ class Ibclearcounters(DiagCommand):
     section = "Fabric"
     notes = "Clears the counters of every CA and switch port the local port reaches (as perfquery -R on each)."
 
+    def configure(self, parser: ArgumentParser) -> None:
+        add_port_options(parser)
+
     def execute(self, ctx: Context, args: argparse.Namespace) -> Outcome:
-        fabric = fabric_cas(ctx)
-        if fabric is None:
-            raise discover_failed(ctx, self.name)
+        fabric = local_fabric(ctx, args, self.name)
         cl = ctx.cluster
         rail_gbps = counters.job_rail_gbps(cl)
         cables = links.cabling(cl)
