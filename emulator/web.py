@@ -61,7 +61,8 @@ a JSON string (or None). Sessions live in this module, keyed by ``sid``.
     Forget a session.
 ``warm_next() -> bool``
     Import one more command family, so that a tool's first use does not pay
-    its import; False once all are. From the first command done, the worker
+    its import, then read one more lab file, so that a page of another lab
+    opens without parsing it; False once all are. From the first command done, the worker
     calls it once a task until it answers False, any request going first.
 ``incomplete(text) -> str``
     JSON bool: whether ``text`` (the lines typed so far, joined by newlines)
@@ -252,5 +253,5 @@ def incomplete(text: str) -> str:
 
 
 def warm_next() -> bool:
-    """Import the next command family not imported yet; False when every one is."""
-    return registry.warm_next()
+    """Import the next command family not imported yet, then read the next lab; False when all are."""
+    return registry.warm_next() or labs.warm_next()

@@ -41,11 +41,16 @@ def _lab_ids() -> tuple[str, ...]:
     return tuple(sorted(p.name.removesuffix(".toml") for p in _root().iterdir() if p.name.endswith(".toml")))
 
 
-@cache
+#: The labs read so far, by id.
+_loaded: dict[str, Lab] = {}
+
+
 def _load(lab_id: str) -> Lab:
     """The lab in ``<lab_id>.toml``, parsed and validated once."""
-    name = f"{lab_id}.toml"
-    return load_text((_root() / name).read_text(encoding="utf-8"), f"labs/{name}")
+    if lab_id not in _loaded:
+        name = f"{lab_id}.toml"
+        _loaded[lab_id] = load_text((_root() / name).read_text(encoding="utf-8"), f"labs/{name}")
+    return _loaded[lab_id]
 
 
 def load_text(text: str, source: str) -> Lab:
@@ -78,3 +83,13 @@ def get(lab_id: str | None) -> Lab:
     if key not in _lab_ids():
         raise LabError(f"unknown lab: {lab_id}")
     return _load(key)
+
+
+def warm_next() -> bool:
+    """Read the first lab not read yet, so that a page of another lab opens without parsing it;
+    False when every lab is read (the worker calls it between requests, after the command families)."""
+    for lab_id in _lab_ids():
+        if lab_id not in _loaded:
+            _load(lab_id)
+            return True
+    return False
