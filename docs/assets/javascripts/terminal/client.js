@@ -198,6 +198,11 @@ export class Runtime {
     return id;
   }
 
+  /** An in-site link to `path` was clicked: a running worker builds that page's lab session meanwhile. */
+  prepare(path) {
+    if (this.worker && this.state !== "failed") this.worker.postMessage({ type: Msg.PREPARE, path });
+  }
+
   interrupt(sid) {
     if (this.worker) this.worker.postMessage({ type: Msg.INTERRUPT, sid });
   }

@@ -17,6 +17,18 @@ import { describe, post } from "./port.js";
 import { makeWhenQuiet, unpackWhenQuiet } from "./background.js";
 
 const MANIFEST_URL = new URL("../../emulator/manifest.json", import.meta.url);
+/** The site's root, which the manifest's `pages` are relative to. */
+const SITE_ROOT = new URL("../../../", import.meta.url).pathname;
+
+/** The manifest's `pages` ({"guides/x/": [lab, seed]}) once it has been read. */
+let pages = {};
+
+/** [lab, seed] of the site page at the URL path `path`, or null (a page of the sandbox, or not the site's). */
+export function labOfPage(path) {
+  if (typeof path !== "string" || !path.startsWith(SITE_ROOT)) return null;
+  const page = path.slice(SITE_ROOT.length).replace(/index\.html$/, "");
+  return Object.hasOwn(pages, page) ? pages[page] : null;
+}
 
 /** Bytes seen so far of the runtime files, for PROGRESS. */
 const bytes = { loaded: 0, total: 0, stage: Stage.MANIFEST };
@@ -180,6 +192,7 @@ export async function loadRuntime({ snapshotsWanted, early }) {
     : snapshotsWanted ? snapshots.read(keyPromise) : Promise.resolve({ missing: "turned off", skip: true });
   const manifest = await manifestPromise;
   reached("manifest");
+  pages = manifest.pages ?? {};
   const key = await keyPromise;
   const pyodideURL = new URL(manifest.pyodide, MANIFEST_URL);
   progress(Stage.RUNTIME);
