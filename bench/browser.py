@@ -35,6 +35,9 @@ OUTPUT = f"{TERMINAL} [data-mdx-output]"
 HELP_MARK = "Commands of this simulated cluster"
 #: A representative command that has not finished after this long is reported, not waited for.
 COMMAND_LIMIT_MS = 60000
+#: A page load that has not printed its first line after this long is reported, not waited for (a throttled
+#: cold load on a busy shared machine takes a minute).
+LOAD_LIMIT_MS = 180000
 #: The throttled link of the cold figures "at 50 Mbit/s": a reader's good home connection, not loopback.
 THROTTLE = {"mbit_s": 50, "latency_ms": 20}
 
@@ -62,14 +65,14 @@ def _add_plain_page(site: Path) -> None:
 
 def _first_command_ms(page: Page, url: str) -> float:
     """Navigation start → the output of ``help`` on screen, in the page's own clock."""
-    page.goto(url, wait_until="commit")
-    page.wait_for_selector(f"{TERMINAL}[data-mdx-state]")  # mounted: typing is queued from here on
+    page.goto(url, wait_until="commit", timeout=LOAD_LIMIT_MS)
+    page.wait_for_selector(f"{TERMINAL}[data-mdx-state]", timeout=LOAD_LIMIT_MS)  # mounted: typing is queued from here on
     page.fill(INPUT, "help")
     page.press(INPUT, "Enter")
     return float(page.wait_for_function(
         "([sel, mark]) => { const o = document.querySelector(sel);"
         " return o && o.textContent.includes(mark) ? performance.now() : null; }",
-        arg=[OUTPUT, HELP_MARK], timeout=60000, polling=10).json_value())
+        arg=[OUTPUT, HELP_MARK], timeout=LOAD_LIMIT_MS, polling=10).json_value())
 
 
 #: The page's start-up marks (client.js, loader.js, session.js), in the order the stages end on a first visit.
@@ -100,7 +103,8 @@ def _forget_sessions(page: Page, url: str) -> None:
 
 def _floor_ms(page: Page, url: str) -> float:
     page.goto(url, wait_until="commit")
-    return float(page.wait_for_function("() => window.floorReadyAt || null", timeout=60000, polling=10).json_value())
+    return float(page.wait_for_function("() => window.floorReadyAt || null", timeout=LOAD_LIMIT_MS,
+                                        polling=10).json_value())
 
 
 def _fcp_ms(page: Page, url: str) -> float:
@@ -207,8 +211,10 @@ def _measure(url: str, tmp: Path) -> list[Row]:
     rows: list[Row] = []
     with sync_playwright() as p:
         def profile(name: str):  # type: ignore[no-untyped-def]
-            return p.chromium.launch_persistent_context(str(tmp / name), executable_path=CHROMIUM, args=FLAGS,
-                                                        headless=True)
+            ctx = p.chromium.launch_persistent_context(str(tmp / name), executable_path=CHROMIUM, args=FLAGS,
+                                                       headless=True)
+            ctx.set_default_timeout(LOAD_LIMIT_MS)
+            return ctx
 
         floor_ctx = profile("floor")
         floor_page = floor_ctx.new_page()

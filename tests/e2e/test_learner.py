@@ -130,7 +130,8 @@ def test_an_address_names_the_lab_and_seed_to_open(page, site):
     assert "(late-rank, seed 7," in run(page, "lab")
 
 
-def test_the_runtime_starts_loading_when_the_page_is_idle(page, site):
+def test_the_runtime_starts_without_a_click_or_a_key(page, site):
+    """prestart.js starts it from <head>; where it cannot, client.js starts it once the page is idle."""
     page.goto(site.url + LAB_PAGE)
     wait_ready(page)
 
