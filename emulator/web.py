@@ -62,9 +62,10 @@ a JSON string (or None). Sessions live in this module, keyed by ``sid``.
 ``close(sid) -> None``
     Forget a session.
 ``warm_next() -> bool``
-    Import one more command family, so that a tool's first use does not pay
-    its import, then read one more lab file, so that a page of another lab
-    opens without parsing it; False once all are. From the first command done, the worker
+    Read one more lab file, so that a page of another lab opens without
+    parsing it (a lab file is quick: the labs go first), then import one more
+    command family, so that a tool's first use does not pay its import;
+    False once all are done. From the first command done, the worker
     calls it once a task until it answers False, any request going first.
 ``incomplete(text) -> str``
     JSON bool: whether ``text`` (the lines typed so far, joined by newlines)
@@ -260,5 +261,5 @@ def incomplete(text: str) -> str:
 
 
 def warm_next() -> bool:
-    """Import the next command family not imported yet, then read the next lab; False when all are."""
-    return registry.warm_next() or labs.warm_next()
+    """Read the next lab file not read yet, then import the next command family; False when all are done."""
+    return labs.warm_next() or registry.warm_next()

@@ -87,7 +87,7 @@ def get(lab_id: str | None) -> Lab:
 
 def warm_next() -> bool:
     """Read the first lab not read yet, so that a page of another lab opens without parsing it;
-    False when every lab is read (the worker calls it between requests, after the command families)."""
+    False when every lab is read (the worker calls it between requests, before warming the command families)."""
     for lab_id in _lab_ids():
         if lab_id not in _loaded:
             _load(lab_id)

@@ -27,7 +27,7 @@ const visited = [];
 const VISITED_KEPT = 3;
 let idleTimer = null;
 
-/** Imports the next command family, then reads the next lab file; false once all are. */
+/** Reads the next lab file, then imports the next command family; false once all are done. */
 let warmNext = null;
 /** Until a command has run (or a family has been imported), warming waits for this much quiet, so that it
  * never delays a first command typed at once; from then on it goes on at each quiet moment. */
