@@ -54,14 +54,18 @@ a JSON string (or None). Sessions live in this module, keyed by ``sid``.
     ``lab start`` switched to); same shape as ``open_session``.
 ``prepare(lab, seed) -> None``
     Build a fresh session of that lab and seed ahead of its first
-    ``open_session`` (the snapshot maker keeps one in the snapshot).
+    ``open_session`` (the snapshot maker keeps one in the snapshot; the
+    worker builds one when a link to a page of that lab is clicked), unless
+    one is built already or a session open now is in that lab and seed.
 ``history(sid) -> str``
     JSON list of the lines entered, oldest first.
 ``close(sid) -> None``
     Forget a session.
 ``warm_next() -> bool``
-    Import one more command family, so that a tool's first use does not pay
-    its import; False once all are. From the first command done, the worker
+    Read one more lab file, so that a page of another lab opens without
+    parsing it (a lab file is quick: the labs go first), then import one more
+    command family, so that a tool's first use does not pay its import;
+    False once all are done. From the first command done, the worker
     calls it once a task until it answers False, any request going first.
 ``incomplete(text) -> str``
     JSON bool: whether ``text`` (the lines typed so far, joined by newlines)
@@ -99,10 +103,15 @@ def prepare(lab: str | None, seed: int) -> None:
 
     The snapshot maker calls it for the labs the reader's visit opened, so a
     runtime restored from the snapshot opens them without building their
-    cluster on the way to the first command. An unknown lab is ignored.
+    cluster on the way to the first command; the worker calls it when a link
+    to a page of the lab is clicked, while the page is fetched. An unknown lab
+    is ignored, and so is one already built or open now.
     """
+    key = (lab, int(seed or 0))
+    if key in _spares or any((session.lab, session.seed) == key for session in _sessions.values()):
+        return
     with suppress(LabError):
-        _spares[(lab, int(seed or 0))] = Session(lab, int(seed or 0))
+        _spares[key] = Session(*key)
 
 
 def _session(sid: str) -> Session:
@@ -252,5 +261,5 @@ def incomplete(text: str) -> str:
 
 
 def warm_next() -> bool:
-    """Import the next command family not imported yet; False when every one is."""
-    return registry.warm_next()
+    """Read the next lab file not read yet, then import the next command family; False when all are done."""
+    return labs.warm_next() or registry.warm_next()

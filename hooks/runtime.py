@@ -13,8 +13,10 @@ After the pages are written this hook
   ``assets/emulator/manifest.json`` (wheel path, sha256, Pyodide folder and
   version, and ``snapshot``: whether browsers may start the runtime from a
   memory snapshot they made themselves, from ``extra: snapshot:`` in
-  mkdocs.yml, on unless set to false), the one stable address the terminal's
-  worker reads;
+  mkdocs.yml, on unless set to false, and ``pages``: the lab and seed of each
+  page whose terminal opens a lab, by the page's address in the site, so that
+  the worker builds the next page's session as soon as its link is clicked),
+  the one stable address the terminal's worker reads;
 * copies the Pyodide runtime files from ``node_modules/pyodide`` (the version
   pinned in ``package.json``) to ``assets/pyodide/<version>/``, and sets
   ``extra.pyodide_version`` for the templates before the pages are written.
@@ -142,6 +144,22 @@ def snapshots_enabled(config) -> bool:
     return value
 
 
+#: [lab, seed] of each page whose terminal opens a lab (not the sandbox), by the page's address ("guides/x/").
+_page_labs: dict[str, list[str | int]] = {}
+
+
+def on_pre_build(config):
+    _page_labs.clear()
+
+
+def on_page_context(context, page, config, nav):
+    """Note the page's lab (hooks/labs.py has set ``lab`` and ``seed`` in its metadata) for the manifest."""
+    lab = page.meta.get("lab")
+    if lab and lab != "sandbox":
+        _page_labs[page.url] = [lab, int(page.meta.get("seed") or 0)]
+    return context
+
+
 def on_config(config):
     """Tell the templates the Pyodide version: prestart.js hints its folder to the worker (see main.html)."""
     config["extra"]["pyodide_version"] = pyodide_dir()[1]
@@ -169,5 +187,6 @@ def on_post_build(config):
         "pyodide": f"../pyodide/{version}/",
         "pyodideVersion": version,
         "snapshot": snapshots_enabled(config),
+        "pages": dict(sorted(_page_labs.items())),
     }
     (assets / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")

@@ -177,10 +177,24 @@ def test_a_saved_session_is_replayed_onto_the_prepared_one() -> None:
     _run(sid, "cd /tmp")
     _run(sid, "export COLOR=teal")
     state = web.snapshot(sid)
+    web.close(sid)  # the worker closed it to save memory: the page reopens it from its saved state
     web.prepare("late-rank", 0)
+    assert ("late-rank", 0) in web._spares
     restored = json.loads(web.open_session("late-rank", 0, state))
     assert ("late-rank", 0) not in web._spares
     assert _run(restored["sid"], "echo $COLOR $PWD")["out"][-1][1] == "teal /tmp\n"
+
+
+def test_a_lab_open_now_or_built_already_is_not_built_again() -> None:
+    """A click on a link to a page of the lab the reader is in builds nothing (the page rejoins that session)."""
+    sid = json.loads(web.open_session("late-rank", 5, None))["sid"]
+    web.prepare("late-rank", 5)
+    assert ("late-rank", 5) not in web._spares
+    web.close(sid)
+    web.prepare("late-rank", 5)
+    spare = web._spares[("late-rank", 5)]
+    web.prepare("late-rank", 5)
+    assert web._spares.pop(("late-rank", 5)) is spare
 
 
 def test_preparing_an_unknown_lab_does_nothing() -> None:

@@ -21,7 +21,7 @@ from emulator.labs.clusters import build, cluster_for, fault_params, lures, spec
 from emulator.labs.codes import CodeError, Completion, build_id, completion_code, student_seed
 from emulator.labs.evidence import evidence_report, missing_runs, tool_runs
 from emulator.labs.findings import ALTERNATES, Part, Verdict, ambiguous, canonical_cause, judge, normalise
-from emulator.labs.loader import SANDBOX, all_labs, get, known_labs, load_text
+from emulator.labs.loader import SANDBOX, all_labs, get, known_labs, load_text, warm_next
 from emulator.labs.objectives import EVIDENCE_SEARCHED, Objective, objectives, observe
 from emulator.labs.parse import DIFFICULTIES, parse_lab
 from emulator.labs.phrases import Vocabulary, words
@@ -78,5 +78,6 @@ __all__ = [
     "substitute",
     "substitute_pattern",
     "tool_runs",
+    "warm_next",
     "words",
 ]

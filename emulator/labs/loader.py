@@ -1,4 +1,4 @@
-"""The lab files: found in the installed package data or the repository, parsed once, looked up by id.
+"""The lab files: found in the installed package data or the repository, each parsed once when first looked up.
 
 The wheel ships ``labs/*.toml`` as the package ``emulator.labs_data`` (the
 browser reads them there); from a source tree they are read from ``labs/``
@@ -21,14 +21,36 @@ from emulator.labs.schema import Lab
 SANDBOX = "sandbox"
 
 
-def _lab_files() -> list[tuple[str, str]]:
-    """(display path, text) of every lab file: the installed package data, else the repository's."""
+def _root() -> Any:
+    """The folder of the lab files: the installed package data, else the repository's ``labs/``."""
     try:
-        root: Any = resources.files("emulator.labs_data")
+        return resources.files("emulator.labs_data")
     except ModuleNotFoundError:
-        root = Path(__file__).resolve().parents[2] / "labs"
-    files = sorted((p for p in root.iterdir() if p.name.endswith(".toml")), key=lambda p: p.name)
+        return Path(__file__).resolve().parents[2] / "labs"
+
+
+def _lab_files() -> list[tuple[str, str]]:
+    """(display path, text) of every lab file."""
+    files = sorted((p for p in _root().iterdir() if p.name.endswith(".toml")), key=lambda p: p.name)
     return [(f"labs/{p.name}", p.read_text(encoding="utf-8")) for p in files]
+
+
+@cache
+def _lab_ids() -> tuple[str, ...]:
+    """The id of every lab file (a lab's id is its file's name, which :func:`parse_lab` checks), sorted."""
+    return tuple(sorted(p.name.removesuffix(".toml") for p in _root().iterdir() if p.name.endswith(".toml")))
+
+
+#: The labs read so far, by id.
+_loaded: dict[str, Lab] = {}
+
+
+def _load(lab_id: str) -> Lab:
+    """The lab in ``<lab_id>.toml``, parsed and validated once."""
+    if lab_id not in _loaded:
+        name = f"{lab_id}.toml"
+        _loaded[lab_id] = load_text((_root() / name).read_text(encoding="utf-8"), f"labs/{name}")
+    return _loaded[lab_id]
 
 
 def load_text(text: str, source: str) -> Lab:
@@ -43,22 +65,31 @@ def load_text(text: str, source: str) -> Lab:
 @cache
 def all_labs() -> dict[str, Lab]:
     """Every lab by id, validated; the first invalid file raises :class:`LabError`."""
-    labs: dict[str, Lab] = {}
-    for source, text in _lab_files():
-        lab = load_text(text, source)
-        labs[lab.id] = lab
-    return labs
+    return {lab_id: _load(lab_id) for lab_id in _lab_ids()}
 
 
 def known_labs() -> list[str]:
     """Ids of every lab file."""
-    return list(all_labs())
+    return list(_lab_ids())
 
 
 def get(lab_id: str | None) -> Lab:
-    """The lab ``lab_id`` (None: the sandbox); an unknown id raises :class:`LabError`."""
-    labs = all_labs()
+    """The lab ``lab_id`` (None: the sandbox); an unknown id raises :class:`LabError`.
+
+    Only that lab's file is read and validated: opening a session does not
+    pay for parsing every other lab (about 0.25 s of the browser's first
+    command before)."""
     key = lab_id or SANDBOX
-    if key not in labs:
+    if key not in _lab_ids():
         raise LabError(f"unknown lab: {lab_id}")
-    return labs[key]
+    return _load(key)
+
+
+def warm_next() -> bool:
+    """Read the first lab not read yet, so that a page of another lab opens without parsing it;
+    False when every lab is read (the worker calls it between requests, before warming the command families)."""
+    for lab_id in _lab_ids():
+        if lab_id not in _loaded:
+            _load(lab_id)
+            return True
+    return False

@@ -84,6 +84,14 @@ def test_the_manifest_names_the_wheel_by_its_sha256(built):
         assert (runtime / name).is_file(), name
 
 
+def test_the_manifest_names_the_lab_of_each_lab_page(built):
+    """The worker builds the next page's session when its link is clicked (protocol.js PREPARE)."""
+    pages = json.loads((built / "assets/emulator/manifest.json").read_text())["pages"]
+    assert pages["guides/training-step/"] == ["late-rank", 0]
+    assert pages["guides/data-loading/"] == ["input-wait", 0]
+    assert "" not in pages and "labs/" not in pages  # sandbox pages: every one rejoins the same session
+
+
 def test_the_command_reference_page_lists_every_command(built):
     html = (built / "emulator/commands/index.html").read_text()
     for command in table.commands().commands():

@@ -55,7 +55,7 @@ def test_a_command_that_never_stops_is_recovered_by_restarting_the_runtime(page,
     page.press(INPUT, "Enter")
     page.wait_for_function(f"() => document.querySelector('{OUTPUT}').textContent.includes('Every 1.0s')")
     # Freeze the worker, as a command stuck inside Python would.
-    worker = next(w for w in page.workers if w.url.endswith("/terminal/worker.js"))
+    worker = next(w for w in page.workers if w.url.split("?")[0].endswith("/terminal/worker.js"))
     worker.evaluate("() => { setTimeout(() => { const end = Date.now() + 60000; while (Date.now() < end); }, 0); }")
     page.wait_for_timeout(200)
     page.press(INPUT, "Control+c")
@@ -130,7 +130,8 @@ def test_an_address_names_the_lab_and_seed_to_open(page, site):
     assert "(late-rank, seed 7," in run(page, "lab")
 
 
-def test_the_runtime_starts_loading_when_the_page_is_idle(page, site):
+def test_the_runtime_starts_without_a_click_or_a_key(page, site):
+    """prestart.js starts it from <head>; where it cannot, client.js starts it once the page is idle."""
     page.goto(site.url + LAB_PAGE)
     wait_ready(page)
 

@@ -85,6 +85,7 @@ def test_a_line_entered_before_the_runtime_is_ready_runs_once_every_time(browser
             page.keyboard.press("Enter")
             early += not mounted
             assert "needs JavaScript" not in (page.text_content(STATUS) or "")
+            assert "needs JavaScript" not in page.inner_text(TERMINAL), "the no-JavaScript fallback is on screen"
             page.wait_for_function(
                 f"() => Number(document.querySelector('{TERMINAL}').dataset.mdxRuns || 0) >= 1", timeout=60000)
             shown = output(page)
@@ -95,3 +96,35 @@ def test_a_line_entered_before_the_runtime_is_ready_runs_once_every_time(browser
             context.close()
     print(f"{early} of 10 lines were entered before the terminal mounted")
     assert early >= 1, "no line was entered before the terminal mounted: the test did not reach the race"
+
+
+def test_a_line_entered_on_the_next_page_before_its_terminal_mounts_runs_once(page, site):
+    """After an in-site click the line goes in with the first DOM change that shows the next page's command line,
+    mounted or not, and Enter is pressed at once; it runs once, and no fallback text shows meanwhile."""
+    open_lab_page(page, site.url, LAB_PAGE)
+    said = page.evaluate(
+        """([sel]) => new Promise((done) => {
+            const old = document.querySelector(sel); const seen = [];
+            const observer = new MutationObserver(() => {
+                const t = document.querySelector(sel);
+                if (!t || t === old || seen.length) return;
+                const input = t.querySelector('[data-mdx-input]');
+                if (!input) return;
+                seen.push(Boolean(t.dataset.mdxState), t.innerText.includes('needs JavaScript'));
+                input.value = 'echo next-page';
+                input.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', bubbles: true, cancelable: true}));
+                observer.disconnect();
+                done(seen);
+            });
+            observer.observe(document, {childList: true, subtree: true});
+            document.querySelector('a.md-footer__link--next').click();
+        })""", [TERMINAL])
+    mounted, fallback = said
+    assert not fallback, "the no-JavaScript fallback is on screen"
+    page.wait_for_function(f"() => Number(document.querySelector('{TERMINAL}').dataset.mdxRuns || 0) >= 1")
+    shown = output(page)
+    assert shown.count("$ echo next-page\n") == 1 and "\nnext-page\n" in shown, shown
+    assert page.input_value(INPUT) == ""
+    assert "needs JavaScript" not in page.inner_text(TERMINAL)
+    print("the next page's terminal was", "mounted" if mounted else "not mounted yet", "when Enter was pressed")
+

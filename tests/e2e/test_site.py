@@ -92,6 +92,12 @@ def test_leaving_a_page_mid_command_and_coming_back_keeps_the_session_usable(pag
 
 
 def test_loading_shows_its_stages_and_the_bytes_downloaded(page, site):
+    """Over a link slower than loopback (20 Mbit/s): the runtime starts from <head>, so on loopback its
+    downloads may be over before the terminal mounts and shows them."""
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    cdp.send("Network.emulateNetworkConditions",
+             {"offline": False, "latency": 20, "downloadThroughput": 20e6 / 8, "uploadThroughput": 20e6 / 8})
     page.add_init_script("""window.__statuses = [];
         document.addEventListener('DOMContentLoaded', () => setInterval(() => {
             const el = document.querySelector('[data-mdx-status]');

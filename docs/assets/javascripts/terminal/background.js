@@ -27,7 +27,7 @@ const visited = [];
 const VISITED_KEPT = 3;
 let idleTimer = null;
 
-/** Imports the next command family; false once every family is imported. */
+/** Reads the next lab file, then imports the next command family; false once all are done. */
 let warmNext = null;
 /** Until a command has run (or a family has been imported), warming waits for this much quiet, so that it
  * never delays a first command typed at once; from then on it goes on at each quiet moment. */
@@ -87,7 +87,10 @@ export function whenQuiet(handled) {
   if (maker) idleTimer = setTimeout(startMaker, MAKE_AFTER_IDLE_MS);
   if (handled === Msg.RUN) warmStarted = true;
   clearTimeout(warmTimer);
-  if (warmNext) warmTimer = setTimeout(warmStep, warmStarted ? 0 : WARM_AFTER_IDLE_MS);
+  // After PREPARE the next page's OPEN is on its way (Material is fetching the page): a family's import
+  // started meanwhile would hold it up, so warming waits for quiet.
+  const soon = warmStarted && handled !== Msg.PREPARE;
+  if (warmNext) warmTimer = setTimeout(warmStep, soon ? 0 : WARM_AFTER_IDLE_MS);
 }
 
 function startMaker() {

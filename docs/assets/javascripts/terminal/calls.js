@@ -11,6 +11,7 @@
 import { Msg, MAX_PAUSE_MS } from "./protocol.js";
 import { post } from "./port.js";
 import { visit, warmWhenQuiet } from "./background.js";
+import { labOfPage } from "./loader.js";
 
 /** `emulator.web` once the runtime has loaded, else null. */
 let web = null;
@@ -76,6 +77,10 @@ export const handlers = {
   [Msg.OPEN]: (m) => {
     visit(m.lab, m.seed);
     ready(m.id, callObject("open_session", m.lab, m.seed, m.state ?? null, m.student || null));
+  },
+  [Msg.PREPARE]: (m) => {
+    const lab = labOfPage(m.path);
+    if (lab) call("prepare", lab[0], lab[1]);
   },
   [Msg.RESET]: (m) => ready(m.id, callObject("reset", m.sid, m.student || null)),
   [Msg.RUN]: (m) => run(m.id, m.sid, m.line, m.columns, m.solves),

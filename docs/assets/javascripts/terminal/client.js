@@ -68,6 +68,17 @@ export function environmentFailure() {
   return null;
 }
 
+/**
+ * The worker's start-up stages (LOADED's `stages`: when each ended, in ms since the epoch) as performance
+ * marks `mdx:<stage>` on the page's own clock, for the benchmark and the browser's performance panel.
+ */
+function markStages(stages) {
+  for (const [stage, at] of Object.entries(stages ?? {})) {
+    const startTime = at - performance.timeOrigin;
+    if (startTime >= 0) performance.mark(`mdx:${stage}`, { startTime });
+  }
+}
+
 export class Runtime {
   constructor() {
     this.worker = null;
@@ -121,6 +132,7 @@ export class Runtime {
         const url = new URL("./worker.js", import.meta.url);
         if (!snapshotsWanted()) url.searchParams.set("snapshot", "off");
         this.worker = new Worker(url, { type: "module" });
+        performance.mark("mdx:worker-created");
       }
     } catch {
       return this.fail(Failure.NO_WORKER);
@@ -186,6 +198,11 @@ export class Runtime {
     return id;
   }
 
+  /** An in-site link to `path` was clicked: a running worker builds that page's lab session meanwhile. */
+  prepare(path) {
+    if (this.worker && this.state !== "failed") this.worker.postMessage({ type: Msg.PREPARE, path });
+  }
+
   interrupt(sid) {
     if (this.worker) this.worker.postMessage({ type: Msg.INTERRUPT, sid });
   }
@@ -206,6 +223,7 @@ export class Runtime {
         return;
       case Msg.LOADED:
         this.loaded = message;
+        markStages(message.stages);
         this.origin = message.runtime;
         if (snapshotsWanted()) remember(message.runtime === "snapshot");
         this.note = message.note;

@@ -17,6 +17,18 @@ import { describe, post } from "./port.js";
 import { makeWhenQuiet, unpackWhenQuiet } from "./background.js";
 
 const MANIFEST_URL = new URL("../../emulator/manifest.json", import.meta.url);
+/** The site's root, which the manifest's `pages` are relative to. */
+const SITE_ROOT = new URL("../../../", import.meta.url).pathname;
+
+/** The manifest's `pages` ({"guides/x/": [lab, seed]}) once it has been read. */
+let pages = {};
+
+/** [lab, seed] of the site page at the URL path `path`, or null (a page of the sandbox, or not the site's). */
+export function labOfPage(path) {
+  if (typeof path !== "string" || !path.startsWith(SITE_ROOT)) return null;
+  const page = path.slice(SITE_ROOT.length).replace(/index\.html$/, "");
+  return Object.hasOwn(pages, page) ? pages[page] : null;
+}
 
 /** Bytes seen so far of the runtime files, for PROGRESS. */
 const bytes = { loaded: 0, total: 0, stage: Stage.MANIFEST };
@@ -88,6 +100,7 @@ async function fetchWheel(manifest) {
   if ((await snapshots.sha256Hex(wheel)) !== manifest.sha256) {
     throw new Error("the emulator package does not match its manifest (a stale cache?)");
   }
+  reached("wheel");
   return wheel;
 }
 
@@ -99,6 +112,12 @@ function install(pyodide, wheel) {
 }
 
 const quiet = { stdout: () => {}, stderr: () => {} };
+
+/** When each stage of the start-up ended, in milliseconds since the epoch (the page's clock differs): for LOADED. */
+const stages = {};
+function reached(stage) {
+  stages[stage] = performance.timeOrigin + performance.now();
+}
 
 /** Raised when a stored snapshot's bytes do not match their checksum. */
 class Damaged extends Error {}
@@ -146,6 +165,14 @@ async function restore(loadPyodide, indexURL, found, compiled, wheel, early) {
   return module;
 }
 
+/** Pyodide booted from the folder prestart.js named, before the manifest confirms it (`early.script` loads). */
+function bootEarly(early) {
+  self.fetch = countingFetch;
+  const booting = early.script.then(({ loadPyodide }) => loadPyodide({ indexURL: early.folder, ...quiet }));
+  booting.catch(() => {}); // awaited below when the manifest names this folder, which reports a failure
+  return booting;
+}
+
 /**
  * The loaded `emulator.web`. `snapshotsWanted` is false when the worker's
  * address says `?snapshot=off`; `early` is what worker.js began downloading
@@ -153,18 +180,25 @@ async function restore(loadPyodide, indexURL, found, compiled, wheel, early) {
  */
 export async function loadRuntime({ snapshotsWanted, early }) {
   const started = performance.now();
+  stages.worker = performance.timeOrigin;
   progress(Stage.MANIFEST);
+  // No snapshot held (worker.js): Pyodide boots from the page's hint at once, while the manifest is fetched.
+  const booting = early?.script ? bootEarly(early) : null;
   const manifestPromise = fetchOk(MANIFEST_URL, "The runtime manifest").then((response) => response.json());
   const keyPromise = manifestPromise.then((m) => snapshots.snapshotKey(m.pyodideVersion, m.sha256));
   keyPromise.catch(() => {}); // a failed manifest is reported just below
   // The stored snapshot is read while the manifest is fetched; the manifest then says whether it fits.
-  const stored = snapshotsWanted ? snapshots.read(keyPromise) : Promise.resolve({ missing: "turned off", skip: true });
+  const stored = booting ? Promise.resolve({ missing: "none held when the page started" })
+    : snapshotsWanted ? snapshots.read(keyPromise) : Promise.resolve({ missing: "turned off", skip: true });
   const manifest = await manifestPromise;
+  reached("manifest");
+  pages = manifest.pages ?? {};
   const key = await keyPromise;
   const pyodideURL = new URL(manifest.pyodide, MANIFEST_URL);
   progress(Stage.RUNTIME);
   let wheelPromise = null;
   const wheel = () => (wheelPromise ??= fetchWheel(manifest));
+  if (booting) wheel().catch(() => {}); // no snapshot to look for: it downloads now, beside Pyodide's boot
   const asm = import(new URL("pyodide.asm.mjs", pyodideURL).href); // loadPyodide imports it too: start it now
   asm.catch(() => {});
   const found = manifest.snapshot === false ? { missing: "turned off for this site", skip: true } : await stored;
@@ -180,7 +214,8 @@ export async function loadRuntime({ snapshotsWanted, early }) {
     progress(Stage.RESTORING);
     try {
       const module = await restore(loadPyodide, pyodideURL.href, found, compiled, wheel, early);
-      post({ type: Msg.LOADED, runtime: "snapshot", note, ms: Math.round(performance.now() - started) });
+      reached("imported");
+      post({ type: Msg.LOADED, runtime: "snapshot", note, stages, ms: Math.round(performance.now() - started) });
       return module;
     } catch (error) {
       // Never reuse a half-restored instance: drop it and load normally. A damaged copy is made again;
@@ -199,14 +234,18 @@ export async function loadRuntime({ snapshotsWanted, early }) {
   }
   if (found.damaged) note = "The terminal's saved start-up copy was damaged, so it started normally.";
   wheel().catch(() => {}); // downloads beside Pyodide; awaited below, where a failure is reported
-  const pyodide = await loadPyodide({ indexURL: pyodideURL.href, ...quiet });
+  const pyodide = booting && early.folder === pyodideURL.href ? await booting
+    : await loadPyodide({ indexURL: pyodideURL.href, ...quiet });
+  reached("pyodide");
   progress(Stage.WHEEL);
   const bytes = await wheel();
   install(pyodide, bytes);
+  reached("unpacked");
   progress(Stage.SESSION);
   const module = pyodide.pyimport("emulator.web");
+  reached("imported");
   if (!found.skip) makeWhenQuiet({ indexURL: pyodideURL.href, wheel: bytes.slice(0), key });
-  post({ type: Msg.LOADED, runtime: "fresh", note, reason: found.missing ?? null,
+  post({ type: Msg.LOADED, runtime: "fresh", note, reason: found.missing ?? null, stages,
          ms: Math.round(performance.now() - started) });
   return module;
 }

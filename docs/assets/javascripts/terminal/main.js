@@ -3,7 +3,8 @@
  * emits after the first load and after every in-site click), wires the
  * "Run in terminal" buttons of `console` code blocks, and starts the runtime
  * once the browser is idle, or adopts at once the worker prestart.js started
- * because this browser holds a start-up snapshot.
+ * from <head>, and has the worker build the next page's lab session when an
+ * in-site link is clicked.
  *
  * A URL such as `?lab=late-rank&seed=7` opens that lab and seed instead of
  * the page's own. `?student=NAME` (the instructor page's links carry it)
@@ -100,6 +101,17 @@ function mount(doc) {
   addRunButtons(doc.querySelector(".md-content") || doc, current);
 }
 
+/**
+ * An in-site link clicked: while Material fetches and shows the next page, the worker builds that page's
+ * lab session (client.js), so its terminal opens without waiting for the build.
+ */
+function prepareOnClick(event) {
+  const link = event.target instanceof Element ? event.target.closest("a[href]") : null;
+  if (!link || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+  const url = new URL(link.href, location.href);
+  if (url.origin === location.origin && url.pathname !== location.pathname) runtime.prepare(url.pathname);
+}
+
 function startWhenIdle() {
   const start = () => runtime.start();
   if (runtime.prestarted()) return start();
@@ -112,4 +124,5 @@ if (window.document$ && typeof window.document$.subscribe === "function") {
 } else {
   mount(document);
 }
+document.addEventListener("click", prepareOnClick, true);
 startWhenIdle();

@@ -5,7 +5,7 @@
  * after a normal load, so the learner's first command never waits for it. It
  * loads a second, clean Pyodide with `_makeSnapshot`, unpacks the wheel into
  * site-packages (loadPackage would break the snapshot), imports every module
- * of the emulator and warms it with one throw-away session (so a restored
+ * of the emulator, reads every lab file, and warms it with one throw-away session (so a restored
  * runtime opens its first session without importing or compiling anything),
  * builds a fresh session of each lab the visit opened (`visited`, so a
  * restored runtime opens those without building their clusters),
@@ -15,13 +15,15 @@
 
 import { MAX_HEAP_BYTES, skip, unusable, write } from "./snapshot.js";
 
-/** Python run before the snapshot: import everything, open, use and close one session. */
+/** Python run before the snapshot: import everything, read every lab, open, use and close one session. */
 const WARM_UP = `
 import importlib, json, pkgutil
 import emulator, emulator.web as web
 for info in pkgutil.walk_packages(emulator.__path__, "emulator."):
     if not info.name.endswith(".__main__"):
         importlib.import_module(info.name)
+while web.warm_next():
+    pass
 sid = json.loads(web.open_session("sandbox", 0, None))["sid"]
 web.start(sid, "help")
 for _ in range(1000):

@@ -1,13 +1,14 @@
 /*
  * Runs first in every page's <head>, inlined by hooks/prestart.py (this
  * comment is left out), with the worker's address and the build's Pyodide
- * folder in its data-worker and data-pyodide attributes. When this browser
- * holds a start-up snapshot of the terminal's runtime, it starts the
+ * folder in its data-worker and data-pyodide attributes. It starts the
  * emulator worker at once, while the page itself is still loading, so the
- * restore overlaps the page's own work. client.js adopts this worker and the
+ * runtime's start overlaps the page's own work: a restore when this browser
+ * holds a start-up snapshot of the terminal's runtime (`?held=1`), else
+ * Pyodide's boot, as on a first visit. client.js adopts this worker and the
  * messages it sent before the page's modules ran (mdxPrestarted.take()).
  *
- * On such a load it also holds back Material's search index: the search
+ * It also holds back Material's search index: the search
  * worker gets its messages (and builds the index, about half a second of
  * work) once the terminal's runtime is ready (client.js dispatches
  * `mdx:runtime-settled`) and the page is idle, when the reader focuses the
@@ -16,10 +17,10 @@
  * left alone.
  *
  * It starts nothing when the address says `?snapshot=off`, when localStorage
- * says `mdx-terminal:snapshot` = `off`, when no snapshot is held (client.js
- * keeps `mdx-terminal:snapshot-held`), or where the terminal cannot run at all
+ * says `mdx-terminal:snapshot` = `off`, or where the terminal cannot run at all
  * (file://, no WebAssembly, no workers): those pages start the runtime later,
- * from client.js, as before.
+ * from client.js, when the page is idle or the command line is focused.
+ * client.js keeps `mdx-terminal:snapshot-held`.
  *
  * On every page it also keeps the lines entered before the terminal mounts.
  * The command line is in the HTML, so a reader can type into it and press
@@ -56,22 +57,26 @@
   };
 })();
 (function () {
+  var held = false;
   try {
     if (new URLSearchParams(location.search).get("snapshot") === "off") return;
     if (localStorage.getItem("mdx-terminal:snapshot") === "off") return;
-    if (localStorage.getItem("mdx-terminal:snapshot-held") !== "1") return;
+    held = localStorage.getItem("mdx-terminal:snapshot-held") === "1";
   } catch (error) {
-    return; // storage disabled: nothing is held
+    // storage disabled: nothing is held, and the runtime boots as on a first visit
   }
   if (location.protocol === "file:" || typeof WebAssembly !== "object" || typeof Worker !== "function") return;
   var worker;
   try {
     var script = document.currentScript;
     var url = new URL(script.dataset.worker, location.href);
-    // Where this build put Pyodide: the worker starts compiling it before the manifest confirms it.
+    // Where this build put Pyodide: the worker starts on it (compiling it for a restore, or booting it when
+    // no snapshot is held) before the manifest confirms it.
     var pyodide = script.dataset.pyodide;
     if (pyodide) url.searchParams.set("pyodide", new URL(pyodide, location.href).href);
+    if (held) url.searchParams.set("held", "1");
     worker = new Worker(url, { type: "module" });
+    performance.mark("mdx:worker-created");
   } catch (error) {
     return; // client.js starts it again and reports why it cannot
   }

@@ -10,6 +10,8 @@
  *   {type: RUN,       id, sid, line, columns, solves}   columns: the terminal's width in characters
  *                                         (the shell's COLUMNS); solves: {lab: {seed, hints, attempts}} solved in this browser
  *   {type: INTERRUPT, sid}                    no reply of its own: the run ends
+ *   {type: PREPARE,   path}                   no reply: an in-site link to `path` (a URL path) was clicked;
+ *                                         the worker builds that page's lab session (the manifest's `pages`)
  *   {type: COMPLETE,  id, sid, line}
  *   {type: SNAPSHOT,  id, sid}
  *   {type: RESET,     id, sid, student}
@@ -45,6 +47,7 @@ export const Msg = Object.freeze({
   OPEN: "open",
   RUN: "run",
   INTERRUPT: "interrupt",
+  PREPARE: "prepare",
   COMPLETE: "complete",
   SNAPSHOT: "snapshot",
   RESET: "reset",

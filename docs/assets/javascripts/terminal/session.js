@@ -140,6 +140,7 @@ export class Session {
   ready(opened, fresh, said = "") {
     const { el, editor, bar, scrollback, runner } = this.terminal;
     if (this.terminal.disposed) return;
+    if (!performance.getEntriesByName("mdx:session-open").length) performance.mark("mdx:session-open");
     this.sid = opened.sid;
     el.dataset.mdxOpen = "true";
     editor.setPrompt(opened.prompt);

@@ -44,6 +44,7 @@ export class Terminal {
     this.dock = new Dock(this);
 
     el.dataset.mdxState = "idle";
+    if (!performance.getEntriesByName("mdx:mounted").length) performance.mark("mdx:mounted");
     this.editor.setPrompt();
     this.wire();
     this.session.listen();

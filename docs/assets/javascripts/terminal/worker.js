@@ -20,16 +20,23 @@ import { describe, post } from "./port.js";
 
 const SNAPSHOTS_WANTED = new URL(import.meta.url).searchParams.get("snapshot") !== "off";
 /**
- * prestart.js names the Pyodide folder of the page's build (`?pyodide=`) when it starts this worker for a
- * restore: compiling pyodide.asm.wasm, loading its script and downloading the files Pyodide reads while
- * it starts (the standard library and the lock file) begin at once. They are used only if the manifest
- * names the same folder.
+ * prestart.js names the Pyodide folder of the page's build (`?pyodide=`) when it starts this worker. When
+ * this browser holds a snapshot (`?held=1`), compiling pyodide.asm.wasm, loading its script and downloading
+ * the files Pyodide reads while it starts (the standard library and the lock file) begin at once, for the
+ * restore. Otherwise Pyodide's script starts loading, and loader.js boots Pyodide from that folder before the
+ * manifest arrives. Either is used only if the manifest names the same folder.
  */
 const EARLY = (() => {
-  const hint = new URL(import.meta.url).searchParams.get("pyodide");
+  const params = new URL(import.meta.url).searchParams;
+  const hint = params.get("pyodide");
   if (!hint || !SNAPSHOTS_WANTED) return null;
   const folder = new URL(hint, self.location.href);
   if (folder.origin !== self.location.origin) return null;
+  if (params.get("held") !== "1") {
+    const script = import(new URL("pyodide.mjs", folder).href);
+    script.catch(() => {});
+    return { folder: folder.href, script };
+  }
   const wasm = new URL("pyodide.asm.wasm", folder).href;
   const compiled = WebAssembly.compileStreaming(self.fetch(wasm));
   compiled.catch(() => {});
