@@ -1,7 +1,7 @@
 """Decoys: benign-looking-bad conditions on healthy parts that a lazy sweep trips on.
 
 A lab lists its decoys by name (``decoys = ["stale-counters"]``); after its
-faults are applied, each decoy picks a healthy place from the seed and the
+faults are applied, each decoy (given the lab's id) picks a healthy place from the seed and the
 fault's truth, marks it, and names the *lure*: the finding a learner who
 stopped at the first odd reading would submit (its cause in a learner's
 words, read through the lab's cause phrases). The replay tests submit
@@ -13,7 +13,8 @@ the lure's place (its evidence must not show there).
     (or, when the fault sits off the job, another port of the fault's node) carries
     non-zero SymbolErrorCounter, LinkErrorRecoveryCounter and PortRcvErrors
     from an old event (a reseated cable), flat since: two readings apart
-    show no growth.
+    show no growth. The event's size is drawn per lab and seed, so no value
+    is the decoy's by heart.
 ``warm-gpu``
     A GPU of the job on another node than the fault's runs fifteen-odd degrees
     warmer than its neighbours (a weaker fan zone), still far below its
