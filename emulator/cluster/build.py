@@ -8,10 +8,12 @@ identifiers, placements and readings. Faults are applied afterwards by
 from __future__ import annotations
 
 import functools
+import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from emulator.cluster import catalog
+from emulator.cluster import catalog, links
 from emulator.cluster.accounts import BMC_CREDENTIAL
 from emulator.cluster.clock import DEFAULT_START, SimClock
 from emulator.cluster.gpu_rates import DEMAND_W
@@ -133,17 +135,18 @@ def _compute_hardware(node: Node, seed: int, cluster_nodes: int) -> Hardware:
         hw.gpus.append(gpu)
     lid_base = 100 + (node.index - 1) * 8
     group = (node.index - 1) // NODES_PER_LEAF
+    history = _traffic_history(seed, node)
     for rail, bus in enumerate(catalog.RAIL_NIC_BUSES):
         r = rng(seed, node.name, "nic", rail)
         g = guid(r)
+        xmit_data, rcv_data, xmit_pkts, rcv_pkts = history(r)
         hw.nics.append(NIC(
             name=f"mlx5_{rail}", role="compute", pci_bus_id=f"0000:{bus:02x}:00.0", netdev=f"ibp{bus}s0",
             numa_node=0 if rail < 4 else 1, pcie_switch=rail, ca_type=nic_model.ca_type,
             firmware=nic_model.firmware, node_guid=g, port_guid=g, link_layer="InfiniBand", rail=rail,
             lid=lid_base + rail, rate_gbps=nic_model.rate_gbps, max_rate_gbps=nic_model.rate_gbps,
             peer_switch=f"leaf-r{rail}-{group + 1:02d}", peer_port=(node.index - 1) % NODES_PER_LEAF + 1,
-            xmit_data=r.randrange(10**12, 10**13), rcv_data=r.randrange(10**12, 10**13),
-            xmit_pkts=r.randrange(10**9, 10**10), rcv_pkts=r.randrange(10**9, 10**10),
+            xmit_data=xmit_data, rcv_data=rcv_data, xmit_pkts=xmit_pkts, rcv_pkts=rcv_pkts,
         ))
     for k, bus in enumerate(catalog.STORAGE_NIC_BUSES):
         r = rng(seed, node.name, "storage-nic", k)
@@ -164,6 +167,22 @@ def _compute_hardware(node: Node, seed: int, cluster_nodes: int) -> Hardware:
     hw.services = _compute_services(node, boot, seed)
     hw.kernel_log = _boot_log(node, hw, boot)
     return hw
+
+
+def _traffic_history(seed: int, node: Node) -> Callable[[random.Random], tuple[int, int, int, int]]:
+    """Data and packet counters a rail port holds at the clock's start from the jobs the node ran
+    since boot: collectives put about the same bytes each way on every rail, in packets of
+    nearly a full MTU (fewer words per packet than a full one: ACKs and other small packets)."""
+    r = rng(seed, node.name, "nic-history")
+    words = r.randrange(10**12, 10**13)                    # data words each way per rail
+    words_per_pkt = r.uniform(0.93, 0.985) * links.PACKET_BYTES / 4
+
+    def rail(draw: random.Random) -> tuple[int, int, int, int]:
+        xmit = int(words * draw.uniform(0.97, 1.03))
+        rcv = int(xmit * draw.uniform(0.985, 1.015))
+        per_pkt = words_per_pkt * draw.uniform(0.995, 1.005)
+        return xmit, rcv, int(xmit / per_pkt), int(rcv / per_pkt)
+    return rail
 
 
 def _login_hardware(node: Node, seed: int) -> Hardware:

@@ -7,8 +7,9 @@ counts the link-down events that have happened; the data and packet
 counters grow with the traffic the training job puts on the rail NICs of its
 nodes, at the rate the step model (:mod:`emulator.cluster.steps`) gives. A
 reset (``perfquery -R``) stores the raw values as a baseline that later reads
-subtract. Switch ports mirror the node ports they face; the subnet manager
-keeps counters of its own.
+subtract; the adapter's physical-layer counters (:mod:`emulator.cluster.phy`)
+are not touched by it. Switch ports mirror the node ports they face; the
+subnet manager keeps counters of its own.
 """
 
 from __future__ import annotations
@@ -19,8 +20,11 @@ from emulator.cluster import steps
 from emulator.cluster.hardware import NIC, PORT_COUNTERS
 from emulator.cluster.ids import rng
 from emulator.cluster.links import (
+    ACK_BYTES,
+    ACK_EVERY,
     DATA_COUNTERS,
     DOWNLINKS,
+    MTU_BYTES,
     PACKET_BYTES,
     RAILS,
     Cabling,
@@ -90,29 +94,45 @@ def _traffic_seconds(cluster: Cluster, t: float) -> float:
 
 
 
+def _sm_mads(cluster: Cluster, node: Node, nic: NIC, t: float) -> int:
+    """MADs the subnet manager's sweeps put on an active IB port each way since the clock's start."""
+    if nic.link_layer != "InfiniBand" or not port_active(node, nic):
+        return 0
+    return int((t + nic.lid % SM_SWEEP_S) / SM_SWEEP_S)
+
+
+
 def raw_counters(cluster: Cluster, node: Node, nic: NIC, rail_gbps: float | None = None) -> dict[str, int]:
-    """Every port counter since boot at the current simulated instant (64-bit, no reset)."""
+    """Every port counter since boot at the current simulated instant (64-bit, no reset).
+
+    The job's all-reduce moves the same bytes each way through every rail port of
+    its nodes: full-MTU data packets, one coalesced ACK per :data:`ACK_EVERY` of them
+    back, and on a port with physical errors the resent packets on top. Every active
+    port also answers the subnet manager's sweeps. Errored received packets
+    (``PortRcvErrors``) need received packets: they grow only while the job's traffic
+    arrives, while symbol errors and link recoveries count on an idle link too.
+    """
     t = cluster.clock.elapsed
-    values: dict[str, int] = {}
-    for name in PORT_COUNTERS:
-        values[name] = int(nic.counters.get(name, 0) + nic.counter_rates.get(name, 0.0) * t)
-    values["LinkDownedCounter"] += sum(1 for at in nic.link_down_events if at <= t)
     byte_rate = traffic_gbps(cluster, node, nic, rail_gbps) * 1e9 / 8
     busy = _traffic_seconds(cluster, t) if byte_rate else 0.0
-    data_words = int(byte_rate * busy / 4)
-    pkts = int(byte_rate * busy / PACKET_BYTES)
+    values: dict[str, int] = {}
+    for name in PORT_COUNTERS:
+        span = busy if name == "PortRcvErrors" else t
+        values[name] = int(nic.counters.get(name, 0) + nic.counter_rates.get(name, 0.0) * span)
+    values["LinkDownedCounter"] += sum(1 for at in nic.link_down_events if at <= t)
+    data_pkts = byte_rate * busy / MTU_BYTES
+    acks = data_pkts / ACK_EVERY
+    mads = _sm_mads(cluster, node, nic, t)
     # Physical errors cost retransmissions: the sender puts more on the wire.
-    resent = 1.0 + nic.retransmit_fraction
-    values["PortXmitData"] = nic.xmit_data + int(data_words * resent)
-    values["PortRcvData"] = nic.rcv_data + data_words
-    values["PortXmitPkts"] = nic.xmit_pkts + int(pkts * resent)
-    values["PortRcvPkts"] = nic.rcv_pkts + pkts
+    sent = data_pkts * (1.0 + nic.retransmit_fraction)
+    values["PortXmitData"] = nic.xmit_data + int((sent * PACKET_BYTES + acks * ACK_BYTES) / 4) + mads * MAD_WORDS
+    values["PortRcvData"] = nic.rcv_data + int((data_pkts * PACKET_BYTES + acks * ACK_BYTES) / 4) + mads * MAD_WORDS
+    values["PortXmitPkts"] = nic.xmit_pkts + int(sent + acks) + mads
+    values["PortRcvPkts"] = nic.rcv_pkts + int(data_pkts + acks) + mads
     values["PortMulticastXmitPkts"] = 40 + nic.lid % 17
     values["PortMulticastRcvPkts"] = 6000 + nic.lid * 7 % 997
-    values["PortUnicastXmitPkts"] = values["PortXmitPkts"] - values["PortMulticastXmitPkts"]
-    values["PortUnicastRcvPkts"] = values["PortRcvPkts"] - values["PortMulticastRcvPkts"]
-    values["PortUnicastXmitPkts"] = max(0, values["PortUnicastXmitPkts"])
-    values["PortUnicastRcvPkts"] = max(0, values["PortUnicastRcvPkts"])
+    values["PortUnicastXmitPkts"] = max(0, values["PortXmitPkts"] - values["PortMulticastXmitPkts"])
+    values["PortUnicastRcvPkts"] = max(0, values["PortRcvPkts"] - values["PortMulticastRcvPkts"])
     return values
 
 
@@ -127,58 +147,15 @@ def counters(cluster: Cluster, node: Node, nic: NIC, rail_gbps: float | None = N
 
 
 def reset_counters(cluster: Cluster, node: Node, nic: NIC, rail_gbps: float | None = None) -> None:
-    """Clear the port's counters now (``perfquery -R``, ``ibdiagnet --pc``)."""
+    """Clear the port's PMA counters now (``perfquery -R``, ``ibdiagnet --pc``); the adapter's
+    physical-layer counters (:mod:`emulator.cluster.phy`) keep theirs."""
     nic.counter_baseline = raw_counters(cluster, node, nic, rail_gbps)
-    nic.counters_cleared_s = cluster.clock.elapsed
-
-
-
-def seconds_since_clear(cluster: Cluster, node: Node, nic: NIC) -> float:
-    """Seconds since the counters were last cleared (at boot unless reset)."""
-    cleared = nic.counters_cleared_s
-    if cleared is None:
-        cleared = node.health.boots[-1].offset_s if node.health.boots else 0.0
-    return max(0.0, cluster.clock.elapsed - cleared)
 
 
 
 def clamp(value: int, bits: int) -> int:
     """A PMA counter of ``bits`` width saturates at all ones instead of wrapping."""
     return min(value, (1 << bits) - 1)
-
-
-
-def bits_since_clear(cluster: Cluster, node: Node, nic: NIC) -> float:
-    """Bits the port's lanes carried since the counters were cleared."""
-    return nic.rate_gbps * 1e9 * seconds_since_clear(cluster, node, nic) if nic.state == "Active" else 0.0
-
-
-
-def raw_ber(cluster: Cluster, node: Node, nic: NIC) -> float:
-    """Pre-FEC bit error rate: healthy NDR links sit near 1e-9; a bad cable is far worse."""
-    base = 1.5e-9 if nic.link_layer == "InfiniBand" else 4e-10
-    symbol_rate = nic.counter_rates.get("SymbolErrorCounter", 0.0)
-    if symbol_rate > 0:
-        base = max(base, min(1e-4, symbol_rate * 2e-7))
-    return base
-
-
-
-def symbol_ber(cluster: Cluster, node: Node, nic: NIC) -> float:
-    """Post-FEC (symbol) bit error rate: symbol errors since the clear per bit carried."""
-    bits = bits_since_clear(cluster, node, nic)
-    if bits <= 0:
-        return 0.0
-    return counters(cluster, node, nic, rail_gbps=0.0)["SymbolErrorCounter"] / bits
-
-
-
-def ber_text(value: float) -> str:
-    """A BER as mlxlink prints it: ``2E-9``; no error at all reads ``15E-255``."""
-    if value <= 0:
-        return "15E-255"
-    mantissa, exponent = f"{value:.0e}".split("e")
-    return f"{mantissa}E{int(exponent)}"
 
 
 

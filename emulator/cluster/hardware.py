@@ -180,10 +180,14 @@ class NIC:
     enabled_speeds: tuple[str, ...] = ()
     #: Receive lanes (0-based) of the transceiver that see no light.
     dark_lanes: tuple[int, ...] = ()
-    #: Raw counter values at the last reset (``perfquery -R``); reads count from them.
+    #: Raw counter values at the last PMA reset (``perfquery -R``); reads count from them.
     counter_baseline: dict[str, int] = field(default_factory=dict)
-    #: Offset (s) from the clock's start when the counters were last cleared (None: at boot).
-    counters_cleared_s: float | None = None
+    #: Raw counter values at the last clear of the adapter's own physical-layer
+    #: counters (PPCNT, ``mlxlink --pc``), which a PMA reset leaves alone.
+    phy_baseline: dict[str, int] = field(default_factory=dict)
+    #: Offset (s) from the clock's start when the physical-layer counters were last
+    #: cleared (None: at boot).
+    phy_cleared_s: float | None = None
     #: Offsets (s) at which the link went down and retrained (a flapping link).
     link_down_events: list[float] = field(default_factory=list)
     #: Share of the port's rate other traffic takes on a congested path (0..1): credits

@@ -34,8 +34,15 @@ DATA_COUNTERS = (
 #: Compute rails (NICs) per node that carry the job's inter-node traffic.
 RAILS = 8
 
-#: Bytes on the wire per packet at a 4096-byte MTU (payload plus LRH/BTH/ICRC/VCRC).
-PACKET_BYTES = 4096 + 30
+#: The fabric's MTU: payload bytes of a full data packet.
+MTU_BYTES = 4096
+
+#: Bytes a full data packet puts in PortXmitData/PortRcvData (payload plus LRH/BTH/ICRC/VCRC).
+PACKET_BYTES = MTU_BYTES + 30
+
+#: An RC acknowledgement (LRH, BTH, AETH, ICRC, VCRC) in bytes, and the data packets one covers.
+ACK_BYTES = 30
+ACK_EVERY = 16
 
 #: Per-lane speed names by Gb/s per lane, as ``ibstatus`` and ``ibv_devinfo`` name them.
 LANE_SPEEDS = {2.5: "SDR", 5.0: "DDR", 10.0: "QDR", 14.0: "FDR", 25.0: "EDR", 50.0: "HDR", 100.0: "NDR", 200.0: "XDR"}

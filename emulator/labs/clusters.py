@@ -56,7 +56,7 @@ def build(lab: Lab, seed: int, faults: bool = True) -> Cluster:
                 apply_fault(cluster, name, params)
             except ValueError as exc:
                 raise LabError(f"{lab.source}: faults: {exc}") from None
-        apply_decoys(cluster, lab.decoys)
+        apply_decoys(cluster, lab.decoys, lab.id)
     return cluster
 
 
@@ -65,7 +65,7 @@ def lures(lab: Lab, seed: int) -> list[dict[str, str]]:
     cluster = build_cluster(spec_for(lab, seed))
     for name, params in fault_params(lab, seed):
         apply_fault(cluster, name, params)
-    return apply_decoys(cluster, lab.decoys)
+    return apply_decoys(cluster, lab.decoys, lab.id)
 
 
 def cluster_for(lab_id: str | None, seed: int, faults: bool = True) -> Cluster:

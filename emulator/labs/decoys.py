@@ -1,7 +1,7 @@
 """Decoys: benign-looking-bad conditions on healthy parts that a lazy sweep trips on.
 
 A lab lists its decoys by name (``decoys = ["stale-counters"]``); after its
-faults are applied, each decoy picks a healthy place from the seed and the
+faults are applied, each decoy (given the lab's id) picks a healthy place from the seed and the
 fault's truth, marks it, and names the *lure*: the finding a learner who
 stopped at the first odd reading would submit (its cause in a learner's
 words, read through the lab's cause phrases). The replay tests submit
@@ -13,7 +13,8 @@ the lure's place (its evidence must not show there).
     (or, when the fault sits off the job, another port of the fault's node) carries
     non-zero SymbolErrorCounter, LinkErrorRecoveryCounter and PortRcvErrors
     from an old event (a reseated cable), flat since: two readings apart
-    show no growth.
+    show no growth. The event's size is drawn per lab and seed, so no value
+    is the decoy's by heart.
 ``warm-gpu``
     A GPU of the job on another node than the fault's runs fifteen-odd degrees
     warmer than its neighbours (a weaker fan zone), still far below its
@@ -62,7 +63,7 @@ def _spare_node(cluster: Cluster, truth: dict[str, str], r: random.Random) -> st
     return spare[r.randrange(len(spare))]
 
 
-def stale_counters(cluster: Cluster, truth: dict[str, str]) -> dict[str, str]:
+def stale_counters(cluster: Cluster, truth: dict[str, str], lab: str) -> dict[str, str]:
     r = rng(cluster.seed, "decoy", "stale-counters")
     nodes = _job_nodes(cluster)
     if truth.get("node") and truth["node"] not in nodes:   # a fault off the job: its node's other ports
@@ -71,13 +72,17 @@ def stale_counters(cluster: Cluster, truth: dict[str, str]) -> dict[str, str]:
               for nic in node.nics if nic.role == "compute"
               and (name, nic.name) != (truth.get("node"), truth.get("port")) and not nic.counter_rates]
     name, nic = places[r.randrange(len(places))]
-    nic.counters["SymbolErrorCounter"] += r.randint(40, 900)
-    nic.counters["LinkErrorRecoveryCounter"] += r.randint(1, 3)
-    nic.counters["PortRcvErrors"] += r.randint(5, 60)
+    # The old event's size differs from lab to lab as well as seed to seed: the values teach nothing by heart.
+    size = rng(cluster.seed, "decoy", "stale-counters", lab, "size")
+    symbols = size.randint(40, 2400)
+    nic.counters["SymbolErrorCounter"] += symbols
+    nic.counters["LinkErrorRecoveryCounter"] += size.randint(1, 4)
+    # Only the symbol errors that struck a packet in flight failed one: a share of them.
+    nic.counters["PortRcvErrors"] += max(1, int(symbols * size.uniform(0.02, 0.12)))
     return {"node": name, "port": nic.name, "cause": "symbol-errors"}
 
 
-def storage_port(cluster: Cluster, truth: dict[str, str]) -> dict[str, str]:
+def storage_port(cluster: Cluster, truth: dict[str, str], lab: str) -> dict[str, str]:
     r = rng(cluster.seed, "decoy", "storage-port")
     nodes = _job_nodes(cluster)
     name = truth.get("node") or nodes[r.randrange(len(nodes))]
@@ -86,7 +91,7 @@ def storage_port(cluster: Cluster, truth: dict[str, str]) -> dict[str, str]:
     return {"node": name, "port": storage[r.randrange(len(storage))] if storage else "mlx5_8", "cause": "link-rate"}
 
 
-def warm_gpu(cluster: Cluster, truth: dict[str, str]) -> dict[str, str]:
+def warm_gpu(cluster: Cluster, truth: dict[str, str], lab: str) -> dict[str, str]:
     r = rng(cluster.seed, "decoy", "warm-gpu")
     run = cluster.training
     ranks = [rk for rk in (run.ranks if run is not None else []) if rk.node != truth.get("node")]
@@ -106,7 +111,7 @@ MAINTENANCE_REASONS = (
 )
 
 
-def maintenance_drain(cluster: Cluster, truth: dict[str, str]) -> dict[str, str]:
+def maintenance_drain(cluster: Cluster, truth: dict[str, str], lab: str) -> dict[str, str]:
     r = rng(cluster.seed, "decoy", "maintenance-drain")
     slurm = cluster.slurm
     name = _spare_node(cluster, truth, r)
@@ -116,7 +121,7 @@ def maintenance_drain(cluster: Cluster, truth: dict[str, str]) -> dict[str, str]
     return {"node": name, "cause": truth.get("cause", "")}
 
 
-def tenant_job(cluster: Cluster, truth: dict[str, str]) -> dict[str, str]:
+def tenant_job(cluster: Cluster, truth: dict[str, str], lab: str) -> dict[str, str]:
     r = rng(cluster.seed, "decoy", "tenant-job")
     slurm = cluster.slurm
     node = _spare_node(cluster, truth, r)
@@ -131,14 +136,14 @@ def tenant_job(cluster: Cluster, truth: dict[str, str]) -> dict[str, str]:
     return {"cause": "other tenants"}
 
 
-def fewer_workers(cluster: Cluster, truth: dict[str, str]) -> dict[str, str]:
+def fewer_workers(cluster: Cluster, truth: dict[str, str], lab: str) -> dict[str, str]:
     run = cluster.training
     assert run is not None and run.previous_config, "fewer-workers needs a previous configuration"
     run.previous_config["loader_workers"] = run.loader_workers + 4
     return {"setting": "num_workers"}
 
 
-DECOYS: dict[str, Callable[[Cluster, dict[str, str]], dict[str, str]]] = {
+DECOYS: dict[str, Callable[[Cluster, dict[str, str], str], dict[str, str]]] = {
     "stale-counters": stale_counters,
     "storage-port": storage_port,
     "warm-gpu": warm_gpu,
@@ -148,7 +153,7 @@ DECOYS: dict[str, Callable[[Cluster, dict[str, str]], dict[str, str]]] = {
 }
 
 
-def apply_decoys(cluster: Cluster, names: list[str]) -> list[dict[str, str]]:
-    """Place each decoy on ``cluster`` (after its faults); the lures, in order."""
+def apply_decoys(cluster: Cluster, names: list[str], lab: str) -> list[dict[str, str]]:
+    """Place each decoy on ``cluster`` (after its faults) for lab ``lab``; the lures, in order."""
     truth = cluster.truth()
-    return [DECOYS[name](cluster, truth) for name in names]
+    return [DECOYS[name](cluster, truth, lab) for name in names]

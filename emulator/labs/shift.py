@@ -134,7 +134,7 @@ def build_shift(seed: int) -> ShiftRun:
     # storage-port changes nothing on the cluster: it is a lure of the labs' sweeps, not an alert.
     decoys = sorted({d for kind in kinds for d in get(kind).decoys if d in HERRINGS})
     decoy = decoys[r.randrange(len(decoys))]        # any three kinds include one with a decoy
-    herring = DECOYS[decoy](cluster, {})
+    herring = DECOYS[decoy](cluster, {}, SHIFT)
     assert cluster.training is not None
     job = list(cluster.training.nodes)
     busy = [n for n in job if n != herring["node"]]

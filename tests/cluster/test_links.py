@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from emulator.cluster import counters, links
+from emulator.cluster import counters, links, phy
 from emulator.cluster.build import ClusterSpec, build_cluster
 from emulator.cluster.faults import apply_fault
 
@@ -36,10 +36,14 @@ def test_data_counters_grow_only_on_the_job_rails():
     c = _cluster()
     busy, login = c.nodes["node01"], c.nodes["login01"]
     rail, storage = busy.nic("mlx5_0"), busy.nic("mlx5_8")
-    start = counters.counters(c, busy, rail)["PortXmitData"]
+    start = counters.counters(c, busy, rail)
     c.clock.advance(10)
-    words = counters.counters(c, busy, rail)["PortXmitData"] - start
-    assert words == int(counters.job_rail_gbps(c) * 1e9 / 8 * 10 / 4)
+    end = counters.counters(c, busy, rail)
+    words = end["PortXmitData"] - start["PortXmitData"]
+    payload_words = counters.job_rail_gbps(c) * 1e9 / 8 * 10 / 4
+    # Headers and ACKs on top of the payload, a few words in a thousand.
+    assert payload_words < words < payload_words * 1.01
+    assert 900 < words / (end["PortXmitPkts"] - start["PortXmitPkts"]) <= 1040
     assert 1.0 < counters.job_rail_gbps(c) < 400.0
     assert counters.traffic_gbps(c, busy, storage) == 0.0
     assert counters.traffic_gbps(c, login, login.nics[0]) == 0.0
@@ -63,7 +67,35 @@ def test_reset_counts_from_the_baseline():
     assert counters.counters(c, node, nic)["PortXmitData"] == 0
     c.clock.advance(20)
     assert counters.counters(c, node, nic)["SymbolErrorCounter"] == 100
-    assert counters.seconds_since_clear(c, node, nic) == 20
+    # The adapter's physical-layer counters are not the PMA's: the reset leaves them counting since boot.
+    assert phy.seconds_since_clear(c, node, nic) > 86400
+    assert phy.phy_counters(c, node, nic)["SymbolErrorCounter"] > 100
+
+
+def test_mlxlink_clear_is_separate_from_the_pma_reset():
+    c = _cluster()
+    apply_fault(c, "symbol-errors", {"node": "node01", "port": "mlx5_0", "errors_per_s": 5})
+    node = c.nodes["node01"]
+    nic = node.nic("mlx5_0")
+    before = counters.counters(c, node, nic)["SymbolErrorCounter"]
+    phy.clear(c, node, nic)
+    c.clock.advance(20)
+    assert phy.seconds_since_clear(c, node, nic) == 20
+    assert phy.phy_counters(c, node, nic)["SymbolErrorCounter"] == 100
+    assert counters.counters(c, node, nic)["SymbolErrorCounter"] == before + 100
+
+
+def test_raw_errors_follow_the_weak_lane():
+    c = _cluster()
+    apply_fault(c, "symbol-errors", {"node": "node01", "port": "mlx5_0", "errors_per_s": 5})
+    node = c.nodes["node01"]
+    nic = node.nic("mlx5_0")
+    rx, _ = phy.lane_optics(c, node, nic)
+    errors = phy.lane_errors(c, node, nic)
+    weak = rx.index(min(rx))
+    assert errors.index(max(errors)) == weak
+    healthy = [n for lane, n in enumerate(errors) if lane != weak]
+    assert max(healthy) * 1000 < errors[weak] and len(set(healthy)) == 3
 
 
 def test_link_rate_fault_keeps_the_port_active():
@@ -129,8 +161,8 @@ def test_bad_fault_parameters_are_rejected(params):
 
 
 def test_ber_text_matches_the_tool_notation():
-    assert counters.ber_text(0) == "15E-255"
-    assert counters.ber_text(3e-12) == "3E-12"
+    assert phy.ber_text(0) == "15E-255"
+    assert phy.ber_text(3e-12) == "3E-12"
 
 
 def test_congestion_takes_a_share_of_the_ports_but_leaves_the_rate():
@@ -150,4 +182,5 @@ def test_data_counters_stop_when_a_rank_hangs():
     c.clock.advance(40)
     at_40 = counters.counters(c, node, nic)["PortXmitData"]
     c.clock.advance(60)
-    assert counters.counters(c, node, nic)["PortXmitData"] == at_40
+    # Only the subnet manager's sweeps still reach the port: one MAD every ten seconds.
+    assert counters.counters(c, node, nic)["PortXmitData"] - at_40 == 6 * counters.MAD_WORDS

@@ -1,10 +1,14 @@
-"""``mlxlink`` (NVIDIA Firmware Tools): a port's operational state, its module's optics and its BER counters."""
+"""``mlxlink`` (NVIDIA Firmware Tools): a port's operational state, its module's optics and its BER counters.
+
+The BER counters are the adapter's physical-layer ones (:mod:`emulator.cluster.phy`):
+``--pc`` clears them, a PMA reset (``perfquery -R``) does not.
+"""
 
 from __future__ import annotations
 
 import argparse
 
-from emulator.cluster import counters, links
+from emulator.cluster import links, phy
 from emulator.cluster.hardware import NIC
 from emulator.cluster.ids import rng
 from emulator.commands.fabric.devices import is_up
@@ -54,6 +58,8 @@ class Mlxlink(ParsedCommand):
         parser.add_argument("-c", "--show_counters", action="store_true", help="Show Physical Counters and BER Info")
         parser.add_argument("--show_ber", action="store_true", help="Show Physical Counters and BER Info")
         parser.add_argument("-m", "--show_module", action="store_true", help="Show Module Info")
+        parser.add_argument("--pc", "--clear_counters", dest="clear_counters", action="store_true",
+                            help="Clear the counters")
         parser.add_argument("-v", "--version", action="store_true", help="Display version info")
 
     def usage_error(self, message: str) -> str:
@@ -107,6 +113,10 @@ class Mlxlink(ParsedCommand):
             self._module(ctx, nic)
         if args.show_counters or args.show_ber:
             self._counters(ctx, nic)
+        if args.clear_counters:     # mlxlink_commander.cpp clearCounters: PPCNT, every group
+            ctx.outln()
+            ctx.outln("Clearing Counters...")
+            phy.clear(ctx.cluster, ctx.host, nic)
         ctx.outln()
         return 0
 
@@ -121,16 +131,7 @@ class Mlxlink(ParsedCommand):
         """The transceiver's identity and live optics. A marginal link shows one weak
         receive lane, a link trained at 2X two dark ones; a port polling for a peer receives no light at all."""
         r = rng(ctx.cluster.seed, ctx.host.name, nic.name, "module")
-        rx = [round(r.uniform(0.9, 2.1), 3) for _ in range(4)]
-        tx = [round(r.uniform(0.8, 1.6), 3) for _ in range(4)]
-        if nic.counter_rates.get("SymbolErrorCounter", 0.0) > 0:
-            rx[r.randrange(4)] = round(r.uniform(-8.6, -7.2), 3)
-        for lane in nic.dark_lanes:     # a broken fibre pair: the link trained on the lanes that see light
-            rx[lane] = -40.0
-        if nic.phys_state == "Polling":
-            rx = [-40.0] * 4
-        if nic.phys_state == "Disabled":
-            tx = [-40.0] * 4
+        rx, tx = phy.lane_optics(ctx.cluster, ctx.host, nic, r)
         ib = nic.link_layer == "InfiniBand"
         part, compliance = ("MMA4Z00-NS400", "400GBASE-SR4") if ib else ("MMA1L30-CM", "200GBASE-SR4")
         serial = f"MT{2300 + r.randrange(40)}FT{r.randrange(10**5):05d}"
@@ -151,20 +152,18 @@ class Mlxlink(ParsedCommand):
 
     def _counters(self, ctx: Context, nic: NIC) -> None:
         cl, node = ctx.cluster, ctx.host
-        values = counters.counters(cl, node, nic, rail_gbps=0.0)  # error counters only: traffic is not shown
-        bits = counters.bits_since_clear(cl, node, nic)
-        raw = counters.raw_ber(cl, node, nic) if is_up(nic) else 0.0
-        lane_errors = int(raw * bits / max(1, links.lanes(nic)))
-        per_lane = ",".join(str(lane_errors + k * (lane_errors // 7)) for k in range(links.lanes(nic)))
+        values = phy.phy_counters(cl, node, nic)
+        per_lane = ",".join(str(n) for n in phy.lane_errors(cl, node, nic)) or ",".join("0" * links.lanes(nic))
+        raw = phy.raw_ber(cl, node, nic)
         symbols = values["SymbolErrorCounter"]
         _section(ctx, "Physical Counters and BER Info", [
-            ("Time Since Last Clear [Min]", f"{counters.seconds_since_clear(cl, node, nic) / 60:.1f}"),
+            ("Time Since Last Clear [Min]", f"{phy.seconds_since_clear(cl, node, nic) / 60:.1f}"),
             ("Effective Physical Errors", str(symbols)),
-            ("Effective Physical BER", counters.ber_text(counters.symbol_ber(cl, node, nic))),
+            ("Effective Physical BER", phy.ber_text(phy.symbol_ber(cl, node, nic))),
             ("Raw Physical Errors Per Lane", per_lane),
-            ("Raw Physical BER", counters.ber_text(raw)),
+            ("Raw Physical BER", phy.ber_text(raw)),
             ("Symbol Errors", str(symbols)),
-            ("Symbol BER", counters.ber_text(counters.symbol_ber(cl, node, nic))),
+            ("Symbol BER", phy.ber_text(phy.symbol_ber(cl, node, nic))),
             ("Link Down Counter", str(values["LinkDownedCounter"])),
             ("Link Error Recovery Counter", str(values["LinkErrorRecoveryCounter"])),
         ])
