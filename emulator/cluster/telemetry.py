@@ -105,6 +105,9 @@ def processes(cluster: Cluster, node: Node, gpu: GPU, at: float | None = None) -
             used = rng(cluster.seed, node.name, "gpu", gpu.index, "job", job.job_id, "mem").randint(61_400, 76_800)
             if run is not None and job.job_id == run.job_id and _ran_out(run, node.name, gpu.index):
                 used = oom_memory(cluster.seed, run).used_mib
+            if run is not None and job.job_id == run.job_id and _starting(cluster, node, gpu, _instant(cluster, at)) \
+                    is False:
+                used = CONTEXT_MIB      # no model on the GPU yet
             found.append(GpuProcess(pid=pid, name=PROCESS_NAME, used_mib=used))
     return found
 
