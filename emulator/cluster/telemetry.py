@@ -3,7 +3,9 @@
 The GPU dataclass holds conditions (clock caps, active slowdown reasons,
 error counts, the cooling it gets); this module turns them and the load into
 the numbers tools print. A GPU is busy when a running Slurm job owns it: the
-training run's rank on that GPU, or another tenant's job on its node.
+training run's rank on that GPU, or another tenant's job on its node. A rank
+starting up (from its launch to its first step) or one whose run failed at
+start-up holds a CUDA context and runs no kernel: it reads near idle.
 
 Every sample carries seeded jitter keyed by (node, GPU, simulated second), so
 two tools asked at the same instant agree, and a second sample a few seconds
@@ -21,7 +23,7 @@ from emulator.cluster.gpu_rates import POWER_EXPONENT, power_limited, sm_clock_u
 from emulator.cluster.hardware import GPU, NVLink
 from emulator.cluster.ids import rng
 from emulator.cluster.savefailure import oom_memory
-from emulator.cluster.timeline import failed_at
+from emulator.cluster.timeline import failed_at, start_up
 
 if TYPE_CHECKING:  # pragma: no cover
     from emulator.cluster.model import Cluster, Node
@@ -103,6 +105,9 @@ def processes(cluster: Cluster, node: Node, gpu: GPU, at: float | None = None) -
             used = rng(cluster.seed, node.name, "gpu", gpu.index, "job", job.job_id, "mem").randint(61_400, 76_800)
             if run is not None and job.job_id == run.job_id and _ran_out(run, node.name, gpu.index):
                 used = oom_memory(cluster.seed, run).used_mib
+            if run is not None and job.job_id == run.job_id and _starting(cluster, node, gpu, _instant(cluster, at)) \
+                    is False:
+                used = CONTEXT_MIB      # no model on the GPU yet
             found.append(GpuProcess(pid=pid, name=PROCESS_NAME, used_mib=used))
     return found
 
@@ -132,11 +137,14 @@ def sample(cluster: Cluster, node: Node, gpu: GPU, at: float | None = None) -> R
     procs = processes(cluster, node, gpu, at)
     held = frozenset(r for r in gpu.clock_event_reasons if r != "Idle")
     busy = bool(procs)
-    if busy and _no_kernels(cluster, node, gpu):
+    starting = _starting(cluster, node, gpu, t) if busy else None
+    if starting is not None:
         # The rank holds a CUDA context but runs no kernel this second (starting up, or failing to):
-        # the GPU draws a little over idle, at idle clocks, with only its context in memory.
+        # the GPU draws a little over idle, at idle clocks, with only its context in memory until the
+        # model is loaded.
+        used = IDLE_USED_MIB + CONTEXT_MIB + (sum(p.used_mib for p in procs) if starting else 0)
         return Reading(
-            busy=True, util_pct=0, mem_util_pct=0, mem_used_mib=IDLE_USED_MIB + CONTEXT_MIB,
+            busy=True, util_pct=0, mem_util_pct=0, mem_used_mib=min(used, H100.memory_mib - H100.reserved_mib),
             power_w=round(gpu.power_w + CONTEXT_W + jitter.uniform(-1.5, 1.5), 2),
             temp_c=gpu.temp_c + gpu.cooling_deficit_c // 3 + 1 + jitter.choice((-1, 0, 0, 1)),
             mem_temp_c=gpu.mem_temp_c + gpu.cooling_deficit_c // 3 + jitter.choice((-1, 0, 1)),
@@ -189,13 +197,22 @@ def sample(cluster: Cluster, node: Node, gpu: GPU, at: float | None = None) -> R
     )
 
 
-def _no_kernels(cluster: Cluster, node: Node, gpu: GPU) -> bool:
-    """Whether the training rank on ``gpu`` holds only its CUDA context at ``t``: its run failed at
-    start-up, before any model reached the GPU (a rank that waits for data or hangs keeps its model)."""
+def _starting(cluster: Cluster, node: Node, gpu: GPU, t: float) -> bool | None:
+    """Whether the training rank on ``gpu`` runs no kernel at ``t`` because it is starting up: None when
+    it runs kernels (or no rank is there), else whether its model is on the GPU yet.
+
+    From the launch (or relaunch) until its first step a rank sets up its CUDA context, meets the others
+    (torchrun's rendezvous, NCCL's communicator), loads its model and waits for its first batch; a run
+    that failed at start-up never got further (a rank that waits for data later, or hangs, keeps its
+    model and its clocks).
+    """
     run = cluster.training
-    if run is None or run.start_failure is None:
+    if run is None or not any(r.node == node.name and r.gpu == gpu.index for r in run.ranks):
+        return None
+    if run.start_failure is not None:
         return False
-    return any(r.node == node.name and r.gpu == gpu.index for r in run.ranks)
+    _, loaded, first_step = start_up(run)
+    return t >= loaded if run.started_s <= t < first_step else None
 
 
 def _util_pct(cluster: Cluster, node: Node, gpu: GPU, t: float, draw: float) -> int:
@@ -246,17 +263,22 @@ def violation_s(cluster: Cluster, gpu: GPU, reason: str, at: float | None = None
 
 
 def _busy_s(cluster: Cluster, node: Node, gpu: GPU, until: float) -> float:
-    """Seconds the jobs on ``node`` kept ``gpu`` busy between the boot and ``until``."""
+    """Seconds the jobs on ``node`` kept ``gpu`` busy between the boot and ``until`` (the training run from
+    its first step)."""
     boot = node.health.boots[-1].offset_s if node.health.boots else until
     run, gone = cluster.training, failed_at(cluster)
     busy = 0.0
     for job in cluster.slurm.jobs:
         if node.name not in job.nodes or job.start_s is None or gpu.index >= job.gpus_per_node:
             continue
-        end = job.end_s if job.end_s is not None else until
-        if run is not None and job.job_id == run.job_id and gone is not None:
-            end = min(end, gone)
-        busy += max(0.0, min(end, until) - max(job.start_s, boot))
+        begin, end = job.start_s, job.end_s if job.end_s is not None else until
+        if run is not None and job.job_id == run.job_id:
+            if run.start_failure is not None:
+                continue
+            begin = max(begin, start_up(run)[2])    # its start-up ran no kernel
+            if gone is not None:
+                end = min(end, gone)
+        busy += max(0.0, min(end, until) - max(begin, boot))
     return busy
 
 

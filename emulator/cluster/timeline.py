@@ -17,6 +17,7 @@ from functools import cached_property
 
 from emulator.cluster.model import Cluster
 from emulator.cluster.steps import StepProfile, profile
+from emulator.cluster.training import TrainingRun
 
 #: PyTorch's default ProcessGroupNCCL timeout (ms).
 NCCL_TIMEOUT_MS = 600_000
@@ -139,15 +140,21 @@ class Schedule:
         return saves
 
 
+def start_up(run: TrainingRun) -> tuple[float, float, float]:
+    """When the run's latest (re)start begins initialising (processes up), has its model loaded (waits
+    for its first batch), and starts its first step (offsets, s)."""
+    init = run.started_s + run.alloc_s
+    first = init + run.init_s
+    return init, first, first + run.first_batch_s
+
+
 def schedule(cluster: Cluster, prof: StepProfile | None = None) -> Schedule:
     """Place the run on the clock: ``run.start_step`` is about where it stands at offset 0."""
     run = cluster.training
     if run is None:
         raise ValueError("no training run in this cluster")
     prof = prof or profile(cluster)
-    init = run.started_s + run.alloc_s
-    first = init + run.init_s
-    steady = first + run.first_batch_s
+    init, first, steady = start_up(run)
     every = max(1, run.checkpoint_every)
     step_s = prof.step_s if math.isfinite(prof.step_s) else 1e9
     early = run.baseline_step_s if run.degraded_s is not None else None

@@ -20,11 +20,11 @@ from __future__ import annotations
 from emulator.labs.clusters import build, cluster_for, fault_params, lures, spec_for
 from emulator.labs.codes import CodeError, Completion, build_id, completion_code, student_seed
 from emulator.labs.evidence import evidence_report, missing_runs, tool_runs
-from emulator.labs.findings import ALTERNATES, Part, Verdict, ambiguous, canonical_cause, judge, normalise
+from emulator.labs.findings import ALTERNATES, Part, Verdict, canonical_cause, judge, normalise, unread
 from emulator.labs.loader import SANDBOX, all_labs, get, known_labs, load_text, warm_next
 from emulator.labs.objectives import EVIDENCE_SEARCHED, Objective, objectives, observe
 from emulator.labs.parse import DIFFICULTIES, parse_lab
-from emulator.labs.phrases import Vocabulary, words
+from emulator.labs.phrases import Umbrella, Vocabulary, words
 from emulator.labs.placeholders import PLACEHOLDER, substitute, substitute_pattern
 from emulator.labs.progress import ENUMERATION_LIMIT, Progress
 from emulator.labs.schema import Advice, Check, Evidence, FaultSpec, Feedback, Lab, Promise, Step, Symptom
@@ -52,10 +52,10 @@ __all__ = [
     "Progress",
     "Step",
     "Symptom",
+    "Umbrella",
     "Verdict",
     "Vocabulary",
     "all_labs",
-    "ambiguous",
     "build",
     "build_id",
     "canonical_cause",
@@ -78,6 +78,7 @@ __all__ = [
     "substitute",
     "substitute_pattern",
     "tool_runs",
+    "unread",
     "warm_next",
     "words",
 ]

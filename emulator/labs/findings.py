@@ -90,15 +90,34 @@ class Verdict:
         return [f"  {part.shown()} was read as {part.reading}." for part in self.parts if part.reread]
 
 
+#: How a refusal names a vocabulary field's values, where the field's own name reads badly.
+NOUNS = {"why": "reason"}
+
+
+def unread(check: Check, name: str, text: str) -> str:
+    """Why ``text`` cannot be judged as a value of the vocabulary field ``name`` ("" when it reads as one).
+
+    Words that fit several values equally, an umbrella phrase the lab marks too broad
+    (with the lab's question back), or words that name no value at all; none names a value.
+    """
+    vocabulary = check.vocabularies.get(name)
+    if vocabulary is None:
+        return ""
+    noun = NOUNS.get(name, name.replace("_", " "))
+    found = vocabulary.resolve(text)
+    if len(found) > 1:
+        return f"names more than one {noun}; say which one you saw"
+    if found:
+        return ""
+    ask = vocabulary.too_broad(text)
+    if ask:
+        return f"too broad here; {ask}"
+    return f"not a {noun} this cluster can show; say what you saw"
+
+
 def canonical_cause(check: Check, text: str) -> str | None:
     """The cause ``text`` names in this lab's words, or None (no cause, or more than one equally)."""
     return _read(check, "cause", text)
-
-
-def ambiguous(check: Check, name: str, text: str) -> bool:
-    """Whether ``text`` names two or more of the field's values equally well."""
-    vocabulary = check.vocabularies.get(name)
-    return vocabulary is not None and len(vocabulary.resolve(text)) > 1
 
 
 def _read(check: Check, name: str, text: str) -> str | None:

@@ -37,7 +37,12 @@ but the healthy sandbox:
     (:mod:`emulator.labs.phrases`; wrong causes a learner may plausibly
     give belong here too, and are judged wrong rather than refused). Each
     phrase must name its own cause and no other. ``[check.synonyms.FIELD]``:
-    the same for another field; ``[check.wrong]``: field → what to say
+    the same for another field; ``[[check.broad]]``: umbrella phrases that
+    fit several values of one field (``field``, default ``cause``), refused
+    as too broad with the lab's question back rather than as unknown:
+    ``phrases`` (each naming no value), ``spans`` (two or more values of the
+    field) and ``ask`` (``say what is bound wrong``: words that name no
+    value); ``[check.wrong]``: field → what to say
     when that field is wrong, as a string, or as a table ``{say = ...,
     needs = [fields], otherwise = ...}`` when the advice takes other fields
     as right (``The node is right; ...`` must list ``node`` in ``needs``);
@@ -82,7 +87,7 @@ from emulator.cluster.faults import catalog
 from emulator.cluster.training import TrainingRun
 from emulator.labs import claims
 from emulator.labs.decoys import DECOYS
-from emulator.labs.phrases import Vocabulary, words
+from emulator.labs.phrases import Umbrella, Vocabulary, words
 from emulator.labs.placeholders import PLACEHOLDER
 from emulator.labs.reader import TableReader
 from emulator.labs.schema import Advice, Check, Evidence, FaultSpec, Feedback, Lab, Promise, Step, Symptom
@@ -266,7 +271,7 @@ def _promise(r: TableReader, scenario: str, names: set[str]) -> Promise:
 
 
 def _check(r: TableReader) -> Check:
-    r.unknown({"fields", "uses", "causes", "synonyms", "wrong", "feedback"})
+    r.unknown({"fields", "uses", "causes", "synonyms", "broad", "wrong", "feedback"})
     fields = r.strings("fields")
     for i, name in enumerate(fields):
         if not re.fullmatch(r"[a-z][a-z_]*", name):
@@ -300,7 +305,39 @@ def _check(r: TableReader) -> Check:
                 raise when.fail(key, "not one of check.fields")
             when.text(key)
         feedback.append(Feedback(dict(when.data), fb.text("say")))
-    return Check(fields, causes, advice, feedback, synonyms)
+    tables = {**synonyms, **({"cause": causes} if causes else {})}
+    broad: dict[str, list[Umbrella]] = {}
+    for umbrella in r.tables("broad"):
+        name = umbrella.text("field", "cause")
+        if name not in tables:
+            raise umbrella.fail("field", "not a field with phrases (check.causes or check.synonyms)")
+        broad.setdefault(name, []).append(_umbrella(umbrella, Vocabulary.of(tables[name])))
+    return Check(fields, causes, advice, feedback, synonyms, broad)
+
+
+def _umbrella(r: TableReader, vocabulary: Vocabulary) -> Umbrella:
+    """``{field, phrases, spans, ask}``: phrases that name no value, two or more values spanned, a question
+    back that names none."""
+    r.unknown({"field", "phrases", "spans", "ask"})
+    phrases = r.strings("phrases")
+    where = TableReader(r.source, {}, r.where("phrases"))
+    for i, phrase in enumerate(phrases):
+        if not words(phrase):
+            raise where.fail(i, f"{phrase!r} has no meaningful word")
+        found = vocabulary.resolve(phrase)
+        if found:
+            raise where.fail(i, f"{phrase!r} already names {' and '.join(found)}")
+    spans = r.strings("spans")
+    where = TableReader(r.source, {}, r.where("spans"))
+    for i, value in enumerate(spans):
+        if value not in vocabulary.phrases:
+            raise where.fail(i, f"{value!r} is not one of the field's values")
+    if len(set(spans)) < 2:
+        raise r.fail("spans", "an umbrella spans two or more values")
+    ask = r.text("ask")
+    if vocabulary.resolve(ask):
+        raise r.fail("ask", f"names {' and '.join(vocabulary.resolve(ask))}: the question must not give the answer")
+    return Umbrella(tuple(phrases), tuple(spans), ask)
 
 
 def _vocabulary(table: TableReader) -> dict[str, list[str]]:

@@ -3,7 +3,8 @@
 A lab lists, for each cause (or each value of another vocabulary field),
 phrases a learner or an operator would use for it. Typed text and phrases
 are both reduced to their meaningful words: lower case, split at anything
-that is not a letter or digit (``nv-fabricmanager`` is ``nv fabricmanager``),
+that is not a letter or digit (``nv-fabricmanager`` is ``nv fabricmanager``)
+and between a name and the number written on it (``ost0003`` is ``ost 0003``),
 grammatical words dropped (``the``, ``is``, ``on``...), negations spelled one
 way (``isn't``, ``no``, ``never`` → ``not``), plurals and ``-ed``/``-ing``
 endings taken off (``links`` → ``link``, ``stopped`` → ``stop``). Word order
@@ -16,6 +17,12 @@ number of typed words its matching phrases cover, and the best score wins.
 Words no phrase knows are ignored (``node07``, ``bad``), so a sentence in a
 learner's own words still finds its cause. A text no phrase matches, or
 one two values match equally well, resolves to nothing: the caller says so.
+
+A lab may also name umbrella phrases (:class:`Umbrella`): words that fit
+several values at once (``numa misbinding`` for a CPU or a memory binding).
+They name no value; a text that resolves to none but covers an umbrella
+phrase is too broad rather than unknown, and :meth:`Vocabulary.too_broad`
+gives the question the lab asks back.
 """
 
 from __future__ import annotations
@@ -43,12 +50,13 @@ JOINED = 3
 
 
 def _stem(word: str) -> str:
-    """``links`` → ``link``, ``stopped`` → ``stop``, ``running`` → ``run``, ``degraded``/``degrade`` → ``degrad``."""
+    """``links`` → ``link``, ``gpus`` → ``gpu`` (``bus`` stays), ``stopped`` → ``stop``, ``running`` → ``run``,
+    ``degraded``/``degrade`` → ``degrad``."""
     if word.isdecimal():
         return word
     if len(word) > 4 and word.endswith("ies"):
         word = word[:-3] + "y"
-    elif len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+    elif len(word) > 3 and word.endswith("s") and (not word.endswith(("ss", "us", "is")) or word.endswith("pus")):
         word = word[:-1]
     for suffix in ("ing", "ed"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
@@ -61,14 +69,20 @@ def _stem(word: str) -> str:
     return word
 
 
+#: A name with a number written on: ``ost0003`` reads as ``ost`` and ``0003`` (joined back as neighbours).
+_NAME_NUMBER = re.compile(r"([a-z]{2,})(\d+)")
+
+
 def words(text: str) -> tuple[str, ...]:
     """The meaningful words of ``text``, in order, each in one spelling."""
     out = []
-    for raw in re.findall(r"[a-z0-9]+", text.lower()):
-        if raw in NEGATIONS:
-            out.append("not")
-        elif raw not in STOPWORDS:
-            out.append(_stem(raw))
+    for token in re.findall(r"[a-z0-9]+", text.lower()):
+        split = _NAME_NUMBER.fullmatch(token)
+        for raw in split.groups() if split else (token,):
+            if raw in NEGATIONS:
+                out.append("not")
+            elif raw not in STOPWORDS:
+                out.append(_stem(raw))
     return tuple(out)
 
 
@@ -94,15 +108,35 @@ def _covers(phrase: tuple[str, ...], units: dict[str, set[int]]) -> set[int]:
 
 
 @dataclass(frozen=True)
+class Umbrella:
+    """Phrases that fit several values of a field at once, and what to ask a learner who typed one."""
+
+    phrases: tuple[str, ...]
+    #: The values the phrases fit (at least two; never shown to the learner).
+    spans: tuple[str, ...]
+    #: The question back, naming no value: ``say what is bound wrong``.
+    ask: str
+
+
+@dataclass(frozen=True)
 class Vocabulary:
     """The values of one field and the phrases that name each (its own spelling included)."""
 
     phrases: dict[str, tuple[tuple[str, ...], ...]]
+    #: Umbrella phrases: their words, and the question each asks back.
+    umbrellas: tuple[tuple[tuple[str, ...], str], ...] = ()
 
     @classmethod
-    def of(cls, table: dict[str, list[str]]) -> Vocabulary:
+    def of(cls, table: dict[str, list[str]], umbrellas: tuple[Umbrella, ...] = ()) -> Vocabulary:
         """From a lab's ``value → [phrases]`` table; each value also names itself."""
-        return cls({value: tuple(words(p) for p in [value, *spellings]) for value, spellings in table.items()})
+        return cls({value: tuple(words(p) for p in [value, *spellings]) for value, spellings in table.items()},
+                   tuple((words(p), u.ask) for u in umbrellas for p in u.phrases))
+
+    def too_broad(self, text: str) -> str:
+        """The question an umbrella phrase of ``text`` asks back ("" when it covers none); for a text
+        :meth:`resolve` reads as no value."""
+        units = _units(words(text))
+        return next((ask for phrase, ask in self.umbrellas if phrase and _covers(phrase, units)), "")
 
     def resolve(self, text: str) -> list[str]:
         """The values ``text`` names best: one when it is clear, none when no phrase matches, several when tied."""

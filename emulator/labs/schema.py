@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from emulator.labs.phrases import Vocabulary
+from emulator.labs.phrases import Umbrella, Vocabulary
 from emulator.labs.placeholders import substitute_pattern
 
 
@@ -95,6 +95,8 @@ class Check:
     feedback: list[Feedback]
     #: Other fields' vocabularies: field → canonical value → accepted spellings.
     synonyms: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    #: Per vocabulary field: umbrella phrases that fit several of its values, refused as too broad.
+    broad: dict[str, list[Umbrella]] = field(default_factory=dict)
 
     @cached_property
     def vocabularies(self) -> dict[str, Vocabulary]:
@@ -102,7 +104,7 @@ class Check:
         tables = dict(self.synonyms)
         if self.causes:
             tables["cause"] = self.causes
-        return {name: Vocabulary.of(table) for name, table in tables.items()}
+        return {name: Vocabulary.of(table, tuple(self.broad.get(name, ()))) for name, table in tables.items()}
 
 
 @dataclass(frozen=True)

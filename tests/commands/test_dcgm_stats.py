@@ -74,10 +74,11 @@ def test_a_thermal_slowdown_shows_in_clocks_and_slowdown_time():
     s.execute("ssh node02")
     report = s.execute("dcgmi stats -j 48213 -v")[0]
     hot, cool = _gpu_box(report, 4), _gpu_box(report, 5)
-    assert _value(hot, "SM Clock (MHz)").endswith("Max: 1440, Min: 1410")
+    # Held at 1440 MHz under load; the minimum is the idle clock of the job's start-up (no kernel yet).
+    assert _value(hot, "SM Clock (MHz)").endswith("Max: 1440, Min: 345")
     # Its healthy neighbour runs at the 700 W software power cap: below 1980 MHz, far above the hot GPU.
-    cool_clock = re.fullmatch(r"Avg: (\d+), Max: (\d+), Min: (\d+)", _value(cool, "SM Clock (MHz)"))
-    assert cool_clock is not None and 1700 <= int(cool_clock.group(3)) <= int(cool_clock.group(2)) < 1980
+    cool_clock = re.fullmatch(r"Avg: (\d+), Max: (\d+), Min: 345", _value(cool, "SM Clock (MHz)"))
+    assert cool_clock is not None and 1700 <= int(cool_clock.group(1)) <= int(cool_clock.group(2)) < 1980
     assert float(_value(hot, "       - Thermal (%)")) > 10
     assert _value(hot, "Overall Health") == "Warning"
     now = int(s.execute("nvidia-smi --query-gpu=clocks.sm --format=csv,noheader,nounits -i 4")[0])

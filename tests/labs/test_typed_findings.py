@@ -107,6 +107,7 @@ def test_another_field_with_a_vocabulary_takes_free_text_too():
     ("link flapping; errors rising", ("link", "flap", "error", "ris")),
     ("degraded / downgrade", ("degrad", "downgrad")),
     ("I/O", ("i", "o")),
+    ("OST0003 is full on the GPUs, not the bus", ("ost", "0003", "full", "gpu", "not", "bus")),
 ])
 def test_text_is_reduced_to_its_meaningful_words(typed, words):
     assert labs.words(typed) == words

@@ -91,7 +91,8 @@ def gpu_stats(ctx: Context, node: Node, gpu: GPU, start: float, end: float | Non
         stats.mem_mhz = _triple([r.mem_mhz for r in samples])
         stats.sm_util = _triple([r.util_pct for r in samples])
         stats.mem_util = _triple([r.mem_util_pct for r in samples])
-        idle = sum(1 for r in samples if not r.busy) / len(samples)
+        # Clocks held at idle: no job, or a job's ranks starting up (a context, no kernel yet).
+        idle = sum(1 for r in samples if "Idle" in r.reasons) / len(samples)
         stats.violation_pct["Low Utilization"] = 100.0 * idle
     bus = gpu.pci_bus_id[9:11].lower()
     for event in node.hw.kernel_log:

@@ -2,9 +2,11 @@
 
 ``submit node=node07 cause="fabric manager not running"``: each FIELD=VALUE
 is compared with the state of the cluster (the faults applied to this
-session), never with text typed or printed before. The cause is free text,
-read against the phrases the lab lists for each cause; words that name no
-cause the cluster can show are refused without counting an attempt. A value
+session), never with text typed or printed before. The cause (and any
+other field with a vocabulary) is free text, read against the phrases the
+lab lists for each value; words that name no value, two values equally, or
+only an umbrella the lab marks too broad are refused without counting an
+attempt. A value
 may also run on unquoted (``cause=fabric manager down``) until the next
 FIELD=VALUE.
 
@@ -44,14 +46,14 @@ def _finding(ctx: Context, lab: labs.Lab, items: list[str]) -> dict[str, str]:
 
 
 def _refusal(check: labs.Check, finding: dict[str, str]) -> str:
-    """Why a finding cannot be judged: a cause no phrase of the lab names, or words that name two values."""
+    """Why a finding cannot be judged: a free-text field whose words name no value of the lab's, name
+    two equally, or only an umbrella the lab marks too broad (:func:`emulator.labs.unread`)."""
     for name in check.vocabularies:
         value = finding[name]
-        shown = f'"{value}"' if " " in value else value
-        if labs.ambiguous(check, name, value):
-            return f"submit: {name}={shown}: names more than one {name}; say which one you saw"
-        if name == "cause" and labs.canonical_cause(check, value) is None:
-            return f"submit: cause={shown}: not a cause this cluster can show; say what you saw"
+        why = labs.unread(check, name, value)
+        if why:
+            shown = f'"{value}"' if " " in value else value
+            return f"submit: {name}={shown}: {why}"
     return ""
 
 
