@@ -161,8 +161,8 @@ def test_a_running_rank_has_one_pid_in_nvidia_smi_ps_top_and_py_spy(lab: str, se
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_a_misbound_rank_sits_on_the_other_numa_node_than_its_gpu_in_every_tool(seed: int) -> None:
-    """CPUs misbound: taskset shows the other node's CPUs and the memory follows them. Memory misbound:
-    taskset shows the GPU's own CPUs, and only numa_maps names the other node."""
+    """CPUs misbound: taskset shows the other node's CPUs while numa_maps binds to the GPU's node. Memory
+    misbound: taskset shows the GPU's own CPUs, and only numa_maps names the other node."""
     s = Session(lab="topology", seed=seed)
     t = truth(s)
     sh(s, f"ssh {t['node']}")
@@ -174,8 +174,9 @@ def test_a_misbound_rank_sits_on_the_other_numa_node_than_its_gpu_in_every_tool(
     bound = re.search(r"current affinity list: (\S+)", sh(s, f"taskset -cp {t['pid']}")).group(1)  # type: ignore[union-attr]
     assert t["numa"] != gpu_numa and bound == t["cpus"]
     maps = sh(s, f"cat /proc/{t['pid']}/numa_maps")
-    assert set(re.findall(r"^[0-9a-f]+ (bind:\d+) ", maps, re.M)) == {f"bind:{t['numa']}"}
-    assert set(re.findall(r" N(\d+)=", maps)) == {t["numa"]}
+    memory_node = t["numa"] if t["cause"] == "memory-misbinding" else gpu_numa
+    assert set(re.findall(r"^[0-9a-f]+ (bind:\d+) ", maps, re.M)) == {f"bind:{memory_node}"}
+    assert set(re.findall(r" N(\d+)=", maps)) == {memory_node}
     if t["cause"] == "memory-misbinding":
         assert bound == cpus
         return

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from emulator.session import Session
 from tests.support import on, run
 
 
@@ -14,18 +15,19 @@ def _numa_maps_mb(text: str) -> dict[int, float]:
     return {node: count * 4 / 1024 for node, count in pages.items()}
 
 
-def test_a_rank_bound_to_the_other_socket_has_its_memory_there_in_numastat_and_numa_maps() -> None:
-    session = on("node01", "topology", 0)
-    pids = run(session, "pgrep pt_main_thread").split()
-    tables = {pid: run(session, f"numastat -p {pid}") for pid in pids}
-    total = {pid: re.search(r"^Total\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)$", t, re.M) for pid, t in tables.items()}
-    on_node1 = [pid for pid, m in total.items() if m and float(m[2]) > 0]
-    assert len(on_node1) == 3, "ranks 5-7 keep their memory on NUMA node 1; rank 4 was bound to node 0"
-    rank4 = pids[4]
-    assert "Per-node process memory usage (in MBs) for PID " + rank4 + " (pt_main_thread)" in tables[rank4]
-    maps = _numa_maps_mb(run(session, f"cat /proc/{rank4}/numa_maps"))
-    m = total[rank4]
-    assert m is not None and abs(float(m[1]) - maps.get(0, 0.0)) < 0.01 and float(m[2]) == maps.get(1, 0.0) == 0.0
+def test_a_rank_whose_memory_is_bound_to_the_other_node_has_it_there_in_numastat_and_numa_maps() -> None:
+    session = Session("topology", 3)
+    t = session.cluster.truth()
+    assert t["cause"] == "memory-misbinding"
+    run(session, f"ssh {t['node']}")
+    table = run(session, f"numastat -p {t['pid']}")
+    assert f"Per-node process memory usage (in MBs) for PID {t['pid']} (pt_main_thread)" in table
+    m = re.search(r"^Total\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)$", table, re.M)
+    assert m is not None
+    per_node = {0: float(m[1]), 1: float(m[2])}
+    maps = _numa_maps_mb(run(session, f"cat /proc/{t['pid']}/numa_maps"))
+    assert per_node[int(t["numa"])] > 0 and per_node[1 - int(t["numa"])] == 0.0
+    assert all(abs(per_node[n] - maps.get(n, 0.0)) < 0.01 for n in (0, 1))
 
 
 def test_several_matches_get_one_row_each_and_the_system_wide_form_says_it_is_not_kept() -> None:

@@ -68,8 +68,8 @@ def test_numa_misbinding_alone_names_neither_binding() -> None:
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_taskset_and_numa_maps_tell_the_two_bindings_apart(seed: int) -> None:
-    """CPUs misbound: taskset names the other node's CPUs. Memory misbound: taskset names the GPU's own
-    CPUs and numa_maps binds the memory to the other node."""
+    """CPUs misbound: taskset names the other node's CPUs and numa_maps binds the memory to the GPU's node.
+    Memory misbound: taskset names the GPU's own CPUs and numa_maps binds the memory to the other node."""
     session = Session("topology", seed)
     t = session.cluster.truth()
     rows = re.findall(r"^GPU(\d+)\t.*\t(\S+)\t(\d+)\t\tN/A$", run(session, f"ssh {t['node']} nvidia-smi topo -m"), re.M)
@@ -77,8 +77,9 @@ def test_taskset_and_numa_maps_tell_the_two_bindings_apart(seed: int) -> None:
     bound = re.search(r"current affinity list: (\S+)$", run(session, f"ssh {t['node']} taskset -cp {t['pid']}"))
     maps = run(session, f"ssh {t['node']} head -n 2 /proc/{t['pid']}/numa_maps")
     policy = set(re.findall(r"^[0-9a-f]+ bind:(\d+) ", maps, re.M))
-    assert bound is not None and policy == {t["numa"]} != {own_numa}
-    assert (bound.group(1) == own_cpus) == (t["cause"] == "memory-misbinding")
+    memory_misbound = t["cause"] == "memory-misbinding"
+    assert bound is not None and policy == ({t["numa"]} if memory_misbound else {own_numa})
+    assert (bound.group(1) == own_cpus) == memory_misbound
 
 
 @pytest.mark.parametrize("seed", SEEDS)

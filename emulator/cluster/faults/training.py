@@ -176,9 +176,10 @@ def numa_misbinding(cluster: Cluster, r: random.Random, params: dict[str, object
     """One rank (and its loader workers) bound away from its GPU and NIC's socket.
 
     ``bind`` says which binding is wrong: ``cpu`` (the launcher binds the
-    rank's CPUs, and with them its memory, to the other node: ``taskset`` shows
-    the other socket's CPUs) or ``memory`` (the CPUs are right, but the memory
-    policy binds to the other node: only ``/proc/PID/numa_maps`` shows it).
+    rank's CPUs to the other node while its memory stays bound to the GPU's:
+    ``taskset`` shows the other socket's CPUs) or ``memory`` (the CPUs are right,
+    but the memory policy binds to the other node: only ``/proc/PID/numa_maps``
+    shows it). Each is one wrong half of ``numactl --cpunodebind=N --membind=N``.
     """
     run = _run(cluster)
     rank = _rank(run, r, params)
@@ -189,6 +190,7 @@ def numa_misbinding(cluster: Cluster, r: random.Random, params: dict[str, object
     bind = str(params["bind"])
     if bind == "cpu":
         run.rank_numa[rank.rank] = other
+        run.rank_membind[rank.rank] = right
         cause = "cpu-misbinding"
     elif bind == "memory":
         run.rank_membind[rank.rank] = other
