@@ -90,7 +90,7 @@ def test_the_objectives_tick_from_the_learners_own_output_and_the_solve_quotes_i
     assert page.locator(OBJECTIVES).first.text_content().startswith("✓ done: ")
     assert "(1 of 4 done)" in page.text_content(f"{PANEL} [data-mdx-objectives-count]")
     page.locator(TERMINAL).screenshot(path=str(results / "objectives-ticking.png"))
-    said = run(page, 'submit node=node02 port=mlx5_3 cause="rate dropped to 200"')
+    said = run(page, 'submit node=node02 port=mlx5_3 cause="rate dropped to 200" why="two lanes at -40 dBm"')
     flat = " ".join(said.split())
     assert "1. Read the negotiated rate of every rail port on the job's nodes: used. Your output showed " \
            '"rate: 200 Gb/sec (2X NDR)".' in flat

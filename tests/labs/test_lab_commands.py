@@ -39,7 +39,7 @@ def test_lab_start_switches_the_terminal_to_the_labs_cluster_and_shows_the_goal(
     assert session.cluster.truth() == labs.build(labs.get(LAB), 1).truth()
     out, _ = session.execute("lab")
     assert out.startswith(f"Lab: {labs.get(LAB).title} ({LAB}, seed 1, intermediate)")
-    assert "Answer with: submit node=<node> port=<port> cause=<cause>" in out
+    assert "Answer with: submit node=<node> port=<port> cause=<cause> why=<why>" in out
     assert "Progress: 0 of 4 hints used, 0 attempts, not solved yet." in out
 
 
@@ -90,7 +90,7 @@ def test_solutions_prints_the_procedure_with_placeholders_not_the_answer():
     assert out.startswith(f"Reference procedure: {labs.get(LAB).title} ({LAB})")
     assert "   $ ssh <node> perfquery -x -C <port> -P 1" in out
     assert truth["port"] not in out.replace("mlx5_0 to mlx5_7", "")
-    assert out.rstrip().endswith("Finding: submit node=<node> port=<port> cause=<cause>")
+    assert out.rstrip().endswith("Finding: submit node=<node> port=<port> cause=<cause> why=<why>")
 
 
 def test_solutions_alone_on_the_sandbox_lists_the_labs_and_takes_an_id():
@@ -106,11 +106,11 @@ def test_submit_rejects_malformed_unknown_and_incomplete_findings_without_counti
     for line, message in [
         ("submit node07", "submit: expected FIELD=VALUE, got 'node07'"),
         ("submit colour=red", "submit: this lab does not ask for 'colour'"),
-        ("submit node=node01", "submit: missing port, cause"),
-        ("submit node=node01 node=node02 port=mlx5_0 cause=rate", "submit: node given twice"),
-        ("submit node=node01 port=mlx5_0 cause=gremlins",
+        ("submit node=node01", "submit: missing port, cause, why"),
+        ("submit node=node01 node=node02 port=mlx5_0 cause=rate why=thermal", "submit: node given twice"),
+        ("submit node=node01 port=mlx5_0 cause=gremlins why=thermal",
          "submit: cause=gremlins: not a cause this cluster can show; say what you saw\n"),
-        ('submit node=node01 port=mlx5_0 cause="rate and flapping"',
+        ('submit node=node01 port=mlx5_0 cause="rate and flapping" why=thermal',
          'submit: cause="rate and flapping": names more than one cause; say which one you saw\n'),
     ]:
         out, status = session.execute(line)
@@ -122,13 +122,14 @@ def test_a_first_wrong_finding_names_the_wrong_part_and_a_right_one_is_judged_on
     session = started(seed=1)
     truth = session.cluster.truth()
     other = "mlx5_7" if truth["port"] != "mlx5_7" else "mlx5_6"
-    out, status = session.execute(f"submit node={truth['node']} port={other} cause={truth['cause']}")
+    out, status = session.execute(f"submit node={truth['node']} port={other} cause={truth['cause']} why={truth['why']}")
     assert status == 1
-    assert out.splitlines()[0] == "Not yet (attempt 1): 1 of 3 parts do not match the cluster."
+    assert out.splitlines()[0] == "Not yet (attempt 1): 1 of 4 parts do not match the cluster."
     assert f"  port={other}: not what the cluster shows. The node is right" in out
     assert f"  node={truth['node']}: correct" in out
     short = truth["node"].replace("node0", "node")
-    out, status = session.execute(f"submit node={short} port={truth['port']}/1 cause={truth['cause'].upper()}")
+    out, status = session.execute(f"submit node={short} port={truth['port']}/1 cause={truth['cause'].upper()} "
+                                  f"why={truth['why']}")
     assert status == 0 and out.startswith(f"✓ Correct: {labs.get(LAB).title}.\n")
     assert "\nSolved in 2 attempts, 0 hints.\n" in out
     assert "Progress: solved in 2 attempts, 0 hints." in session.execute("lab")[0]
@@ -138,7 +139,7 @@ def test_advice_that_takes_another_part_as_right_depends_on_that_parts_verdict()
     session = started(seed=1)
     truth = session.cluster.truth()
     node = "node01" if truth["node"] != "node01" else "node02"
-    out, _ = session.execute(f"submit node={node} port=mlx5_7 cause={truth['cause']}")
+    out, _ = session.execute(f"submit node={node} port=mlx5_7 cause={truth['cause']} why={truth['why']}")
     assert "The node is right" not in out
     assert "port=mlx5_7: not what the cluster shows. Find the node first" in out
 
@@ -146,12 +147,12 @@ def test_advice_that_takes_another_part_as_right_depends_on_that_parts_verdict()
 def test_from_the_second_attempt_feedback_counts_the_wrong_parts_without_naming_them():
     session = started(seed=1)
     truth = session.cluster.truth()
-    session.execute("submit node=node01 port=mlx5_0 cause=flapping")
+    session.execute("submit node=node01 port=mlx5_0 cause=flapping why=thermal")
     other = "mlx5_7" if truth["port"] != "mlx5_7" else "mlx5_6"
-    out, status = session.execute(f"submit node={truth['node']} port={other} cause=\"cable is bad\"")
+    out, status = session.execute(f"submit node={truth['node']} port={other} cause=\"cable is bad\" why={truth['why']}")
     assert status == 1
     lines = out.splitlines()
-    assert lines[0] == "Not yet (attempt 2): 1 of 3 parts do not match the cluster."
+    assert lines[0] == "Not yet (attempt 2): 1 of 4 parts do not match the cluster."
     assert '  cause="cable is bad" was read as symbol-errors.' in lines
     assert "correct" not in out and "not what the cluster shows" not in out and "node is right" not in out
     assert "Which parts are wrong is said on a first attempt only" in out
@@ -163,7 +164,8 @@ def test_a_correct_finding_reports_the_evidence_the_learner_looked_at():
     session.execute(f"ssh {truth['node']}")
     session.execute(f"perfquery -x -C {truth['port']} -P 1")
     session.execute("exit")
-    out, _ = session.execute(f"submit node={truth['node']} port={truth['port']} cause={truth['cause']}")
+    out, _ = session.execute(f"submit node={truth['node']} port={truth['port']} cause={truth['cause']} "
+                             f"why={truth['why']}")
     text = " ".join(out.split())
     assert "What you used of the reference procedure (any route to the finding counts):" in out
     assert ("1. Read the negotiated rate of every rail port on the job's nodes: not used: the reference "
@@ -178,12 +180,12 @@ def test_a_correct_finding_reports_the_evidence_the_learner_looked_at():
 def test_lab_reset_starts_the_cluster_again_but_not_the_count():
     session = started()
     session.execute("hint")
-    session.execute("submit node=node01 port=mlx5_0 cause=flapping")
+    session.execute("submit node=node01 port=mlx5_0 cause=flapping why=thermal")
     before = session.cluster
     out, status = session.execute("lab reset")
     assert session.cluster is not before
     assert status == 0 and "Progress: 1 of 4 hints used, 1 attempt, not solved yet." in out
-    out, _ = session.execute("submit node=node01 port=mlx5_0 cause=flapping")
+    out, _ = session.execute("submit node=node01 port=mlx5_0 cause=flapping why=thermal")
     assert out.startswith("Not yet (attempt 2)") and "not what the cluster shows" not in out
     session.execute("lab start input-wait")
     session.execute("lab start fabric-triage --seed 1")
@@ -193,7 +195,7 @@ def test_lab_reset_starts_the_cluster_again_but_not_the_count():
 def test_progress_survives_snapshot_and_restore():
     session = started()
     session.execute("hint")
-    session.execute("submit node=node01 port=mlx5_0 cause=link-flap")
+    session.execute("submit node=node01 port=mlx5_0 cause=link-flap why=thermal")
     restored = Session.restore(session.snapshot())
     assert restored.execute("lab")[0] == session.execute("lab")[0]
     assert restored.lab_progress == session.lab_progress

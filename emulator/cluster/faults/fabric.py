@@ -110,7 +110,7 @@ def symbol_errors(cluster: Cluster, r: random.Random, params: dict[str, object])
     nic.counter_rates["LinkErrorRecoveryCounter"] = per_s / 900.0
     nic.counter_rates["PortRcvErrors"] = per_s * 0.35
     nic.retransmit_fraction = float(str(params["retransmit"]))
-    return _truth(node, nic, "symbol-errors")
+    return _truth(node, nic, "symbol-errors", why="weak-lane")
 
 
 def link_flap(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
@@ -131,7 +131,7 @@ def link_flap(cluster: Cluster, r: random.Random, params: dict[str, object]) -> 
     # Why it flaps: the transceiver runs at the top of its temperature range (a heat sink
     # that lost contact in the cage), and its laser drops out when it crosses the limit.
     nic.module_temp_c = r.randint(73, 75)
-    return _truth(node, nic, "link-flap")
+    return _truth(node, nic, "link-flap", why="hot-transceiver")
 
 
 def port_down(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
