@@ -40,10 +40,10 @@ def job_script(cluster: Cluster) -> str:
     lines += [f"#SBATCH --gpus-per-node={gpus}", "#SBATCH --exclusive", f"#SBATCH --output={out}",
               "#SBATCH --time=2-00:00:00", ""]
     lines += [f"export {k}={v}" for k, v in run.env.items()]
-    launch = ["srun --ntasks-per-node=1 --kill-on-bad-exit=1 torchrun --nnodes=$SLURM_NNODES --nproc-per-node=8 \\",
-              "    --rdzv-id=$SLURM_JOB_ID --rdzv-backend=c10d \\",
-              "    --rdzv-endpoint=$(scontrol show hostnames $SLURM_JOB_NODELIST | head -n 1):29500 \\",
-              f"    train.py --config {config_path(run)}"]
+    if run.distribution:
+        # srun starts the ranks itself, so the script names the rendezvous torchrun would have set up.
+        lines += ["export MASTER_ADDR=$(scontrol show hostnames $SLURM_JOB_NODELIST | head -n 1) MASTER_PORT=29500"]
+    launch = launch_lines(run)
     lines += ["", "set -x"]
     n = attempts(run)
     if n == 1:
@@ -54,6 +54,18 @@ def job_script(cluster: Cluster) -> str:
                                                               f'    echo "attempt $attempt of {n} failed"',
                                                               "done", "exit 1"]
     return "\n".join(lines) + "\n"
+
+
+def launch_lines(run: TrainingRun) -> list[str]:
+    """The launch: one torchrun per node (ranks node-major), or one srun task per GPU under the run's
+    distribution (each rank reads its rank from SLURM_PROCID, its GPU from SLURM_LOCALID)."""
+    if run.distribution:
+        return [f"srun --ntasks-per-node=8 --distribution={run.distribution} --kill-on-bad-exit=1 \\",
+                f"    python3 -u train.py --config {config_path(run)}"]
+    return ["srun --ntasks-per-node=1 --kill-on-bad-exit=1 torchrun --nnodes=$SLURM_NNODES --nproc-per-node=8 \\",
+            "    --rdzv-id=$SLURM_JOB_ID --rdzv-backend=c10d \\",
+            "    --rdzv-endpoint=$(scontrol show hostnames $SLURM_JOB_NODELIST | head -n 1):29500 \\",
+            f"    train.py --config {config_path(run)}"]
 
 
 def config_path(run: TrainingRun) -> str:

@@ -154,7 +154,8 @@ def processes(cluster: Cluster, node: Node) -> list[Proc]:
 
 
 def _training_procs(cluster: Cluster, node: Node, start: float) -> list[Proc]:
-    """torchrun, its eight ranks and their DataLoader workers on one node."""
+    """torchrun, its eight ranks and their DataLoader workers on one node (the ranks straight under
+    slurmstepd when srun launched one task per GPU)."""
     run = cluster.training
     assert run is not None
     ranks = [rk for rk in run.ranks if rk.node == node.name]
@@ -171,8 +172,12 @@ def _training_procs(cluster: Cluster, node: Node, start: float) -> list[Proc]:
     procs = [
         Proc(agent - 6, 1, "root", "slurmstepd", f"slurmstepd: [{run.job_id}.0]", 0.0, 9_240, 331_460, 7_300, "Sl",
              run.started_s),
-        Proc(agent, agent - 6, "alice", "torchrun", torchrun, 0.4, 412_000, 2_964_000, 160_000, "Sl", run.started_s + 2),
     ]
+    if run.distribution:
+        agent -= 6
+    else:
+        procs.append(Proc(agent, agent - 6, "alice", "torchrun", torchrun, 0.4, 412_000, 2_964_000, 160_000, "Sl",
+                          run.started_s + 2))
     try:
         prof = steps.profile(cluster)
         step_s, hang_s = prof.step_s, timeline.schedule(cluster, prof).hang_s

@@ -52,6 +52,8 @@ class Job:
     interactive: bool = False
     #: Program names of numbered steps (``"1": "nvidia-smi"``), for sacct's JobName.
     step_names: dict[str, str] = field(default_factory=dict)
+    #: srun's task distribution of the job's steps, as ``sacct --json`` reports it.
+    distribution: str = "Block"
     #: ``--dependency``, e.g. ``afterok:48213``.
     dependency: str = ""
     #: An allocation made by ``salloc``: its shell runs on the login node, it has no batch script.

@@ -47,6 +47,10 @@ def _launch(cluster: Cluster, run: TrainingRun, start_s: float, agents: dict[str
     """The batch script's trace for one attempt (``set -x``) and torchrun's banner on each node."""
     master = run.nodes[0] if run.nodes else "node01"
     loop = [f"+ for attempt in {' '.join(str(a) for a in range(1, total + 1))}"] if total > 1 else []
+    if run.distribution:
+        # srun starts the ranks (no torchrun, no banner); the rendezvous was exported before ``set -x``.
+        return loop + [f"+ srun --ntasks-per-node=8 --distribution={run.distribution} --kill-on-bad-exit=1 "
+                       f"python3 -u train.py --config {config_path(run)}"]
     out = loop + [f"++ scontrol show hostnames '{compress_hostlist(run.nodes)}'", "++ head -n 1",
                   f"+ srun --ntasks-per-node=1 --kill-on-bad-exit=1 torchrun --nnodes={len(run.nodes)} "
                   f"--nproc-per-node=8 --rdzv-id={run.job_id} --rdzv-backend=c10d --rdzv-endpoint={master}:29500 "

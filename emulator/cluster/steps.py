@@ -3,7 +3,7 @@
 One synchronous step, per rank: wait for the input batch (loader workers x
 CPU time per batch against the step time, storage reads and metadata
 latency), compute (6·N FLOPs per token, or 8·N with activation recompute, at
-a realistic kernel efficiency, scaled by the GPU's clock), then
+a realistic kernel efficiency, lower as tensor parallelism shrinks the GEMMs, scaled by the GPU's clock), then
 communicate (tensor-parallel all-reduces on the critical path, the
 data-parallel gradient all-reduce mostly hidden behind backward). The
 slowest rank holds everyone at the next collective, so every other rank's
@@ -31,6 +31,13 @@ from emulator.cluster.training import Rank, TrainingRun
 KERNEL_EFFICIENCY = 0.48
 #: Soft knee of kernel efficiency in micro-batch size: eff = peak * mb / (mb + knee).
 MICRO_BATCH_KNEE = 0.2
+#: Kernel efficiency lost per doubling of the tensor-parallel size: each rank's GEMMs shrink by the TP
+#: size (hidden/tp columns), so they fill the GPU less well and their fixed launch costs weigh more
+#: (Narayanan et al., SC'21, "Efficient Large-Scale Language Model Training on GPU Clusters Using
+#: Megatron-LM", sec. 3: tensor parallelism leads to smaller matrix multiplications and lower GPU
+#: utilization). The 4% per doubling is this model's choice, not a measurement: tp=8 computes
+#: 1/(1-0.04)^3 = 1.13x as long as tp=1, with no communication counted.
+TP_EFFICIENCY_LOSS = 0.04
 #: Compute slowdown of a rank whose process runs on the other socket (remote memory, launch latency).
 NUMA_COMPUTE_PENALTY = 1.07
 NUMA_LOADER_PENALTY = 1.45
@@ -90,7 +97,8 @@ class StepProfile:
 
 def _efficiency(run: TrainingRun) -> float:
     mb = max(1, run.micro_batch)
-    return KERNEL_EFFICIENCY * mb / (mb + MICRO_BATCH_KNEE)
+    sharded = (1.0 - TP_EFFICIENCY_LOSS) ** math.log2(max(1, run.tp))
+    return KERNEL_EFFICIENCY * mb / (mb + MICRO_BATCH_KNEE) * sharded
 
 
 def _compute_s(cluster: Cluster, run: TrainingRun, rank: Rank) -> float:

@@ -55,6 +55,10 @@ class TrainingRun:
     #: ``order``): "tp-dp" keeps a tensor-parallel group's ranks consecutive, inside a node
     #: when ranks are node-major; "dp-tp" strides it by the data-parallel size, across nodes.
     parallel_order: str = "tp-dp"
+    #: How the ranks were launched: "" for one torchrun per node (ranks node-major), "cyclic" for one
+    #: srun task per GPU under ``--distribution=cyclic`` (rank r on node r mod N, consecutive ranks on
+    #: different nodes; the rank is SLURM_PROCID).
+    distribution: str = ""
     precision: str = "bf16"
     #: Where the step loop stands: steps completed when the clock started.
     start_step: int = 12000
@@ -93,6 +97,9 @@ class TrainingRun:
     #: Model shape (for tensor-parallel traffic): hidden size and layer count.
     hidden: int = 4096
     layers: int = 32
+    #: Key/value heads (grouped-query attention; Llama-3-8B: 32 query heads, 8 KV heads): a
+    #: tensor-parallel size must divide them.
+    kv_heads: int = 8
     #: Full activation recomputation (hardware FLOPs 8N instead of 6N per token).
     activation_recompute: bool = False
     #: Steps between two lines of the training log.

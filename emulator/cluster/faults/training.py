@@ -237,16 +237,37 @@ def wrong_hca_list(cluster: Cluster, r: random.Random, params: dict[str, object]
 
 
 def tp_across_nodes(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
-    """A tensor-parallel group across nodes, from a real configuration: TP of one node's size under a
-    config that orders the data-parallel dimension first (``order: dp-tp``; torchrun's ranks are
-    node-major, so the group strides over every node), or TP larger than a node."""
+    """A tensor-parallel group of one node's size placed across nodes by a real configuration; ``how`` says which.
+
+    ``rank-order``: the config orders the data-parallel dimension first (``order: dp-tp``); torchrun numbers
+    ranks node-major, so the group strides by the data-parallel size over every node. ``cyclic``: the job
+    script launches one srun task per GPU with ``--distribution=cyclic``, so consecutive ranks (one
+    tensor-parallel group under ``order: tp-dp``) land on different nodes. TP must divide the model's
+    key/value heads (Megatron-Core asserts ``num_query_groups % tensor_model_parallel_size == 0``).
+    """
     run = _run(cluster)
     run.tp = int(str(params["tp"]))
+    if run.tp < 1 or run.kv_heads % run.tp:
+        raise ValueError(f"tp-across-nodes: tp {run.tp} does not divide the model's {run.kv_heads} key/value heads")
+    how = str(params.get("how") or r.choice(("rank-order", "cyclic")))
     run.grad_accum = max(1, run.grad_accum * run.tp)
     run.baseline_step_s = _step_s(cluster)
-    per_node = len(run.ranks) // max(1, len(run.nodes))
-    run.parallel_order = "tp-dp" if run.tp > per_node else "dp-tp"
-    return {"cause": "tp-across-nodes", "tp": str(run.tp)}
+    nodes = run.nodes
+    if how == "rank-order":
+        run.parallel_order = "dp-tp"
+        cause = "tp-rank-order"
+    elif how == "cyclic":
+        run.distribution = "cyclic"
+        for rank in run.ranks:
+            rank.rank = rank.local_rank * len(nodes) + nodes.index(rank.node)
+        run.ranks.sort(key=lambda rank: rank.rank)
+        job = cluster.slurm.job(run.job_id)
+        if job is not None:
+            job.ntasks_per_node, job.cpus_per_task, job.distribution = 8, 28, "Cyclic"
+        cause = "tp-cyclic-distribution"
+    else:
+        raise ValueError("tp-across-nodes: how must be rank-order or cyclic")
+    return {"cause": cause, "tp": str(run.tp), "how": how}
 
 
 def larger_allocation(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
@@ -333,7 +354,7 @@ FAULTS: list[Fault] = [
     Fault("wrong-hca-list", "NCCL_IB_HCA includes the storage ports or omits rails",
           wrong_hca_list, {"variant": ""}),
     Fault("tp-across-nodes", "Tensor-parallel groups placed across nodes instead of inside the NVLink domain",
-          tp_across_nodes, {"tp": 8}),
+          tp_across_nodes, {"tp": 8, "how": ""}),
     Fault("larger-allocation", "Twice the nodes at the same global batch: exposed communication or the loader eats the gain",
           larger_allocation, {"micro_batch": 1, "oversubscription": 4.0, "why": "spine", "workers": 2, "batch_cpu_s": 1.4}),
     Fault("config-regression", "A config change (activation checkpointing, micro-batch) costs tokens/s",

@@ -171,7 +171,7 @@ def _step(cluster: Cluster, j: Job, name: str, state: str, code: str) -> dict[st
         "pid": "", "state": [state],
         "statistics": {"CPU": {"actual_frequency": 0}, "energy": {"consumed": number(0)}},
         "step": {"id": step_id, "name": program},
-        "task": {"distribution": "Block" if name not in ("batch", "extern") else "Unknown"},
+        "task": {"distribution": j.distribution if name not in ("batch", "extern") else "Unknown"},
         "tasks": {"count": len(nodes) * (j.ntasks_per_node if name not in ("batch", "extern") else 1)},
         "time": {"elapsed": elapsed, "end": _epoch(cluster, end), "start": _epoch(cluster, start),
                  "suspended": 0, "system": _cpu_time(), "total": _cpu_time(), "user": _cpu_time()},
