@@ -21,6 +21,11 @@ Sources:
 * NVIDIA, *RMA Process* (docs.nvidia.com/deploy/rma-process/): run
   ``nvidia-bug-report.sh`` as soon as the issue is seen and send its log with
   the RMA request.
+* NVIDIA, *GPU memory error management: User Visible Statistics*
+  (docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt/user-visible-statistics.html):
+  Xid 48 is the uncorrectable ECC error, 63 the row-remapping entry recorded,
+  94 a contained and 95 an uncontained error; what :data:`CHAIN_ROLES` says of
+  a burst of them.
 * scontrol(1): ``reboot nextstate=DOWN`` keeps the node out of service after
   the boot, where ``nextstate=RESUME`` would return it before any check (notes
   on facts, section 12); ``dcgmi diag -r 3`` is the long diagnostic (section 6).
@@ -61,6 +66,14 @@ AFTER_FIX = "passes"
 
 RUNGS = {rung.key: rung for rung in LADDER}
 
+#: What each Xid of an uncorrectable memory error's burst tells, for the learner who named its first.
+CHAIN_ROLES = {
+    48: "the uncorrectable (double-bit) ECC error itself",
+    63: "the row remap that error recorded, to take effect at the next GPU reset",
+    94: "the error contained: only the process using that memory was stopped",
+    95: "the error not contained: every process on the GPU was stopped",
+}
+
 
 def next_rung(gpu: GPU) -> Rung | None:
     """The fix the GPU's state calls for once the node is drained and the evidence kept: a reset while the
@@ -73,16 +86,42 @@ def next_rung(gpu: GPU) -> Rung | None:
     return None
 
 
+def chain(gpu: GPU) -> str:
+    """How the Xids of one memory-error burst on ``gpu`` relate: the first is the primary error, the rest
+    follow from it; "" when the GPU logged one Xid code only (or one outside :data:`CHAIN_ROLES`)."""
+    codes = list(dict.fromkeys(gpu.xids))
+    if len(codes) < 2 or not all(code in CHAIN_ROLES for code in codes):
+        return ""
+    primary, *rest = codes
+    named = ", ".join(map(str, codes[:-1])) + f" and {codes[-1]}"
+    follow = "; ".join(f"Xid {code} is {CHAIN_ROLES[code]}" for code in rest)
+    return (f"GPU {gpu.index} logged Xid {named} in one burst, milliseconds apart: Xid {primary} is the primary "
+            f"error, {CHAIN_ROLES[primary]}; {follow}.")
+
+
 def advice(gpu: GPU, node: str) -> str:
-    """One sentence for the learner: the rung ``gpu`` on ``node`` calls for, and the test before its return."""
+    """What the learner reads once the GPU error is named right: how its Xids relate (:func:`chain`), then
+    the rung ``gpu`` on ``node`` calls for, and the test before its return."""
+    story = chain(gpu)
+    return f"{story} {_rung_advice(gpu, node)}" if story else _rung_advice(gpu, node)
+
+
+def _rung_advice(gpu: GPU, node: str) -> str:
     rung = next_rung(gpu)
     test = RUNGS[AFTER_FIX]
+    contained = 94 in gpu.xids and gpu.remap_pending and not gpu.reset_required and gpu.present
     if rung is None:
         return (f"Next, by the remediation ladder: GPU {gpu.index} on {node} is on the bus and asks for no reset; "
                 "the error was contained, so restart the application. If it comes back, drain the node and run "
                 "dcgmi diag -r 3.")
     command = rung.detail.replace("<gpu>", str(gpu.index)).replace("<node>", node)
     action = rung.title[0].lower() + rung.title[1:]
+    if contained:
+        return (f"Next, by the remediation ladder: the error was contained, so the application can restart "
+                f"(Xid 94), but the row remap pending on GPU {gpu.index} takes effect only at a GPU reset: drain "
+                f"{node} and keep the evidence, then {action} ({command}). If {test.title} "
+                f"{test.detail.removesuffix('?')}, return the node to service; if not, "
+                f"{RUNGS['replace'].title.lower()}.")
     return (f"Next, by the remediation ladder: drain {node} and keep the evidence, then {action} ({command}). "
             f"If {test.title} {test.detail.removesuffix('?')}, return the node to service; if not, "
             f"{RUNGS['replace'].title.lower()}.")

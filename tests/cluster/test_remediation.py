@@ -16,7 +16,7 @@ from emulator.cluster.faults import apply_fault
 from emulator.session import Session
 
 #: Xid → the catalog's immediate action, for the codes the emulator raises whose action is one of the three.
-CATALOG = {13: "RESTART_APP", 31: "RESTART_APP", 94: "RESTART_APP", 64: "RESET_GPU", 95: "RESET_GPU",
+CATALOG = {13: "RESTART_APP", 31: "RESTART_APP", 64: "RESET_GPU", 95: "RESET_GPU",
            119: "RESET_GPU", 79: "RESTART_BM"}
 RUNG = {"RESTART_APP": None, "RESET_GPU": "reset", "RESTART_BM": "reboot"}
 
@@ -35,6 +35,19 @@ def test_a_dbe_leaves_a_row_remap_pending_that_a_reset_activates() -> None:
     truth = apply_fault(session.cluster, "ecc-dbe-remap", {}).truth
     gpu = session.cluster.node(truth["node"]).gpus[int(truth["gpu"])]
     assert gpu.remap_pending and remediation.next_rung(gpu) is remediation.RUNGS["reset"]
+
+
+def test_a_contained_ecc_error_restarts_the_application_and_its_pending_remap_asks_for_a_reset() -> None:
+    """Xid 94 is RESTART_APP (no reset needed to run again), but the row it recorded (Xid 63) is only
+    remapped at the next GPU reset, so the ladder's rung is the reset and the advice says both."""
+    session = Session(lab="sandbox", seed=0)
+    truth = apply_fault(session.cluster, "xid", {"code": 94}).truth
+    gpu = session.cluster.node(truth["node"]).gpus[int(truth["gpu"])]
+    assert gpu.present and not gpu.reset_required and gpu.remap_pending
+    assert gpu.ecc_volatile.dram_uncorrectable == gpu.remapped_uncorrectable == 1
+    assert remediation.next_rung(gpu) is remediation.RUNGS["reset"]
+    said = remediation.advice(gpu, truth["node"])
+    assert "application can restart" in said and "nvidia-smi -r -i" in said
 
 
 def test_every_question_leads_to_rungs_of_the_ladder() -> None:

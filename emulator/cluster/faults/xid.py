@@ -2,7 +2,8 @@
 
 Xid kernel lines follow the NVRM format ``NVRM: Xid (PCI:0000:1b:00): 48,
 pid=..., name=..., <message>`` and the sequences real drivers print (a DBE is
-48, then 63, then a burst of 94 naming the rank's process). The instant is
+48, then 63, then a burst of 94 naming the rank's process; a contained error
+alone is 94, the row it recorded 63, then 94 per channel). The instant is
 reported in the truth as ``time`` (UTC, ISO 8601); an Xid in
 :data:`FATAL_TO_RANK` stops the rank on that GPU.
 """
@@ -143,7 +144,17 @@ def _xid_events(cluster: Cluster, node: Node, gpu: GPU, r: random.Random, code: 
         gpu.ecc_aggregate.sram_correctable += burst
         add(92, unknown, "High single-bit ECC error rate")
     elif code == 94:
-        add(94, unknown, "Contained: SM (0x1). RST: No, D-RST: No", 0.015)
+        # A contained uncorrectable DRAM error: counted as uncorrectable, its row recorded for remapping at
+        # the next reset (Xid 63), and the process whose channels touched it stopped (NVIDIA, "GPU memory
+        # error management": XID 94 with the row-remapping pending flag; response: restart the application).
+        address = r.randrange(0x1000000000, 0x13ffffffff) & ~0x1F
+        gpu.ecc_volatile.dram_uncorrectable += 1
+        gpu.ecc_aggregate.dram_uncorrectable += 1
+        gpu.remapped_uncorrectable += 1
+        gpu.remap_pending = True
+        add(94, unknown, "Contained: SM (0x1). RST: No, D-RST: No", 0.008)
+        add(63, unknown, f"Row Remapper: New row (0x{address:016x}) marked for remapping, reset gpu to activate.",
+            0.015)
         for ch in range(8, 12):
             add(94, (pid, comm), f"Ch {ch:08x}")
     elif code == 95:
