@@ -145,3 +145,34 @@ def test_every_phrase_the_lab_lists_for_the_true_why_solves_it(why: str) -> None
     for phrase in [why, *check.synonyms["why"][why]]:
         out, status = _submit(session, truth, phrase)
         assert status == 0 and out.startswith("✓ Correct"), f"{phrase!r}\n{out}"
+
+
+def test_three_consecutive_seeds_fail_different_steps_ranks_and_nodes() -> None:
+    found = set()
+    for seed in range(3):
+        out = run(Session(LAB, seed), f"grep ERROR {LOG}")
+        m = re.search(r"checkpoint step (\d+) failed .* ranks:dict_keys\(\[(\d+)\]\)", out)
+        assert m, out
+        found.add(m.groups())
+    assert len({step for step, _ in found}) == 3 and len({rank for _, rank in found}) == 3
+    assert len({labs.build(labs.get(LAB), s).truth()["rank_node"] for s in range(3)}) >= 2
+
+
+def test_timeline_draws_the_failed_save_as_a_failure_as_the_log_logs_it(lab: tuple[Session, dict[str, str]]) -> None:
+    session, truth = lab
+    out = run(session, "timeline")
+    bar = out.splitlines()[2]
+    assert bar.count("!") == 1 and bar.rstrip("=|").endswith("!")
+    row = next(line for line in out.splitlines() if line.startswith("failure "))
+    assert f"checkpoint step {truth['step']} failed: rank {truth['missing_rank']}" in row
+    assert f"step {truth['step']}, sync" not in out
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_storage_lab_has_no_failed_save_and_no_full_quota(seed: int) -> None:
+    session = Session("storage", seed)
+    assert "ERROR" not in run(session, f"cat {LOG}")
+    assert "!" not in run(session, "timeline").splitlines()[2]
+    assert "*" not in run(session, "lfs quota -h -p 2001 /lustre")
+    listing = run(session, f"ls -la {CKPT}/step_*")
+    assert listing.count(".metadata") == 3
