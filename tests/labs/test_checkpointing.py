@@ -42,7 +42,7 @@ def test_the_failed_save_has_every_shard_one_short_and_no_metadata(lab: tuple[Se
     short = sizes.pop(f"__{rank}_0.distcp")
     assert short < min(sizes.values()) and len(set(sizes.values())) == 1
     assert run(session, f"find {CKPT} -name .metadata").split() == [
-        f"{CKPT}/step_{s:07d}/.metadata" for s in (step - 200, step - 100)]
+        f"{CKPT}/step_{s:07d}/.metadata" for s in (step - 300, step - 200, step - 100)]
     assert run(session, f"cat {CKPT}/latest_checkpointed_iteration.txt") == f"{step - 100}\n"
     # Directories are dated by their last entry: the failed save's shards came after the pointer was written.
     assert run(session, f"ls -t {CKPT}").split()[0] == f"step_{step:07d}"
@@ -176,3 +176,17 @@ def test_the_storage_lab_has_no_failed_save_and_no_full_quota(seed: int) -> None
     assert "*" not in run(session, "lfs quota -h -p 2001 /lustre")
     listing = run(session, f"ls -la {CKPT}/step_*")
     assert listing.count(".metadata") == 3
+
+
+@pytest.mark.parametrize("lab_id", [LAB, "storage"])
+def test_every_save_the_listing_lacks_the_log_says_was_removed_and_none_it_shows(lab_id: str) -> None:
+    session = Session(lab_id, 0)
+    log = run(session, f"grep checkpoint.py {LOG}")
+    assert "keep_last=3" in run(session, f"grep config {LOG}")
+    listed = set(re.findall(r"step_(\d{7})$", run(session, f"ls -l {CKPT}"), re.M))
+    removed = set(re.findall(r"removed old checkpoint \S+/step_(\d{7}) \(keep_last=3\)$", log, re.M))
+    logged = set(re.findall(r"(?:saved|loaded) checkpoint (?:step |\S+/step_)(\d+)", log))
+    assert removed and not removed & listed
+    assert {f"{int(s):07d}" for s in logged} <= listed | removed
+    saved_ok = re.findall(r"saved checkpoint step (\d+)", log)
+    assert len(re.findall("removed old checkpoint", log)) == len(saved_ok)
