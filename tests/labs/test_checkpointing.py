@@ -54,7 +54,7 @@ def test_the_log_shows_the_checkpoint_exception_dcp_raises_and_no_clean_save(
     step, rank = truth["step"], truth["missing_rank"]
     log = run(session, f"cat {LOG}")
     assert f"saved checkpoint step {step} " not in log
-    failed = run(session, f"grep -A16 'checkpoint step {step} failed' {LOG}")
+    failed = run(session, f"grep -A20 'checkpoint step {step} failed' {LOG}")
     assert f"CheckpointException ranks:dict_keys([{rank}])\nTraceback (most recent call last): (RANK {rank})\n" in failed
     assert f"latest checkpoint stays step {int(step) - 100}" in failed
     raised = {"ost-full": "OSError: [Errno 28] No space left on device",
@@ -103,7 +103,7 @@ def test_the_oom_figures_agree_between_the_log_and_nvidia_smi() -> None:
     session = Session(LAB, seed_for("oom"))
     truth = session.cluster.truth()
     rank = session.cluster.training.ranks[int(truth["missing_rank"])]
-    text = run(session, f"grep -A16 'CheckpointException' {LOG}")
+    text = run(session, f"grep -A20 'CheckpointException' {LOG}")
     m = re.search(r"GPU (\d) has a total capacity of 79\.11 GiB .* this process has ([\d.]+) GiB memory in use", text)
     assert m and int(m.group(1)) == rank.gpu
     smi = run(session, f"ssh {rank.node} nvidia-smi")
@@ -190,3 +190,12 @@ def test_every_save_the_listing_lacks_the_log_says_was_removed_and_none_it_shows
     assert {f"{int(s):07d}" for s in logged} <= listed | removed
     saved_ok = re.findall(r"saved checkpoint step (\d+)", log)
     assert len(re.findall("removed old checkpoint", log)) == len(saved_ok)
+
+
+def test_the_oom_is_raised_where_the_save_allocates_on_the_gpu_not_by_the_copy_to_host() -> None:
+    session = Session(LAB, seed_for("oom"))
+    failed = run(session, f"grep -B4 'torch.OutOfMemoryError' {LOG}")
+    assert "return tensor.contiguous()" in failed and 'File "/home/alice/jobs/checkpoint.py"' in failed
+    assert 'tensor.to(device="cpu"' not in run(session, f"cat {LOG}")
+    node = session.cluster.truth()["rank_node"]
+    assert "Xid" not in run(session, f"ssh {node} dmesg")
