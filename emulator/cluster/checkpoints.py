@@ -124,8 +124,14 @@ def checkpoint_files(cluster: Cluster) -> dict[str, tuple[int, float]]:
 
 
 def failed_fraction(cluster: Cluster, step: int) -> float:
-    """How much of its shard the failed rank of a broken save wrote before its write raised."""
-    return round(rng(cluster.seed, "ckpt-failed", step).uniform(0.18, 0.82), 3)
+    """How much of its shard the failed rank of a broken save wrote before its write raised.
+
+    A quota runs out during the save's last writes (the other ranks' OSTs
+    still held grant to finish theirs); an OST or a GPU can fail anywhere.
+    """
+    run = cluster.training
+    low, high = (0.86, 0.97) if run is not None and run.checkpoint_why == "quota" else (0.18, 0.82)
+    return round(rng(cluster.seed, "ckpt-failed", step).uniform(low, high), 3)
 
 
 def shard_ost(cluster: Cluster, step: int, rank: int) -> int:

@@ -69,7 +69,7 @@ def _full_osts(session: Session) -> list[str]:
 
 
 def _over_quota(session: Session) -> bool:
-    return "*" in run(session, "lfs quota -p 2001 /lustre")
+    return "*" in run(session, "lfs quota -v -p 2001 /lustre")
 
 
 def _gpu_full(session: Session, truth: dict[str, str]) -> bool:
@@ -199,3 +199,29 @@ def test_the_oom_is_raised_where_the_save_allocates_on_the_gpu_not_by_the_copy_t
     assert 'tensor.to(device="cpu"' not in run(session, f"cat {LOG}")
     node = session.cluster.truth()["rank_node"]
     assert "Xid" not in run(session, f"ssh {node} dmesg")
+
+
+def test_the_quota_ran_out_on_the_failed_shards_ost_during_the_saves_last_writes() -> None:
+    """lfs quota -v: the master granted the whole limit; only the OST under the failed shard used its grant up."""
+    session = Session(LAB, seed_for("quota"))
+    truth = session.cluster.truth()
+    step, rank = int(truth["step"]), truth["missing_rank"]
+    out = run(session, "lfs quota -v -p 2001 /lustre")
+    total = re.search(r"^\s+/lustre (\d+)(\*?) +0 (\d+) ", out, re.M)
+    assert total
+    used, hard = int(total[1]), int(total[3])
+    assert 0 < hard - used < 4 * 1024 ** 2 and not total[2]            # under the limit by less than 4 GiB
+    rows = re.findall(r"^lustre-(OST|MDT)(\w{4})_UUID\n\s+(\d+)(\*?)\s+-\s+(\d+)\s", out, re.M)
+    assert len(rows) == 9 and sum(int(r[2]) for r in rows) == used
+    granted = int(re.search(r"total allocated block limit: (\d+)", out)[1])
+    assert granted + int(rows[0][4]) == hard                               # every KiB of the limit is granted
+    stripe = run(session, f"lfs getstripe -i {CKPT}/step_{step:07d}/__{rank}_0.distcp").strip()
+    assert [int(r[1], 16) for r in rows if r[3]] == [int(stripe)]
+    listing = run(session, f"ls -l {CKPT}/step_{step:07d}")
+    sizes = sorted(int(m) for m in re.findall(r" (\d+) \w{3} +\d+ [\d:]+ __\d+_0\.distcp$", listing, re.M))
+    assert 0.85 < sizes[0] / sizes[-1] < 0.98 and sizes[1] == sizes[-1]   # one shard short, near its end
+
+
+def test_lfs_quota_verbose_for_an_id_without_limits_has_no_grants() -> None:
+    out = run(Session(LAB, 0), "lfs quota -v -u alice /lustre")
+    assert "lustre-OST0007_UUID" in out and "total allocated block limit: 0" in out
