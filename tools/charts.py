@@ -47,6 +47,7 @@ PHASE_COLOURS = {
     "steady state": "#86efac",
     "checkpoint": "#dc2626",
     "hang": "#7f1d1d",
+    "failure": "#111827",
     "recovery": "#fb923c",
 }
 PART_COLOURS = {"data": "#f59e0b", "compute": "#3b82f6", "wait": "#cbd5e1"}
@@ -149,7 +150,7 @@ def timeline_svg(name: str, cluster: object, layout: Layout = WIDE) -> str:
                            f"({_duration(phase.end_s - phase.start_s)}) {phase.detail}"))
     body.append(rect(left, bar_y, right - left, bar_h, "line", rx=0))
     for phase in phases:
-        if phase.name in ("checkpoint", "hang", "recovery"):
+        if phase.name in ("checkpoint", "hang", "failure", "recovery"):
             body.append(marker(x(phase.start_s), bar_y - 1, PHASE_COLOURS[phase.name]))
     tick = _tick(span, (right - left) / span, layout.tick_gap)
     first = (int(clock.at(start).timestamp()) // tick + 1) * tick

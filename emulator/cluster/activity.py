@@ -24,7 +24,7 @@ from emulator.cluster.timeline import (
     hung_node,
     schedule,
 )
-from emulator.cluster.training import Rank
+from emulator.cluster.training import Rank, TrainingRun
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ def phases(cluster: Cluster, until: float | None = None) -> list[Phase]:
         rate = sched.rate_at(sched.completed_at(begin - 1e-6) if begin > cursor else sched.resume_step)
         out.append(Phase("steady state", cursor, begin, f"{rate:.2f} s/step"))
         if detail:
-            out.append(Phase("checkpoint", begin, min(finish, end), detail))
+            out.append(_save_phase(run, begin, min(finish, end), finish <= end, detail))
         cursor = finish
     if end > cursor:
         out.append(Phase("steady state", cursor, end, f"{sched.rate_at(sched.completed_at(end)):.2f} s/step"))
@@ -98,6 +98,20 @@ def phases(cluster: Cluster, until: float | None = None) -> list[Phase]:
             out.append(Phase("failure", watchdog, min(now, down), f"{why}, job torn down"))
     return [p for p in out if p.end_s > p.start_s or p.name == "allocation"]
 
+
+
+#: What a failed save's rank raised, as its shard's write reported it (:mod:`emulator.cluster.savefailure`).
+_SAVE_ERRORS = {"ost-full": "ENOSPC", "quota": "EDQUOT", "oom": "CUDA out of memory"}
+
+
+def _save_phase(run: TrainingRun, begin: float, end: float, ended: bool, detail: str) -> Phase:
+    """A checkpoint save; a save DCP reported failed (once it ended) is a failure, as train.log logs it."""
+    step = int(detail.split()[1].rstrip(","))
+    rank = run.broken_checkpoints.get(step)
+    if rank is None or not ended:
+        return Phase("checkpoint", begin, end, detail)
+    why = _SAVE_ERRORS.get(run.checkpoint_why, "error")
+    return Phase("failure", begin, end, f"checkpoint step {step} failed: rank {rank} {why}, no .metadata")
 
 def where(cluster: Cluster, rank: Rank, offset: float | None = None, prof: StepProfile | None = None,
           sched: Schedule | None = None) -> str:

@@ -4,8 +4,9 @@ The training run's tree (its checkpoints and job directory) carries one
 project id, whose quota the team's data share; the project's usage is its
 checkpoint shards (:func:`emulator.cluster.checkpoints.checkpoint_files`)
 plus the rest of the team's data. Users and groups have no limits. When a
-checkpoint write failed for ``quota``, the project sits at its hard limit:
-the write that reached it got EDQUOT.
+checkpoint write failed for ``quota``, the master has granted the project's
+whole hard limit and the target under the failed shard used its grant up
+(:mod:`emulator.cluster.quotagrant`): its write got EDQUOT.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from emulator.cluster.accounts import UIDS
 from emulator.cluster.checkpoints import checkpoint_files
 from emulator.cluster.ids import rng
 from emulator.cluster.model import Cluster
+from emulator.cluster.quotagrant import grant_slack
 
 #: Project id of the training run's directories (``lfs project -d`` shows it).
 PROJECT_ID = 2001
@@ -55,7 +57,9 @@ def _team_data(cluster: Cluster) -> tuple[int, int]:
     limit = PROJECT_LIMIT_TIB * _KIB_PER_TIB
     run = cluster.training
     if run is not None and run.checkpoint_why == "quota":
-        other = limit - shards_kib
+        # The master granted the whole limit; the targets' unused grants keep the total just under it.
+        mdt_slack, slack = grant_slack(cluster)
+        other = limit - shards_kib - mdt_slack - sum(slack.values())
     else:
         other = int(limit * r.uniform(0.6, 0.8)) - shards_kib
     return max(0, other), r.randint(180_000, 420_000) + len(saved)

@@ -11,11 +11,13 @@ and stack to the coordinator, which skips ``finish`` (so writes no
 The write fails in one of three ways (``TrainingRun.checkpoint_why``): the
 OST under the shard filled up (ENOSPC at the ``fsync`` DCP does before
 closing each file), the project's quota ran out (EDQUOT there), or the
-rank's GPU had no room to stage a tensor for the copy to host memory
-(``torch.OutOfMemoryError``: copying a non-contiguous tensor to the host
-first makes a contiguous copy of it on the GPU; :func:`oom_memory` keeps the
-figures so that ``nvidia-smi`` on the rank's node shows the same process
-filling its GPU).
+rank's GPU had no room for a tensor the save made on it
+(``torch.OutOfMemoryError``: the job's save planner returns a non-contiguous
+weight view made ``contiguous()``, a new GPU tensor, before DCP copies it to
+pinned host memory; the host copy itself allocates nothing on the GPU).
+:func:`oom_memory` keeps the figures so that ``nvidia-smi`` on the rank's
+node shows the same process filling its GPU; a CUDA OOM is the allocator's
+error, not the driver's, so ``dmesg`` logs no Xid for it.
 """
 
 from __future__ import annotations
@@ -35,9 +37,13 @@ _WRITE_FRAMES = ((f"{_DCP}/utils.py", 212, "all_reduce", "local_data = map_fun()
                   "all_writes = storage_writer.write_data(final_local_plan, planner)"),
                  (f"{_DCP}/filesystem.py", 479, "write_data", "_write_files_from_queue("))
 _FSYNC = ((f"{_DCP}/filesystem.py", 295, "_write_files_from_queue", "os.fsync(stream.fileno())"),)
+#: An OOM while staging: DCP's loader asks the planner for each tensor before copying it to the host; the
+#: job's planner (its checkpoint.py, in the job's working directory) returns the fused QKV weight's
+#: transposed view made contiguous, a new tensor the CUDA caching allocator must find room for on the GPU.
 _STAGE = ((f"{_DCP}/filesystem.py", 272, "_write_files_from_queue", "loader.start_loading()"),
           (f"{_DCP}/filesystem.py", 168, "start_loading", "self._refill()"),
-          (f"{_DCP}/filesystem.py", 146, "_refill", 'tensor = tensor.to(device="cpu", non_blocking=True)'))
+          (f"{_DCP}/filesystem.py", 141, "_refill", "tensor = self.resolve_fun(obj).detach()"),
+          ("/home/alice/jobs/checkpoint.py", 58, "resolve_data", "return tensor.contiguous()"))
 #: The OSError each filesystem cause raised.
 OS_ERRORS = {"ost-full": "OSError: [Errno 28] No space left on device",
              "quota": "OSError: [Errno 122] Disk quota exceeded"}

@@ -69,6 +69,7 @@ class TrainingRun:
     init_s: float = 95.0
     first_batch_s: float = 41.0
     checkpoint_every: int = 500
+    keep_last: int = 3               # finished saves the retention keeps; it removes older step directories
     #: Bytes saved per parameter in a full resumable checkpoint (fp32 master + Adam m, v).
     checkpoint_bytes_per_param: float = 12.0
     checkpoint_dir: str = "/lustre/ckpt/llama-8b"

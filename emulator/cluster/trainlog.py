@@ -3,7 +3,8 @@
 A header (job, config, process group, the checkpoint the run resumed from),
 then one line every ``log_interval`` steps with the loss, step time, input
 wait, throughput and MFU of :mod:`emulator.cluster.steps` at the instants of
-:mod:`emulator.cluster.timeline`, and the checkpoint saves. Lines stop when
+:mod:`emulator.cluster.timeline`, the checkpoint saves and the old saves the
+retention removed after each one that finished. Lines stop when
 the job's output stopped being written.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
+from emulator.cluster.checkpoints import removed_checkpoints
 from emulator.cluster.ids import rng
 from emulator.cluster.jobscript import config_path
 from emulator.cluster.model import Cluster
@@ -65,7 +67,7 @@ def _header(cluster: Cluster, run: TrainingRun, sched: Schedule, prof: StepProfi
         (sched.init_s + 1.3, f"INFO [train.py:71] config {config_path(run)}: micro_batch={run.micro_batch} "
                              f"grad_accum={run.grad_accum} precision={run.precision} "
                              f"activation_checkpointing={str(run.activation_recompute).lower()} "
-                             f"num_workers={run.loader_workers} checkpoint_every={run.checkpoint_every} "
+                             f"num_workers={run.loader_workers} checkpoint_every={run.checkpoint_every} keep_last={run.keep_last} "
                              f"async_checkpoint={str(run.async_checkpoint).lower()}"),
         (sched.init_s + 24.0, f"INFO [dist.py:40] process group ready: backend nccl, {run.world_size} ranks"),
         (sched.first_batch_s - 0.5, f"INFO [checkpoint.py:151] loaded checkpoint {run.checkpoint_dir}/"
@@ -129,6 +131,8 @@ def _step_lines(cluster: Cluster, run: TrainingRun, sched: Schedule, prof: StepP
         elif finish <= now:
             lines.append((finish, f"INFO [checkpoint.py:97] saved checkpoint step {step} in {finish - begin:.2f}s "
                                   f"({size / (finish - begin):.2f} GB/s), training paused"))
+    lines += [(at, f"INFO [checkpoint.py:134] removed old checkpoint {run.checkpoint_dir}/step_{step:07d} "
+                   f"(keep_last={run.keep_last})") for step, at in removed_checkpoints(cluster)]
     return lines
 
 

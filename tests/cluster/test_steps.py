@@ -55,7 +55,7 @@ def test_storage_contention_adds_data_wait_and_slows_checkpoint_writes() -> None
 
 def test_checkpoint_stall_saves_synchronously_and_leaves_the_failed_save_as_dcp_does() -> None:
     """The failed rank's shard is short, no .metadata is written, and the pointer stays on the save before."""
-    cluster = cluster_with("checkpoint-stall")
+    cluster = cluster_with("checkpoint-stall", why="quota")
     truth = cluster.truth()
     prof = steps.profile(cluster)
     assert prof.checkpoint_stall_s == pytest.approx(prof.checkpoint_write_s)

@@ -21,16 +21,20 @@ def test_quota_without_an_id_shows_the_users_and_groups_usage_without_limits() -
     assert "*" not in out
 
 
-def test_a_project_at_its_hard_limit_is_marked_with_a_star() -> None:
+def test_a_project_whose_limit_is_all_granted_marks_the_target_that_used_its_grant() -> None:
+    """Just under the hard limit in total; -v marks the one OST at its grant, and says how much is granted."""
     session = Session("checkpointing", 0)
     assert session.cluster.truth()["why"] == "quota"
     row = run(session, "lfs quota -p 2001 /lustre").splitlines()[2]
-    used, limit = re.fullmatch(r"\s+/lustre (\d+)\*\s+0\s+(\d+)\s+-\s+\d+\s+0\s+0\s+-", row).groups()  # type: ignore[union-attr]
-    assert used == limit == str(64 * 1024 ** 3)
-    human = run(session, "lfs quota -h -p 2001 /lustre").splitlines()
-    assert human[1].startswith("     Filesystem    used") and re.search(r"\s64T\*\s+0k\s+64T\s", human[2])
+    used, limit = re.fullmatch(r"\s+/lustre (\d+) \s+0\s+(\d+)\s+-\s+\d+\s+0\s+0\s+-", row).groups()  # type: ignore[union-attr]
+    assert limit == str(64 * 1024 ** 3) and 0 < int(limit) - int(used) < 4 * 1024 ** 2
+    human = run(session, "lfs quota -hv -p 2001 /lustre").splitlines()
+    assert human[1].startswith("     Filesystem    used") and re.search(r"\s64T\s+0k\s+64T\s", human[2])
+    assert human[3] == "lustre-MDT0000_UUID" and re.fullmatch(r" {15} +[\d.]+G  +- +[\d.]+G +- +\d+  +- +0 +-", human[4])
+    assert sum("*" in line for line in human[5:]) == 1
+    assert human[-1] == "Total allocated inode limit: 0, total allocated block limit:    64T"
     healthy = Session("checkpointing", 0, faults=False)
-    assert "*" not in run(healthy, "lfs quota -p 2001 /lustre")
+    assert "*" not in run(healthy, "lfs quota -v -p 2001 /lustre")
 
 
 @pytest.mark.parametrize(("line", "message", "status"), [

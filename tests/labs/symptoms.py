@@ -128,13 +128,37 @@ def symptom_problem(symptom: labs.Symptom, faulted: Session, healthy: Session, t
         if symptom.claim not in state:
             return f"job-state: sacct shows {state}, the brief claims {symptom.claim} ({symptom.says!r})"
         return ""
-    # save-pause: every save in the log paused training at least one step time.
-    pauses = [float(p) for p in _PAUSE.findall(faulted.execute(f"grep 'saved checkpoint' {TRAIN_LOG}")[0])]
+    # save-pause: every save in the log paused training at least one step time, and as long as the brief says.
+    saved = faulted.execute(f"grep 'saved checkpoint' {TRAIN_LOG}")[0]
+    pauses = [float(p) for p in _PAUSE.findall(saved)]
     step, _ = _log_figures(faulted)
     if not pauses or min(pauses) < step:
         return f"save-pause 'long' ({symptom.says!r}): pauses {pauses} against a {step:.2f} s step"
+    if problem := _pause_figures(symptom.says, pauses, step, saved):
+        return f"save-pause ({symptom.says!r}): {problem}"
     if _PAUSE.search(healthy.execute(f"grep 'saved checkpoint' {TRAIN_LOG}")[0]):
         return "save-pause: the healthy twin's saves pause training too"
+    return ""
+
+
+_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
+_SAVED_AT = re.compile(r"^\d{4}-\d\d-\d\d (\d\d):(\d\d):(\d\d),(\d{3}) INFO .*saved checkpoint", re.M)
+
+
+def _pause_figures(says: str, pauses: list[float], step: float, saved: str) -> str:
+    """What the brief's figures for a save's pause claim and the log does not show ("" when all hold):
+    "about N s" (each pause within 20 %), "longer than N steps take", "a few per cent of the run's time"
+    (the pause's share of the time between saves, 1-5 %)."""
+    if (m := re.search(r"about (\d+) s\b", says)) and any(abs(p / int(m[1]) - 1) > 0.2 for p in pauses):
+        return f"pauses {pauses} are not about {m[1]} s"
+    if (m := re.search(r"longer than (\w+) steps? take", says)) and min(pauses) <= _WORDS.get(m[1], 0) * step:
+        return f"pauses {pauses} are not longer than {m[1]} steps of {step:.2f} s"
+    if "a few per cent" in says:
+        at = [3600 * int(h) + 60 * int(mi) + int(sec) + int(ms) / 1000 for h, mi, sec, ms in _SAVED_AT.findall(saved)]
+        gaps = [b - a for a, b in zip(at, at[1:], strict=False)]
+        share = [p / g for p, g in zip(pauses[1:], gaps, strict=False)]
+        if not share or not all(0.01 <= x <= 0.05 for x in share):
+            return f"the pauses' share of the time between saves is {share}, not a few per cent"
     return ""
 
 

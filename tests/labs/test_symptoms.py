@@ -54,3 +54,14 @@ def test_a_claim_the_artefacts_contradict_is_reported():
     found = problems(replace(lab, symptoms=[bold]), Session("fabric-triage", 0),
                      Session("fabric-triage", 0, faults=False))
     assert found and "not in [1.5, inf]" in found[0]
+
+
+@pytest.mark.parametrize(("says", "wrong"), [
+    ("all ranks stop for about 30 s at every save", "not about 30 s"),
+    ("all ranks stop for longer than three steps take", "not longer than three steps"),
+])
+def test_a_save_pause_the_log_contradicts_is_reported(says: str, wrong: str) -> None:
+    lab = labs.get("checkpointing")
+    found = problems(replace(lab, symptoms=[labs.Symptom("save-pause", "long", says)]),
+                     Session("checkpointing", 0), Session("checkpointing", 0, faults=False))
+    assert found and wrong in found[0]

@@ -98,25 +98,31 @@ def _tenant_job(cluster: Cluster, r: random.Random, tenant: str, start: float) -
 
 
 def checkpoint_stall(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
-    """Synchronous saves that stall every rank, and a latest save that never completed.
+    """Synchronous saves that stall every rank and, when the lab asks for it, a latest save that never completed.
 
-    ``why`` says why one rank's shard write failed: ``ost-full`` (the OST its
-    object landed on filled up, as ``lfs df`` shows), ``quota`` (the
-    project's quota ran out, as ``lfs quota -p`` shows) or ``oom`` (its GPU
-    had no room left to stage a tensor, as ``nvidia-smi`` on its node shows).
-    DCP reports the rank's exception to every rank and writes no ``.metadata``.
+    ``why`` (empty: every save completes) says why one rank's shard write
+    failed: ``ost-full`` (the OST its object landed on filled up, as ``lfs
+    df`` shows), ``quota`` (the project's quota ran out during the save's
+    last writes, as ``lfs quota -v -p`` shows) or ``oom`` (its GPU had no
+    room left for the contiguous copy DCP makes of a non-contiguous tensor,
+    as ``nvidia-smi`` on its node shows). DCP reports the rank's exception to
+    every rank and writes no ``.metadata``. The seed picks where the run
+    stands (so the failed step) and the failed rank (so its node).
     """
 
     run = _run(cluster)
     run.async_checkpoint = False
     run.checkpoint_every = int(str(params["every"]))
     cluster.storage.background_write_load = float(str(params["write_load"]))
-    step = latest_checkpoint(cluster)
-    missing = r.choice(run.ranks).rank
-    # Unless the lab picks, a filesystem cause: the lab is then about the filesystem, not the GPUs.
-    why = str(params.get("why") or r.choice(SHARD_FAILURES[:2]))
+    why = str(params.get("why") or "")
+    if not why:
+        return {"cause": "checkpoint-stall"}
     if why not in SHARD_FAILURES:
         raise ValueError(f"checkpoint-stall: unknown why {why} (one of {', '.join(SHARD_FAILURES)})")
+    # Whole save intervals: every time on the clock stays where it was, only the step numbers move.
+    run.start_step += run.checkpoint_every * (cluster.seed * 7 % 31 - 15)
+    step = latest_checkpoint(cluster)
+    missing = (5 + 11 * cluster.seed) % len(run.ranks)
     run.broken_checkpoints[step] = missing
     run.checkpoint_why = why
     if why == "ost-full":       # the OST the shard's object landed on filled up
@@ -343,7 +349,7 @@ FAULTS: list[Fault] = [
           slow_input, {"workers": 1, "batch_cpu_s": 2.2}),
     Fault("storage-contention", "Another tenant saturates the parallel filesystem: slow reads, stalled saves",
           storage_contention, {"load": 0.997, "tenant": ""}),
-    Fault("checkpoint-stall", "Synchronous checkpoint saves stall every rank; the latest save is incomplete",
+    Fault("checkpoint-stall", "Synchronous checkpoint saves stall every rank; with a why, the latest save is incomplete",
           checkpoint_stall, {"every": 100, "write_load": 0.88, "why": ""}),
     Fault("straggler", "One rank is late to every all-reduce: a slowed GPU, or a read that never returns",
           straggler, {"rank": None, "kind": "", "cap_mhz": None, "at": None}),

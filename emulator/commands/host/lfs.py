@@ -26,14 +26,15 @@ class Lfs(RawCommand):
     section = "Host"
     flags = (Flag("-h", "--help", "", "list the commands"),)
     words = ("df", "quota", "getstripe", "project", "check", "help")
-    synopsis = ("df [-h] [-i] [path] | quota [-h] [-u user|-g group|-p projid] <filesystem> | "
+    synopsis = ("df [-h] [-i] [path] | quota [-hv] [-u user|-g group|-p projid] <filesystem> | "
                 "getstripe [-d] [-i] [-c] <path>... | project [-d] <path>... | check servers|osts|mds|mgts | help")
     description = ("lfs df [-h] [-i] [path] prints each MDT and OST of the filesystem and the summary;\n"
-                   "lfs quota [-h] [-u user|-g group|-p projid] /lustre prints usage and limits ('*': over the limit);\n"
+                   "lfs quota [-hv] [-u user|-g group|-p projid] /lustre prints usage and limits ('*': over the limit);\n"
+                   "  -v adds each MDT's and OST's usage and the grant the quota master gave it ('*': grant used up);\n"
                    "lfs getstripe [-d] [-i] [-c] path prints a file's layout (the OSTs holding its objects);\n"
                    "lfs project [-d] path prints the project id a file or directory carries;\n"
                    "lfs check servers|osts|mds reports whether the client's connections are active.")
-    notes = ("Supported: lfs df [-h] [-i] [path], lfs quota [-h] [-u|-g|-p id] <fs>, lfs getstripe [-d] [-i] [-c], "
+    notes = ("Supported: lfs df [-h] [-i] [path], lfs quota [-hv] [-u|-g|-p id] <fs>, lfs getstripe [-d] [-i] [-c], "
              "lfs project [-d], lfs check servers|osts|mds.")
 
     def execute(self, ctx: Context) -> Outcome:

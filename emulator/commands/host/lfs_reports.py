@@ -15,6 +15,7 @@ import re
 
 from emulator.cluster.checkpoints import shard_ost
 from emulator.cluster.ids import rng
+from emulator.cluster.quotagrant import target_quotas
 from emulator.cluster.quotas import PROJECT_ID, Quota, project_dirs, quota
 from emulator.commands.kit.command import Context
 
@@ -44,28 +45,45 @@ def _quota_lines(q: Quota, mount: str, human: bool) -> list[str]:
     return [title, header, row]
 
 
+def _target_lines(ctx: Context, q: Quota, human: bool) -> list[str]:
+    """``-v``: lfs's ``print_obd_quota`` for the MDTs then the OSTs (usage, the grant as ``limit``, ``*`` at it),
+    then the grants' totals."""
+    lines = []
+    for t in target_quotas(ctx.cluster, q.used_kib, q.files, q.hard_kib):
+        star = "*" if t.granted_kib and t.used_kib >= t.granted_kib else " "
+        row = f"{'':>15} {_kbytes(t.used_kib, human):>7}{star} {'-':>6} {_kbytes(t.granted_kib, human):>7} {'-':>7}"
+        row += f" {t.files:>7}  {'-':>6} {0:>7} {'-':>7}" if t.kind == "MDT" else f" {'-':>7} {'-':>7} {'-':>7} {'-':>7}"
+        lines += [t.uuid, row]
+    blocks = sum(t.granted_kib for t in target_quotas(ctx.cluster, q.used_kib, q.files, q.hard_kib) if t.kind == "OST")
+    return [*lines, f"Total allocated inode limit: 0, total allocated block limit: {_kbytes(blocks, human)}"]
+
+
 def lfs_quota(ctx: Context, words: list[str]) -> int:
-    """``lfs quota [-h] [-u USER | -g GROUP | -p PROJID] /lustre``."""
-    human, asked, paths = False, [], []
+    """``lfs quota [-h] [-v] [-u USER | -g GROUP | -p PROJID] /lustre``."""
+    human, verbose, asked, paths = False, False, [], []
     i = 0
     while i < len(words):
         word = words[i]
-        if word == "-h":
+        if word.startswith("-") and len(word) > 2 and set(word[1:]) <= {"h", "v"}:
+            human, verbose = human or "h" in word, verbose or "v" in word
+        elif word == "-h":
             human = True
+        elif word == "-v":
+            verbose = True
         elif word in _KIND_NAME:
             if i + 1 >= len(words):
                 raise ctx.fail(f"lfs quota: option requires an argument -- '{word[1]}'", 22)
             asked.append((_KIND_NAME[word], words[i + 1]))
             i += 1
         elif word.startswith("-"):
-            raise ctx.fail(f"lfs quota: unrecognized option '{word}'\nusage: quota [-h] [-u|-g|-p <uname>|<uid>|"
+            raise ctx.fail(f"lfs quota: unrecognized option '{word}'\nusage: quota [-hv] [-u|-g|-p <uname>|<uid>|"
                            "<gname>|<gid>|<projid>] <filesystem>", 22)
         else:
             paths.append(word)
         i += 1
     fs = ctx.cluster.storage
     if len(paths) != 1:
-        raise ctx.fail("lfs quota: missing filesystem\nusage: quota [-h] [-u|-g|-p <uname>|<uid>|<gname>|<gid>|"
+        raise ctx.fail("lfs quota: missing filesystem\nusage: quota [-hv] [-u|-g|-p <uname>|<uid>|<gname>|<gid>|"
                        "<projid>] <filesystem>", 22)
     full = ctx.fs.abspath(paths[0])
     if not (full == fs.mountpoint or full.startswith(fs.mountpoint + "/")):
@@ -76,7 +94,7 @@ def lfs_quota(ctx: Context, words: list[str]) -> int:
         q = quota(ctx.cluster, kind, name)
         if q is None:
             raise ctx.fail(f"lfs quota: can't find id for {kind} {name}: No such file or directory", 2)
-        ctx.outln("\n".join(_quota_lines(q, fs.mountpoint, human)))
+        ctx.outln("\n".join(_quota_lines(q, fs.mountpoint, human) + (_target_lines(ctx, q, human) if verbose else [])))
     return 0
 
 
