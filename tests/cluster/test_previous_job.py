@@ -16,7 +16,7 @@ def _stamp(line: str) -> datetime:
     return datetime.strptime(line[:19], "%Y-%m-%d %H:%M:%S")
 
 
-@pytest.mark.parametrize("lab", ["tokens-batches-steps", "workloads-cost"])
+@pytest.mark.parametrize("lab", ["tokens-batches-steps", "workloads-cost", "parallelism-placement"])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_previous_job_has_an_accounting_record_matching_its_log(lab: str, seed: int) -> None:
     s = on(None, lab, seed)
@@ -33,9 +33,16 @@ def test_previous_job_has_an_accounting_record_matching_its_log(lab: str, seed: 
     assert "requeue" not in "\n".join(log)
 
 
-def test_previous_job_ran_faster_per_token_in_tokens_lab() -> None:
-    s = on(None, "tokens-batches-steps", 0)
+@pytest.mark.parametrize("lab", ["tokens-batches-steps", "parallelism-placement"])
+def test_previous_job_ran_faster(lab: str) -> None:
+    s = on(None, lab, 0)
     rate = re.compile(r"tokens/s ([\d,]+)")
     before = [int(m.replace(",", "")) for m in rate.findall(run(s, f"cat {LOG1}"))]
     now = [int(m.replace(",", "")) for m in rate.findall(run(s, "cat /lustre/jobs/llm-pretrain/train.log"))]
     assert min(before) > max(now)
+
+
+def test_previous_job_of_the_tensor_parallel_run_used_data_parallelism_alone() -> None:
+    s = on(None, "parallelism-placement", 1)
+    assert "(tp=1 pp=1 dp=32)" in run(s, f"head -n 1 {LOG1}")
+    assert "(tp=1 " not in run(s, "head -n 1 /lustre/jobs/llm-pretrain/train.log")

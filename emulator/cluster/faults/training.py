@@ -239,6 +239,9 @@ def tp_across_nodes(cluster: Cluster, r: random.Random, params: dict[str, object
     config that orders the data-parallel dimension first (``order: dp-tp``; torchrun's ranks are
     node-major, so the group strides over every node), or TP larger than a node."""
     run = _run(cluster)
+    # The previous job ran the same model with data parallelism alone.
+    run.previous_config = {"tp": run.tp, "grad_accum": run.grad_accum, "parallel_order": run.parallel_order}
+    run.previous_job_id = run.job_id - PREVIOUS_JOB_GAP
     run.tp = int(str(params["tp"]))
     run.grad_accum = max(1, run.grad_accum * run.tp)
     run.baseline_step_s = _step_s(cluster)
