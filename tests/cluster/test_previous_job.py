@@ -46,3 +46,17 @@ def test_previous_job_of_the_tensor_parallel_run_used_data_parallelism_alone() -
     s = on(None, "parallelism-placement", 1)
     assert "(tp=1 pp=1 dp=32)" in run(s, f"head -n 1 {LOG1}")
     assert "(tp=1 " not in run(s, "head -n 1 /lustre/jobs/llm-pretrain/train.log")
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_edited_job_script_keeps_the_previous_copy_whose_job_ran_faster(seed: int) -> None:
+    s = on(None, "nccl-transport", seed)
+    before = run(s, "grep NCCL_IB /home/alice/jobs/pretrain.sbatch.orig")
+    after = run(s, "grep NCCL_IB /home/alice/jobs/pretrain.sbatch")
+    assert before == "export NCCL_IB_HCA=mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7\n"
+    assert after != before
+    assert run(s, "sacct -X -n -P -j 48184 --format=State") == "CANCELLED by 1001\n"
+    rate = re.compile(r"tokens/s ([\d,]+)")
+    old = [int(m.replace(",", "")) for m in rate.findall(run(s, f"cat {LOG1}"))]
+    now = [int(m.replace(",", "")) for m in rate.findall(run(s, "cat /lustre/jobs/llm-pretrain/train.log"))]
+    assert min(old) > max(now)

@@ -206,6 +206,7 @@ def numa_misbinding(cluster: Cluster, r: random.Random, params: dict[str, object
 def nccl_socket_fallback(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
     """NCCL finds no IB device (HCA list names netdevs, or IB disabled) and falls back to TCP sockets."""
     run = _run(cluster)
+    _edit_script(run)
     variant = str(params.get("variant") or r.choice(("netdev-names", "ib-disabled")))
     node = cluster.node(run.nodes[0])
     assert node is not None
@@ -221,6 +222,7 @@ def nccl_socket_fallback(cluster: Cluster, r: random.Random, params: dict[str, o
 def wrong_hca_list(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
     """NCCL_IB_HCA pulls in the storage ports, or leaves rails out."""
     run = _run(cluster)
+    _edit_script(run)
     variant = str(params.get("variant") or r.choice(("storage-ports", "missing-rails")))
     if variant == "storage-ports":
         run.env["NCCL_IB_HCA"] = "mlx5"
@@ -229,6 +231,12 @@ def wrong_hca_list(cluster: Cluster, r: random.Random, params: dict[str, object]
     else:
         raise ValueError("wrong-hca-list: variant must be storage-ports or missing-rails")
     return {"cause": "wrong-hca-list", "variant": variant, "value": run.env["NCCL_IB_HCA"]}
+
+
+def _edit_script(run: TrainingRun) -> None:
+    """The job was resubmitted with an edited batch script: the previous job ran the script as it was."""
+    run.previous_config = {"env": dict(run.env)}
+    run.previous_job_id = run.job_id - PREVIOUS_JOB_GAP
 
 
 # -- placement, scale, configuration ----------------------------------------------------------
