@@ -38,6 +38,10 @@ def files(cluster: Cluster) -> dict[str, Callable[[], str]]:
     }
     if run.previous_config:
         table[f"{jobdir}/train.log.1"] = lambda: previous_log(cluster)
+    before = run.previous_config.get("env")
+    if isinstance(before, dict):
+        # The script was edited for this job; the editor kept the previous job's copy.
+        table[f"{script_path(cluster)}.orig"] = lambda: job_script(cluster, before)
     return table
 
 
@@ -67,4 +71,6 @@ def mtimes(cluster: Cluster) -> dict[str, Callable[[], float]]:
             table[path] = lambda: submitted - 95.0
         elif path.endswith("/train.log.1"):
             table[path] = lambda: run.started_s - 420.0
+        elif path == f"{script_path(cluster)}.orig":
+            table[path] = lambda: submitted - 400.0
     return table

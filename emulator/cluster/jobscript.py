@@ -26,8 +26,9 @@ def script_path(cluster: Cluster) -> str:
     return job.command if job and job.command else "/home/alice/jobs/pretrain.sbatch"
 
 
-def job_script(cluster: Cluster) -> str:
-    """The batch script that launched the run, with the environment it exports."""
+def job_script(cluster: Cluster, env: dict[str, str] | None = None) -> str:
+    """The batch script that launched the run, with the environment it exports (``env`` for the
+    script as it was before an edit: the copy kept as ``<script>.orig``)."""
     run = cluster.training
     if run is None:
         return ""
@@ -39,7 +40,7 @@ def job_script(cluster: Cluster) -> str:
     lines += [f"#SBATCH --cpus-per-task={cpus}"] if cpus > 1 else []
     lines += [f"#SBATCH --gpus-per-node={gpus}", "#SBATCH --exclusive", f"#SBATCH --output={out}",
               "#SBATCH --time=2-00:00:00", ""]
-    lines += [f"export {k}={v}" for k, v in run.env.items()]
+    lines += [f"export {k}={v}" for k, v in (run.env if env is None else env).items()]
     if run.distribution:
         # srun starts the ranks itself, so the script names the rendezvous torchrun would have set up.
         lines += ["export MASTER_ADDR=$(scontrol show hostnames $SLURM_JOB_NODELIST | head -n 1) MASTER_PORT=29500"]

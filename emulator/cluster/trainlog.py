@@ -198,15 +198,15 @@ def train_log_mtime(cluster: Cluster) -> float:
     return max((t for t, _ in _train_entries(cluster)), default=run.started_s)
 
 
-def previous_log(cluster: Cluster) -> str:
-    """The previous job's log (``train.log.1``), run with ``run.previous_config``."""
+def previous_schedule(cluster: Cluster) -> tuple[Schedule, float] | None:
+    """The previous job's schedule and the instant it stopped, if the run had a previous job."""
     run = cluster.training
     before = previous_run(run) if run is not None else None
     if run is None or before is None:
-        return ""
+        return None
     prof = profile_of(cluster, before)
     current = schedule(cluster)
-    # The previous job saved the checkpoint this run resumed from, ran a few more steps, then stopped.
+    # The previous job saved the checkpoint this run resumed from, ran a few more steps, then was cancelled.
     extra = 37
     every = current.every
     first = max(0, current.resume_step - every)
@@ -215,8 +215,20 @@ def previous_log(cluster: Cluster) -> str:
     steady = end - steps_run * prof.step_s - prof.checkpoint_stall_s - 1.0
     sched = Schedule(started_s=steady - 174.0, init_s=steady - 136.0, first_batch_s=steady - 41.0, steady_s=steady,
                      resume_step=first, step_s=prof.step_s, every=every, stall_s=prof.checkpoint_stall_s, hang_s=None)
+    return sched, end
+
+
+def previous_log(cluster: Cluster) -> str:
+    """The previous job's log (``train.log.1``), run with ``run.previous_config`` until ``scancel`` stopped it."""
+    run = cluster.training
+    before = previous_run(run) if run is not None else None
+    timing = previous_schedule(cluster)
+    if run is None or before is None or timing is None:
+        return ""
+    sched, end = timing
+    prof = profile_of(cluster, before)
     entries = _header(cluster, before, sched, prof, run.previous_job_id) + _step_lines(cluster, before, sched, prof,
                                                                                         end)
-    entries.append((end, "INFO [train.py:322] stopping after requeue: SIGTERM received"))
+    entries.append((end, "INFO [train.py:322] SIGTERM received: stopping"))
     entries.sort(key=lambda e: e[0])
     return "".join(f"{_ts(cluster, t)} {text}\n" for t, text in entries)

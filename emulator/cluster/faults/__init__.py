@@ -15,6 +15,7 @@ from emulator.cluster.faults.base import Fault
 from emulator.cluster.ids import rng
 from emulator.cluster.lifecycle import watch_training
 from emulator.cluster.model import Cluster, FaultRecord
+from emulator.cluster.previousjob import record_previous_job
 
 __all__ = ["Fault", "apply_fault", "catalog"]
 
@@ -43,5 +44,6 @@ def apply_fault(cluster: Cluster, name: str, params: dict[str, object] | None = 
     truth = fault.apply(cluster, rng(cluster.seed, "fault", name, len(cluster.faults)), merged)
     record = FaultRecord(name=name, params=merged, truth=truth)
     cluster.faults.append(record)
+    record_previous_job(cluster)
     watch_training(cluster)
     return record

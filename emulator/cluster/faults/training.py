@@ -214,6 +214,7 @@ def numa_misbinding(cluster: Cluster, r: random.Random, params: dict[str, object
 def nccl_socket_fallback(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
     """NCCL finds no IB device (HCA list names netdevs, or IB disabled) and falls back to TCP sockets."""
     run = _run(cluster)
+    _edit_script(run)
     variant = str(params.get("variant") or r.choice(("netdev-names", "ib-disabled")))
     node = cluster.node(run.nodes[0])
     assert node is not None
@@ -229,6 +230,7 @@ def nccl_socket_fallback(cluster: Cluster, r: random.Random, params: dict[str, o
 def wrong_hca_list(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
     """NCCL_IB_HCA pulls in the storage ports, or leaves rails out."""
     run = _run(cluster)
+    _edit_script(run)
     variant = str(params.get("variant") or r.choice(("storage-ports", "missing-rails")))
     if variant == "storage-ports":
         run.env["NCCL_IB_HCA"] = "mlx5"
@@ -237,6 +239,12 @@ def wrong_hca_list(cluster: Cluster, r: random.Random, params: dict[str, object]
     else:
         raise ValueError("wrong-hca-list: variant must be storage-ports or missing-rails")
     return {"cause": "wrong-hca-list", "variant": variant, "value": run.env["NCCL_IB_HCA"]}
+
+
+def _edit_script(run: TrainingRun) -> None:
+    """The job was resubmitted with an edited batch script: the previous job ran the script as it was."""
+    run.previous_config = {"env": dict(run.env)}
+    run.previous_job_id = run.job_id - PREVIOUS_JOB_GAP
 
 
 # -- placement, scale, configuration ----------------------------------------------------------
@@ -252,6 +260,9 @@ def tp_across_nodes(cluster: Cluster, r: random.Random, params: dict[str, object
     key/value heads (Megatron-Core asserts ``num_query_groups % tensor_model_parallel_size == 0``).
     """
     run = _run(cluster)
+    # The previous job ran the same model with data parallelism alone.
+    run.previous_config = {"tp": run.tp, "grad_accum": run.grad_accum, "parallel_order": run.parallel_order}
+    run.previous_job_id = run.job_id - PREVIOUS_JOB_GAP
     run.tp = int(str(params["tp"]))
     if run.tp < 1 or run.kv_heads % run.tp:
         raise ValueError(f"tp-across-nodes: tp {run.tp} does not divide the model's {run.kv_heads} key/value heads")
