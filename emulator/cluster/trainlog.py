@@ -229,6 +229,8 @@ def previous_log(cluster: Cluster) -> str:
     prof = profile_of(cluster, before)
     entries = _header(cluster, before, sched, prof, run.previous_job_id) + _step_lines(cluster, before, sched, prof,
                                                                                         end)
+    # The job ended at the SIGTERM: nothing it would have logged later (a later retention) is in its log.
+    entries = [e for e in entries if e[0] <= end]
     entries.append((end, "INFO [train.py:322] SIGTERM received: stopping"))
     entries.sort(key=lambda e: e[0])
     return "".join(f"{_ts(cluster, t)} {text}\n" for t, text in entries)
