@@ -9,13 +9,13 @@ GPU before NCCL starts (:func:`buffers_mib`), and ``cudaMalloc`` fails with
 ``out of memory`` when they do not fit.
 
 When they fit, the two processes' contexts time-slice the GPU: without MPS
-the GPU runs one context's kernels at a time and alternates while both have
-work (NVIDIA, "Multi-Process Service" overview: kernels from different
-processes are time-sliced without MPS). A job that keeps its GPU busy a share
-``u`` of the time leaves the test ``1 - u/2`` of it, half at 100 %, and the
-job's own collectives run in its slices on the same NVLink and NICs. A
-collective moves at its slowest rank, so the test's share is the smallest
-over its GPUs (:func:`time_share`).
+kernels from different processes do not overlap, and the GPU swaps their
+scheduling resources on and off as it alternates between them (NVIDIA, "When
+to Use MPS", https://docs.nvidia.com/deploy/mps/when-to-use-mps.html). A job
+that keeps its GPU busy a share ``u`` of the time leaves the test ``1 - u/2``
+of it, half at 100 %, and the job's own collectives run in its slices on the
+same NVLink and NICs. A collective moves at its slowest rank, so the test's
+share is the smallest over its GPUs (:func:`time_share`).
 """
 
 from __future__ import annotations
