@@ -250,7 +250,8 @@ def test_nccl_uses_the_ports_ibstat_lists_and_its_busbw_follows_the_slowest_port
     s = Session(lab="multi-node-slowdown", seed=seed)
     t = truth(s)
     assert t["cause"] == "link-rate"
-    out = sh(s, f"NCCL_DEBUG=INFO srun --jobid {JOB} -N 4 --ntasks-per-node=8 all_reduce_perf -b 4G -e 4G -g 1")
+    # 1 GiB buffers fit beside the job (4 GiB do not); beside it the test gets half of each GPU, in both sessions.
+    out = sh(s, f"NCCL_DEBUG=INFO srun --jobid {JOB} --overlap -N 4 --ntasks-per-node=8 all_reduce_perf -b 1G -e 1G -g 1")
     using = re.findall(rf"^{t['node']}:\d+:\d+ \[\d\] NCCL INFO NET/IB : Using (.+?) \[RO\]", out, re.M)
     assert len(using) == 8
     devices = set(re.findall(r"\[\d+\](mlx5_\d+):1/IB", using[0]))
@@ -259,8 +260,9 @@ def test_nccl_uses_the_ports_ibstat_lists_and_its_busbw_follows_the_slowest_port
     assert t["port"] in devices and devices <= rails
     sh(s, "exit")
     healthy = Session(lab="sandbox", seed=seed)
-    base = _busbw(sh(healthy, f"srun --jobid {JOB} -N 4 --ntasks-per-node=8 all_reduce_perf -b 4G -e 4G -g 1"), 4 << 30)
-    slow = _busbw(out, 4 << 30)
+    base = _busbw(sh(healthy, f"srun --jobid {JOB} --overlap -N 4 --ntasks-per-node=8 all_reduce_perf -b 1G -e 1G -g 1"),
+                  1 << 30)
+    slow = _busbw(out, 1 << 30)
     # The ring runs at its slowest hop: one port at half rate halves the job-wide busbw.
     assert slow / base == pytest.approx(int(t["rate"]) / 400, rel=0.08)
 
@@ -519,7 +521,7 @@ def test_a_streaming_command_advances_the_clock_by_what_it_waits() -> None:
     sh(s, "ssh node01 nvidia-smi dmon -c 30 -d 1")
     assert int(sh(s, "date -u +%s")) - before >= 30
     before = int(sh(s, "date -u +%s"))
-    sh(s, "ssh node01 all_reduce_perf -b 8 -e 8G -f 2 -g 8")
+    sh(s, "ssh node07 all_reduce_perf -b 8 -e 8G -f 2 -g 8")   # an idle node: 8 GiB fits
     assert int(sh(s, "date -u +%s")) - before >= 2
     before = int(sh(s, "date -u +%s"))
     sh(s, f"diag-snapshot --job {JOB} -o /home/alice/b.txt")

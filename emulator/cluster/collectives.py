@@ -446,8 +446,12 @@ def ramp_bytes(nodes: int) -> float:
 
 
 def collective(cluster: Cluster, op: str, size_bytes: int, ranks: Sequence[tuple[str, int]],
-               env: Mapping[str, str] | None = None, sample: object = 0) -> CollectiveResult:
-    """Time one collective of ``size_bytes`` (nccl-tests' size column) over ``ranks``."""
+               env: Mapping[str, str] | None = None, sample: object = 0, share: float = 1.0) -> CollectiveResult:
+    """Time one collective of ``size_bytes`` (nccl-tests' size column) over ``ranks``.
+
+    ``share`` is the part of the GPUs' time the collective gets (below 1 beside another
+    job's processes: :func:`emulator.cluster.sharing.time_share`); it stretches the time.
+    """
     if op not in OPS:
         raise ValueError(f"unknown collective: {op}")
     if not ranks:
@@ -471,7 +475,7 @@ def collective(cluster: Cluster, op: str, size_bytes: int, ranks: Sequence[tuple
         chosen = best
     predicted = predicted_us(chosen, size_bytes, factor, ramp, max(o.busbw for o in usable))
     jitter = rng(cluster.seed, "collective", op, size_bytes, n, ",".join(_by_node(ranks)), sample).gauss(0.0, 0.006)
-    time_us = predicted * (1.0 + max(-0.02, min(0.02, jitter)))
+    time_us = predicted * (1.0 + max(-0.02, min(0.02, jitter))) / max(0.01, share)
     alg = algbw_gbps(size_bytes, time_us / 1e6)
     algorithm = "Copy" if n == 1 else chosen.algorithm if tuned else "P2P"
     return CollectiveResult(op=op, size_bytes=size_bytes, ranks=n, time_us=time_us, algbw=alg,

@@ -26,9 +26,34 @@ def rows(out: str) -> list[tuple[int, float, float]]:
 
 
 def test_single_node_sweep_matches_golden() -> None:
-    out, status = Session().execute("ssh node01 all_reduce_perf -b 8 -e 8G -f 8 -g 8")
+    out, status = Session().execute("ssh node07 all_reduce_perf -b 8 -e 8G -f 8 -g 8")
     assert status == 0
-    golden("all_reduce_perf_node01_g8.txt", out)
+    golden("all_reduce_perf_node07_g8.txt", out)
+
+
+def test_buffers_that_do_not_fit_beside_the_job_fail_in_cudamalloc() -> None:
+    s = Session()
+    free = [int(v) for v in s.execute("ssh node01 nvidia-smi --query-gpu=memory.free --format=csv,noheader,nounits")[0]
+            .split()]
+    assert max(free) < 3 * 8192, "the training job leaves too much room for the test to fail"
+    out, status = s.execute("srun --jobid=48213 --overlap -w node01 -N1 --ntasks-per-node=8 all_reduce_perf "
+                            "-b 8G -e 8G -g 1")
+    assert status != 0 and not rows(out)
+    assert len(re.findall(r"^node01: Test CUDA failure common\.cu:\d+ 'out of memory'$", out, re.M)) == 8
+    assert re.search(r"^ \.\. node01 pid \d+: Test failure common\.cu:\d+$", out, re.M)
+    # 1 GiB buffers (3 GiB with validation) fit in what every GPU has left.
+    assert min(free) > 3 * 1024 + 520
+    out, status = s.execute("ssh node01 all_reduce_perf -b 1G -e 1G -g 8")
+    assert status == 0 and rows(out)
+
+
+def test_a_test_beside_a_busy_job_gets_half_the_gpu_time() -> None:
+    s = Session()
+    util = s.execute("ssh node01 nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits")[0].split()
+    assert min(int(u) for u in util) >= 95
+    busy = rows(s.execute("ssh node01 all_reduce_perf -b 1G -e 1G -g 8")[0])[-1][2]
+    idle = rows(s.execute("ssh node07 all_reduce_perf -b 1G -e 1G -g 8")[0])[-1][2]
+    assert busy / idle == pytest.approx(0.5, abs=0.03)
 
 
 def test_header_and_footer_follow_nccl_tests_2_13() -> None:
@@ -56,7 +81,7 @@ def test_avg_bus_bandwidth_is_the_mean_of_every_row() -> None:
 
 
 def test_busbw_column_is_algbw_times_the_all_reduce_factor() -> None:
-    out, _ = Session().execute("ssh node01 all_reduce_perf -b 64M -e 8G -f 2 -g 8")
+    out, _ = Session().execute("ssh node07 all_reduce_perf -b 64M -e 8G -f 2 -g 8")
     for _size, alg, bus in rows(out):
         assert bus == pytest.approx(alg * 2 * 7 / 8, abs=0.02)
     assert 460 <= rows(out)[-1][2] <= 495
@@ -68,10 +93,10 @@ def test_all_gather_count_is_per_rank() -> None:
 
 
 def test_mpirun_across_two_nodes_prints_once_from_rank_0() -> None:
-    out, status = Session().execute("mpirun -np 16 -H node01:8,node02:8 all_reduce_perf -b 8G -e 8G -g 1")
+    out, status = Session().execute("mpirun -np 16 -H node07:8,node08:8 all_reduce_perf -b 8G -e 8G -g 1")
     assert status == 0
     assert out.count("# nThread") == 1
-    assert "Rank 15 Group  0" in out and "on     node02 device  7" in out
+    assert "Rank 15 Group  0" in out and "on     node08 device  7" in out
     assert 400 <= rows(out)[-1][2] <= 495
 
 
@@ -85,9 +110,9 @@ def test_srun_environment_places_tasks_in_blocks() -> None:
 
 def test_degraded_port_halves_the_two_node_busbw_of_a_forced_ring() -> None:
     s = Session()
-    line = "mpirun -np 16 -H node01:8,node02:8 -x NCCL_ALGO=Ring all_reduce_perf -b 8G -e 8G -g 1"
+    line = "mpirun -np 16 -H node07:8,node08:8 -x NCCL_ALGO=Ring all_reduce_perf -b 8G -e 8G -g 1"
     healthy = rows(s.execute(line)[0])[-1][2]
-    apply_fault(s.cluster, "link-rate", {"node": "node02", "port": "mlx5_3"})
+    apply_fault(s.cluster, "link-rate", {"node": "node08", "port": "mlx5_3"})
     degraded = rows(s.execute(line)[0])[-1][2]
     assert degraded / healthy == pytest.approx(0.5, abs=0.05)
 
@@ -144,7 +169,7 @@ def test_sweep_streams_one_row_per_chunk() -> None:
 
 
 def test_min_bw_check_fails_a_slow_run() -> None:
-    out, status = Session().execute("ssh node01 NCCL_TESTS_MIN_BW=400 all_reduce_perf -b 8G -e 8G -g 8")
+    out, status = Session().execute("ssh node07 NCCL_TESTS_MIN_BW=400 all_reduce_perf -b 8G -e 8G -g 8")
     assert status == 0 and re.search(r"# Avg bus bandwidth    : [\d.]+ OK", out)
-    out, status = Session().execute("ssh node01 NCCL_TESTS_MIN_BW=900 all_reduce_perf -b 8G -e 8G -g 8")
+    out, status = Session().execute("ssh node07 NCCL_TESTS_MIN_BW=900 all_reduce_perf -b 8G -e 8G -g 8")
     assert status == 1 and re.search(r"# Avg bus bandwidth    : [\d.]+ FAILED", out)

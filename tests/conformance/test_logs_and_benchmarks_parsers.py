@@ -130,7 +130,8 @@ def test_journal_json_lines_carry_the_kernel_xid_at_the_same_instant_as_dmesg() 
 
 
 def test_nccl_tests_across_a_port_with_symbol_errors_parse_and_report_less_bandwidth() -> None:
-    line = "srun --jobid=48213 -N2 -w node01,node02 --gpus-per-node=8 all_reduce_perf -b 1G -e 4G -f 2 -g 1"
+    # Beside the job: 1 GiB buffers fit in the memory its processes leave, 4 GiB would not.
+    line = "srun --jobid=48213 --overlap -N2 -w node01,node02 --gpus-per-node=8 all_reduce_perf -b 256M -e 1G -f 2 -g 1"
     s = on(None, "multi-node-slowdown", 0)
     assert truth(s, "symbol-errors")["node"] == "node01"
     rows, avg = parsers.nccl_tests(s.execute(line)[0])

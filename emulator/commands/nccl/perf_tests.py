@@ -35,6 +35,7 @@ from emulator.cluster.ids import rng
 from emulator.cluster.nccl_algo import tuning_line
 from emulator.cluster.nccl_debug import Proc, init_lines, level, subsystems
 from emulator.cluster.scheduler import expand_hostlist
+from emulator.cluster.sharing import buffers_mib, short_of_memory, time_share
 from emulator.commands.kit.command import Command, Context, ParsedCommand
 from emulator.commands.kit.spec import ArgumentParser
 from emulator.commands.nccl.numbers import c_float, c_int, parse_size
@@ -223,6 +224,18 @@ class NcclTest(ParsedCommand):
             hi = limit
             ctx.outln("#")
             ctx.outln(f"# Reducing maxBytes to {hi} due to memory limitation")
+        # Each process allocates its buffers before NCCL starts, in what the jobs already on its GPUs
+        # leave free: a process whose GPU lacks room prints cudaMalloc's error (AllocateBuffs sits above
+        # main in common.cu, the call in run() below the device lines) and the test stops.
+        short = short_of_memory(cluster, ranks, buffers_mib(hi, check != 0))
+        if short:
+            failed = {p.pid: p.node for p in procs if (p.node, p.gpu) in short}
+            for pid, host in failed.items():
+                ctx.outln(f"{host}: Test CUDA failure common.cu:745 'out of memory'")
+                ctx.outln(f" .. {host} pid {pid}: Test failure common.cu:921")
+                ctx.outln(f" .. {host} pid {pid}: Test failure common.cu:842")
+            return 1
+        share = time_share(cluster, ranks)
         env = dict(ctx.env)
         try:
             check_p2p(cluster, ranks, env)
@@ -255,7 +268,8 @@ class NcclTest(ParsedCommand):
         prefix = f"{procs[0].node}:{procs[0].pid}:{procs[0].pid} [{procs[0].gpu}] NCCL INFO "
         calls = iters * max(1, agg) + (1 if check else 0)
         for warm in (hi, lo):
-            res = collective(cluster, self.op, self._shown(warm, n, word), ranks, env, sample=("warmup",))
+            res = collective(cluster, self.op, self._shown(warm, n, word), ranks, env, sample=("warmup",),
+                             share=share)
             if tuning and res.option is not None:
                 ctx.out((prefix + tuning_line(res.option, res.size_bytes, res.estimate_us) + "\n") * warmup)
         total, count_bw, rows = 0.0, 0, 0
@@ -266,7 +280,7 @@ class NcclTest(ParsedCommand):
             ctx.out(f"{shown:12d}  {count:12d}  {dtype:>8}  {redop:>6}  {root_col:6d}")
             pause = 0.0
             for place in ("oop", "ip"):
-                res = collective(cluster, self.op, shown, ranks, env, sample=(place, rows))
+                res = collective(cluster, self.op, shown, ranks, env, sample=(place, rows), share=share)
                 if tuning and res.option is not None:
                     ctx.out((prefix + tuning_line(res.option, shown, res.estimate_us) + "\n") * calls)
                 t = res.time_us
