@@ -336,9 +336,8 @@ class Timeline(ParsedCommand):
             d = int(round(r.data_s * scale))
             c = int(round(r.compute_s * scale))
             w = max(0, width - d - c)
-            mark = "  <- late" if r.rank == prof.late_rank else ""
             ctx.outln(f"{r.rank:>4}  {r.node:<8}{r.gpu:>3}  {r.data_s:7.3f}  {r.compute_s:8.3f}  {r.comm_s:7.3f}  "
-                      f"|{'d' * d}{'#' * c}{'-' * w}|{mark}")
+                      f"|{'d' * d}{'#' * c}{'-' * w}|")
 
 
 def commands() -> list[Command]:
