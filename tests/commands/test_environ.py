@@ -42,3 +42,14 @@ def test_timeline_ranks_marks_no_rank_late():
 
 def test_tr_reads_octal_escapes():
     assert run(on(None), "printf 'a\\0b\\0' | tr '\\0' '\\n'") == "a\nb\n"
+
+
+def test_late_rank_hw_slowdown_is_one_gpus_own_and_not_a_board_power_brake():
+    s = on(None, "late-rank", 2)
+    assert "Correct: A late rank" in run(s, "submit rank=16 node=node03 gpu=0 cause=\"hw slowdown\"")
+    s = on(None, "late-rank", 2)
+    out = run(s, "ssh node03 nvidia-smi --query-gpu=index,clocks_event_reasons.active --format=csv,noheader")
+    reasons = dict(line.split(", ") for line in out.splitlines())
+    assert reasons.pop("0") == "0x0000000000000008" and "0x0000000000000008" not in reasons.values()
+    perf = run(s, "ssh node03 nvidia-smi -q -i 0 -d PERFORMANCE")
+    assert "HW Power Brake Slowdown       : Not Active" in perf and "HW Thermal Slowdown           : Not Active" in perf

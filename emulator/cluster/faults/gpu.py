@@ -101,6 +101,22 @@ def gpu_power_brake(cluster: Cluster, r: random.Random, params: dict[str, object
     return truth
 
 
+def gpu_power_excursion(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
+    """One GPU's own protection cuts its clocks: HW Slowdown alone, with no thermal or power-brake reason.
+
+    Why: NVML documents HW Slowdown as engaged by high temperature, by the external power-brake
+    signal, or by power draw so high that Fast Trigger protection reduces the clocks. The GPU runs
+    at a normal temperature and the baseboard asserts no brake (the PSUs and SEL are clean), so what
+    is left is that GPU's own power sensing: a per-GPU fault, its neighbours unaffected.
+    """
+    node, gpu = pick_gpu(cluster, r, params)
+    at = event_at(r, params)
+    gpu.clock_event_reasons = {"HW Slowdown"}
+    gpu.slowdown_cap_mhz = int(str(params.get("cap_mhz") or 990))
+    gpu.violation_s = {"HW Slowdown": round(-at, 1)}
+    return gpu_truth(node, gpu, "power-excursion", sm_cap_mhz=str(gpu.slowdown_cap_mhz))
+
+
 def gpu_power_cap(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
     """Someone lowered one GPU's power limit: it pins at the cap with SW Power Cap active.
 

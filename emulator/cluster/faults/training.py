@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from emulator.cluster.checkpoints import latest_checkpoint
 from emulator.cluster.faults.base import Fault
-from emulator.cluster.faults.gpu import gpu_power_brake, gpu_thermal
+from emulator.cluster.faults.gpu import gpu_power_excursion, gpu_thermal
 from emulator.cluster.model import Cluster
 from emulator.cluster.scheduler import Job
 from emulator.cluster.steps import profile
@@ -139,15 +139,15 @@ def straggler(cluster: Cluster, r: random.Random, params: dict[str, object]) -> 
     """One rank holds the others at every all-reduce: its GPU is slowed, or it is stuck reading."""
     run = _run(cluster)
     rank = _rank(run, r, params)
-    kind = str(params.get("kind") or r.choice(("thermal", "power-brake", "io")))
+    kind = str(params.get("kind") or r.choice(("thermal", "hw-slowdown", "io")))
     target = {"node": rank.node, "gpu": rank.gpu}
     _remember_baseline(cluster, run)
     if kind == "thermal":
         gpu_thermal(cluster, r, target)
         cause = "gpu-thermal"
-    elif kind == "power-brake":
-        gpu_power_brake(cluster, r, {**target, "scope": "gpu", "cap_mhz": params.get("cap_mhz") or 990})
-        cause = "gpu-power-brake"
+    elif kind == "hw-slowdown":
+        gpu_power_excursion(cluster, r, {**target, "cap_mhz": params.get("cap_mhz") or 990})
+        cause = "gpu-hw-slowdown"
     elif kind == "io":
         at = params.get("at")
         run.hang_rank = rank.rank
@@ -163,7 +163,7 @@ def straggler(cluster: Cluster, r: random.Random, params: dict[str, object]) -> 
             job.submit_s = min(job.submit_s, job.start_s - 60.0)
         cause = "io"
     else:
-        raise ValueError("straggler: kind must be thermal, power-brake or io")
+        raise ValueError("straggler: kind must be thermal, hw-slowdown or io")
     if kind != "io":
         node = cluster.node(rank.node)
         assert node is not None
