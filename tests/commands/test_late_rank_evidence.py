@@ -1,4 +1,4 @@
-"""A rank's environment in /proc/PID/environ names its rank and GPU; timeline --ranks names no culprit."""
+"""The late rank by its numbers: /proc/PID/environ maps rank to node and GPU, timeline names no culprit, a per-GPU slowdown."""
 
 from __future__ import annotations
 
