@@ -183,3 +183,13 @@ def test_py_spy_dumps_the_torchrun_agent_that_ps_lists() -> None:
     assert status == 0
     assert "/usr/local/bin/torchrun --nnodes=4" in out.splitlines()[0]
     assert "_invoke_run (torch/distributed/elastic/agent/server/api.py:835)" in out
+
+
+@pytest.mark.parametrize(("lab", "bound"), [("input-wait", "input"), ("workloads-cost", "communication"),
+                                            ("late-rank", "compute"), (None, "compute")])
+def test_timeline_names_the_larger_stall_of_the_slowest_rank_once_it_takes_a_real_share(lab, bound) -> None:
+    from tests.support import on, run
+    line = next(x for x in run(on(None, lab, 0), "timeline").splitlines() if x.startswith("steady step"))
+    step, data, compute, comm = (float(w.rstrip("s")) for w in line.split() if w[0].isdigit())
+    assert abs(data + compute + comm - step) < 0.002
+    assert line.endswith(f"on the slowest rank ({bound}-bound)")
