@@ -38,6 +38,20 @@ CONTEXT_W = 28.0
 #: Reasons a fault may hold active whatever the load (external or thermal signals).
 SLOWDOWN_REASONS = ("SW Power Cap", "HW Slowdown", "HW Thermal Slowdown", "HW Power Brake Slowdown",
                     "SW Thermal Slowdown")
+#: Bit of each clock event reason in NVML's bitmask (nvmlClocksEventReason*; DCGM_CLOCKS_EVENT_REASON_*).
+REASON_BITS = {
+    "Idle": 0x1, "Applications Clocks Setting": 0x2, "SW Power Cap": 0x4, "HW Slowdown": 0x8,
+    "Sync Boost": 0x10, "SW Thermal Slowdown": 0x20, "HW Thermal Slowdown": 0x40,
+    "HW Power Brake Slowdown": 0x80, "Display Clock Setting": 0x100,
+}
+
+
+def reasons_mask(reasons: frozenset[str]) -> int:
+    """The clock event reasons as NVML's bitmask: HW Slowdown is set with either of its sub-reasons."""
+    active = set(reasons)
+    if active & {"HW Thermal Slowdown", "HW Power Brake Slowdown"}:
+        active.add("HW Slowdown")
+    return sum(REASON_BITS[r] for r in active if r in REASON_BITS)
 
 
 @dataclass(frozen=True)

@@ -161,3 +161,15 @@ def test_the_stats_help_lists_every_stats_flag():
     missing = [s for flag in STATS_FLAGS for s in flag.strings()
                if not re.search(rf"(?<![\w-]){re.escape(s)}(?![\w-])", text)]
     assert missing == []
+
+
+def test_dmon_field_112_is_the_clock_event_bitmask_nvidia_smi_reports():
+    from tests.support import on, run
+    s = on("node03", "late-rank", 2)
+    rows = run(s, "dcgmi dmon -e 112 -c 1").splitlines()
+    assert rows[0].split() == ["#Entity", "DVCCTR"]
+    dcgm = [int(row.split()[2]) for row in rows[2:] if row.startswith("GPU")]
+    smi = [int(x, 16) for x in run(s, "nvidia-smi --query-gpu=clocks_event_reasons.active "
+                                     "--format=csv,noheader").split()]
+    assert dcgm == smi and dcgm[0] == 0x8
+    assert "current_clock_throttle_reasons" in run(s, "dcgmi dmon -l")
