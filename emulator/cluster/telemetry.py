@@ -195,6 +195,9 @@ def sample(cluster: Cluster, node: Node, gpu: GPU, at: float | None = None) -> R
     used = sum(p.used_mib for p in procs) + IDLE_USED_MIB + 520
     util = _util_pct(cluster, node, gpu, t, jitter.random())
     mem_util = mem_util * util // 100       # no kernel, no memory traffic
+    # Power is the average over the same second: while no kernel runs the GPU draws what its context holds.
+    idle_w = min(power, gpu.power_w + CONTEXT_W)
+    power = idle_w + (power - idle_w) * util / 100
     return Reading(
         busy=True, util_pct=util, mem_util_pct=max(1, mem_util),
         mem_used_mib=min(used, H100.memory_mib - H100.reserved_mib), power_w=round(power, 2),

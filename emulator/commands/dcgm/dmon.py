@@ -64,7 +64,8 @@ def _dmon_value(ctx: Context, node: Node, gpu: GPU, kind: str) -> str:
     rd = telemetry.sample(ctx.cluster, node, gpu)
     busy = rd.busy
     wobble = rng(ctx.cluster.seed, node.name, "gpu", gpu.index, "prof", int(ctx.clock.elapsed)).uniform(0.97, 1.02)
-    act = min(1.0, rd.sm_mhz / H100.max_sm_mhz * wobble) if busy else 0.0
+    # Profiling activity is the share of the sample's cycles: a second with no kernel half the time is half as active.
+    act = min(1.0, rd.sm_mhz / H100.max_sm_mhz * wobble) * rd.util_pct / 100 if busy else 0.0
     values: dict[str, str] = {
         "sm_mhz": str(rd.sm_mhz), "mem_mhz": str(rd.mem_mhz), "mem_temp": str(rd.mem_temp_c),
         "temp": str(rd.temp_c), "power": f"{rd.power_w:.3f}",
