@@ -61,6 +61,11 @@ def slow_input(cluster: Cluster, r: random.Random, params: dict[str, object]) ->
     return {"cause": "slow-input", "workers": str(run.loader_workers), "batch_cpu_s": f"{run.batch_cpu_s:g}"}
 
 
+#: Seconds the contending tenant's job ran before its reads slowed the filesystem: more than one
+#: train.log window (ten steps) so the job is running before the first slow step is logged.
+TENANT_LEAD_S = 60.0
+
+
 def storage_contention(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
     """Another tenant saturates the parallel filesystem: reads queue, checkpoint writes crawl."""
     run = _run(cluster)
@@ -74,7 +79,9 @@ def storage_contention(cluster: Cluster, r: random.Random, params: dict[str, obj
     fs.background_metadata_load = max(0.0, load - 0.08)
     fs.client_cache_hit = 0.05
     tenant = str(params.get("tenant") or r.choice(("bob", "carol", "dave", "erin")))
-    job = _tenant_job(cluster, r, tenant, run.degraded_s)
+    # The tenant's job started a little before its readers saturated the servers (train.log averages
+    # its step times over windows of ten steps, so the first slow window begins before the change).
+    job = _tenant_job(cluster, r, tenant, run.degraded_s - TENANT_LEAD_S)
     truth = {"cause": "storage-contention", "tenant": tenant, "load": f"{load:g}"}
     return {**truth, "tenant_job": str(job.job_id)} if job is not None else truth
 
