@@ -150,7 +150,8 @@ def straggler(cluster: Cluster, r: random.Random, params: dict[str, object]) -> 
     target = {"node": rank.node, "gpu": rank.gpu}
     _remember_baseline(cluster, run)
     if kind == "thermal":
-        gpu_thermal(cluster, r, target)
+        # The rank fell behind during the run: its GPU's cooling failed after the run started.
+        gpu_thermal(cluster, r, {**target, "at": -r.uniform(900.0, 3600.0)})
         cause = "gpu-thermal"
     elif kind == "hw-slowdown":
         gpu_power_excursion(cluster, r, {**target, "cap_mhz": params.get("cap_mhz") or 990})
