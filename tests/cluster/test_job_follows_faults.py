@@ -186,3 +186,19 @@ def test_the_tenant_who_saturates_lustre_runs_a_job_that_began_before_the_slowdo
     assert first[:19].replace(" ", "T") > start
     assert len(run(s, "ls /lustre/datasets/tokens").split()) == 256
     assert job not in run(Session("input-wait", 0, faults=False), "squeue")
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_gpu_data_path_fault_began_before_the_restart_the_brief_blames(seed: int):
+    s = Session("gpu-data-path", seed)
+    truth = s.cluster.truth()
+    node = truth["node"]
+    if truth["cause"] == "power-cap":
+        line = run(s, f"ssh {node} sudo grep -m1 'nvidia-smi -i' /var/log/auth.log")
+    else:
+        line = next(x for x in run(s, f"ssh {node} sudo ipmitool sel elist").splitlines() if "FAN" in x)
+    stamp = re.search(r"(\d\d):(\d\d):\d\d", line)
+    assert stamp is not None and (int(stamp[1]), int(stamp[2])) < (7, 30), line
+    first, last = (run(s, f"{cmd} /lustre/jobs/llm-pretrain/train.log") for cmd in ("grep -m1 step_time", "tail -n 1"))
+    # The run has been slow since its restart: its first logged step time is its last.
+    assert abs(float(re.findall(r"step_time ([\d.]+)s", first)[0]) - float(re.findall(r"step_time ([\d.]+)s", last)[0])) < 0.2
