@@ -152,10 +152,14 @@ class FileSystem:
             return False
 
     # -- files --------------------------------------------------------------------
-    def read(self, path: str) -> str:
+    def read(self, path: str, user: str | None = None) -> str:
+        """The text of the file at ``path``; given the reading ``user``, a file only its owner may
+        read (no group or other read bit, as ``/proc/PID/environ``) is refused to anyone else but root."""
         node = self.lookup(path)
         if isinstance(node, Dir):
             raise FsError(errno.EISDIR, path)
+        if user is not None and user != "root" and node.owner != user and node.mode & 0o044 == 0:
+            raise FsError(errno.EACCES, path)
         return node.read()
 
     def listdir(self, path: str) -> list[str]:

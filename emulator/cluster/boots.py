@@ -48,6 +48,8 @@ def load_average(cluster: Cluster, node: Node) -> tuple[float, float, float]:
             continue
         if training is not None and job.job_id == training.job_id:
             base += 8 * (1 + training.loader_workers * 0.9)
+        elif job.gpus_per_node == 0:
+            base += job.ntasks_per_node      # every task runnable or in an uninterruptible read
         else:
             base += 24.0
     one, five, fifteen = (round(base * f + r.uniform(0, 0.2), 2) for f in (1.0, 0.98, 0.97))

@@ -141,6 +141,8 @@ def processes(cluster: Cluster, node: Node) -> list[Proc]:
         start = job.start_s if job.start_s is not None else 0.0
         if run is not None and job.job_id == run.job_id:
             procs += _training_procs(cluster, node, start)
+        elif job.gpus_per_node == 0:
+            procs += _cpu_job_procs(cluster, node, job, start)
         else:
             base = rng(cluster.seed, node.name, "job", job.job_id).randint(100_000, 170_000)
             procs.append(Proc(base - 4, 1, "root", "slurmstepd", f"slurmstepd: [{job.job_id}.0]", 0.0, 9_000,
@@ -151,6 +153,28 @@ def processes(cluster: Cluster, node: Node) -> list[Proc]:
                                   96_000_000, 1_300_000, "Rl", start + 40.0, threads=64))
     return sorted(procs, key=lambda p: p.pid)
 
+
+
+def _cpu_job_procs(cluster: Cluster, node: Node, job: Job, start: float) -> list[Proc]:
+    """A CPU-only data-preparation job: its batch script and one task per CPU it asked for, each
+    reading shards from the parallel filesystem (a third at a time asleep in a Lustre read)."""
+    base = rng(cluster.seed, node.name, "job", job.job_id).randint(100_000, 170_000)
+    script = f"/var/spool/slurmd/job{job.job_id}/slurm_script"
+    procs = [Proc(base - 9, 1, "root", "slurmstepd", f"slurmstepd: [{job.job_id}.batch]", 0.0, 9_000, 330_000,
+                  7_000, "Sl", start),
+             Proc(base - 8, base - 9, job.user, "bash", f"/bin/bash {script}", 0.0, 3_600, 8_900, 3_200, "S",
+                  start + 0.1),
+             Proc(base - 4, 1, "root", "slurmstepd", f"slurmstepd: [{job.job_id}.0]", 0.0, 9_000, 330_000,
+                  7_000, "Sl", start + 0.4)]
+    for task in range(job.ntasks_per_node):
+        j = rng(cluster.seed, node.name, "job", job.job_id, "task", task)
+        reading = task % 3 == 0
+        procs.append(Proc(base + task, base - 4, job.user, "python3",
+                          f"python3 /home/{job.user}/prep/{job.name}.py --task {task} --of {job.ntasks_per_node}",
+                          round(j.uniform(8.0, 20.0) if reading else j.uniform(55.0, 80.0), 1),
+                          j.randint(700_000, 1_400_000), j.randint(2_100_000, 2_600_000), 40_000,
+                          "D" if reading else "R", start + 0.6, waits_in=LUSTRE_READ_WAIT if reading else ""))
+    return procs
 
 
 def _training_procs(cluster: Cluster, node: Node, start: float) -> list[Proc]:
@@ -238,6 +262,9 @@ def cpu_split(cluster: Cluster, node: Node, sample: int, procs: list[Proc]) -> t
     workers = sum(1 for p in procs if p.comm == "pt_data_worker")
     if workers:
         iowait += min(25.0, 0.02 * workers * (io_stretch(cluster) - 1.0)) * r.uniform(0.9, 1.1)
+    elif any(p.state == "D" for p in procs):
+        # Tasks asleep in a read leave their CPU idle waiting for I/O.
+        iowait += 100.0 * sum(p.state == "D" for p in procs) / node.cpu.count * r.uniform(0.9, 1.1)
     iowait = min(iowait, 99.0 - user - system)
     return user, system, iowait, max(0.0, 100.0 - user - system - iowait)
 

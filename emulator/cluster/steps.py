@@ -52,6 +52,9 @@ READS_PER_SAMPLE = 16
 OPENS_PER_BATCH = 0.25
 #: Host-to-device copy and collation per micro-batch once a batch is ready, s.
 FETCH_S = 0.0015
+#: Share of the step the larger stall (data wait or exposed communication) must reach before it, not
+#: compute, names what bounds the step.
+BOUND_SHARE = 0.15
 #: Copy of one rank's checkpoint state to host memory before an async save, GB/s.
 SNAPSHOT_GBPS = 20.0
 
@@ -204,8 +207,12 @@ def profile(cluster: Cluster) -> StepProfile:
     model_flops = 6.0 * run.params_b * 1e9 * tokens_per_s / max(1, run.world_size)
     tflops = model_flops / 1e12
     data0 = datas.get(0, 0.0)
-    parts = {"input": max(datas.values()), "communication": exposed, "compute": slowest_compute}
-    bound = max(parts, key=lambda k: parts[k])
+    # The slowest rank's step is the critical path: its data wait and the exposed communication are
+    # what the step spends off the GPU's compute; the larger of the two names the bound once it
+    # takes BOUND_SHARE of the step.
+    stalls = {"input": datas[late], "communication": exposed}
+    larger = max(stalls, key=lambda k: stalls[k])
+    bound = larger if 0 < step_s < math.inf and stalls[larger] >= BOUND_SHARE * step_s else "compute"
     return StepProfile(
         step_s=step_s, tokens_per_s=tokens_per_s, tflops_per_gpu=tflops, mfu=tflops * 1e12 / (H100.bf16_dense_tflops * 1e12),
         ranks=ranks, data_wait_s=data0, loader_s=loader_rank0, compute_s=slowest_compute, dp_comm_s=dp_s,

@@ -40,6 +40,20 @@ CONTEXT_W = 28.0
 #: Reasons a fault may hold active whatever the load (external or thermal signals).
 SLOWDOWN_REASONS = ("SW Power Cap", "HW Slowdown", "HW Thermal Slowdown", "HW Power Brake Slowdown",
                     "SW Thermal Slowdown")
+#: Bit of each clock event reason in NVML's bitmask (nvmlClocksEventReason*; DCGM_CLOCKS_EVENT_REASON_*).
+REASON_BITS = {
+    "Idle": 0x1, "Applications Clocks Setting": 0x2, "SW Power Cap": 0x4, "HW Slowdown": 0x8,
+    "Sync Boost": 0x10, "SW Thermal Slowdown": 0x20, "HW Thermal Slowdown": 0x40,
+    "HW Power Brake Slowdown": 0x80, "Display Clock Setting": 0x100,
+}
+
+
+def reasons_mask(reasons: frozenset[str]) -> int:
+    """The clock event reasons as NVML's bitmask: HW Slowdown is set with either of its sub-reasons."""
+    active = set(reasons)
+    if active & {"HW Thermal Slowdown", "HW Power Brake Slowdown"}:
+        active.add("HW Slowdown")
+    return sum(REASON_BITS[r] for r in active if r in REASON_BITS)
 
 
 @dataclass(frozen=True)
@@ -189,6 +203,9 @@ def sample(cluster: Cluster, node: Node, gpu: GPU, at: float | None = None) -> R
     used = sum(p.used_mib for p in procs) + IDLE_USED_MIB + 520
     util = _util_pct(cluster, node, gpu, t, jitter.random())
     mem_util = mem_util * util // 100       # no kernel, no memory traffic
+    # Power is the average over the same second: while no kernel runs the GPU draws what its context holds.
+    idle_w = min(power, gpu.power_w + CONTEXT_W)
+    power = idle_w + (power - idle_w) * util / 100
     return Reading(
         busy=True, util_pct=util, mem_util_pct=max(1, mem_util),
         mem_used_mib=min(used, H100.memory_mib - H100.reserved_mib), power_w=round(power, 2),

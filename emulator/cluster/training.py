@@ -171,3 +171,16 @@ class TrainingRun:
             if r.node not in seen:
                 seen.append(r.node)
         return seen
+
+
+#: The tokenized corpus in ``data_dir``: token ids as uint32 (a 128k vocabulary outgrows uint16), in
+#: shards of 2**30 tokens, written once when the corpus was prepared.
+DATA_SHARDS = 256
+SHARD_BYTES = 2**30 * 4
+DATA_WRITTEN_S = -30 * 86_400.0
+
+
+def dataset_shards() -> list[tuple[str, int]]:
+    """(file name, bytes) of each shard of the training corpus."""
+    return [(f"train-{i:05d}-of-{DATA_SHARDS:05d}.bin", SHARD_BYTES) for i in range(DATA_SHARDS)]
+

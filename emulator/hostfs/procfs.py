@@ -4,7 +4,8 @@ The table is :func:`emulator.cluster.processes.processes`, the one ``ps``,
 ``top``, ``pgrep`` and ``taskset`` read, so a PID listed by any of them has a
 directory here with the same name, state, parent, owner, memory, threads and
 CPU affinity (and ``numa_maps``, :mod:`emulator.hostfs.numamaps`, the NUMA
-node its memory is bound to). The directories are listed afresh at each lookup: a rank that
+node its memory is bound to, and ``environ``, :mod:`emulator.cluster.environ`, the variables
+it started with: a rank's ``RANK``, ``LOCAL_RANK`` and ``CUDA_VISIBLE_DEVICES``). The directories are listed afresh at each lookup: a rank that
 exits disappears from ``/proc`` as it does from ``ps``.
 
 ``/proc/sys/kernel/random/boot_id`` is the boot ID ``journalctl --list-boots``
@@ -17,6 +18,7 @@ from collections.abc import Callable
 
 from emulator.cluster.accounts import groups_of, uid_of
 from emulator.cluster.boots import boot_id, boot_starts
+from emulator.cluster.environ import environ
 from emulator.cluster.model import Cluster, Node
 from emulator.cluster.processes import Proc, affinity, processes
 from emulator.hostfs.numamaps import numa_maps
@@ -58,6 +60,9 @@ def _pid_dir(cluster: Cluster, node: Node, proc: Proc) -> Dir:
         # The symbol the task sleeps in, without a newline; "0" while it runs (fs/proc/base.c, proc_pid_wchan).
         "wchan": live(lambda: "0" if proc.wchan == "-" else proc.wchan),
         "numa_maps": live(lambda: numa_maps(cluster, node, proc)),
+        # NUL-terminated NAME=value strings, readable by the owner and root only (fs/proc/base.c, S_IRUSR).
+        "environ": File(lambda: "".join(f"{k}={v}\0" for k, v in environ(cluster, node, proc)), mode=0o400,
+                        owner=owner, group=owner, fixed_size=0, live_mtime=lambda: cluster.clock.elapsed),
     }, mode=0o555, owner=owner, group=owner, mtime=proc.start_s)
 
 

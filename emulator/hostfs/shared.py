@@ -1,7 +1,7 @@
 """The directories every host mounts: ``/home`` (NFS) and ``/lustre`` (the parallel filesystem).
 
 alice's home with her shell start-up files, the Lustre top directories, the
-training run's data and checkpoint directories, and the job's files
+training run's data directory (its corpus shards) and checkpoint directory, and the job's files
 (:mod:`emulator.hostfs.joblogs`). One copy is shared by all hosts, so a file
 written on one node is there on every other.
 """
@@ -9,6 +9,7 @@ written on one node is there on every other.
 from __future__ import annotations
 
 from emulator.cluster.model import Cluster
+from emulator.cluster.training import DATA_WRITTEN_S, dataset_shards
 from emulator.hostfs.joblogs import mount_job_logs
 from emulator.hostfs.tree import mount, tree
 from emulator.vfs import Dir, File
@@ -21,7 +22,10 @@ def shared_dirs(cluster: Cluster) -> dict[str, Dir]:
     for sub in ("jobs", "datasets", "ckpt", "scratch"):
         lustre.children[sub] = Dir(mode=0o1777 if sub == "scratch" else 0o755)
     if cluster.training is not None:
-        mount(lustre, cluster.training.data_dir.removeprefix("/lustre"), Dir())
+        shards: dict[str, File | Dir] = {name: File("", owner="alice", group="alice", mtime=DATA_WRITTEN_S, fixed_size=size)
+                  for name, size in dataset_shards()}
+        mount(lustre, cluster.training.data_dir.removeprefix("/lustre"),
+              Dir(shards, owner="alice", group="alice", mtime=DATA_WRITTEN_S))
         mount(lustre, cluster.training.checkpoint_dir.removeprefix("/lustre"), Dir(owner="alice", group="alice"),
               "alice")
     mount_job_logs(cluster, home, lustre)

@@ -13,6 +13,7 @@ import re
 import pytest
 
 from emulator.cluster.faults import apply_fault
+from emulator.cluster.faults.training import TENANT_LEAD_S
 from emulator.session import Session
 from tests.support import run
 
@@ -169,13 +170,39 @@ def test_a_busy_healthy_gpu_is_in_power_violation_in_every_tool():
     assert idle[-1] == "0"
 
 
-def test_the_tenant_who_saturates_lustre_runs_a_job_that_began_with_the_slowdown():
+def test_the_tenant_who_saturates_lustre_runs_a_job_that_began_before_the_slowdown():
     s = Session("input-wait", 0)
     truth = s.cluster.truth()
     assert truth["cause"] == "storage-contention"
     job, tenant = truth["tenant_job"], truth["tenant"]
     assert re.search(rf"^\s+{job}\s+gpu\s+\S+\s+{tenant}\s+R\s", run(s, "squeue"), re.M)
     start = run(s, f"sacct -a -X -n -j {job} -o Start").strip()
-    began = s.cluster.clock.at(s.cluster.training.degraded_s).strftime("%Y-%m-%dT%H:%M:%S")
+    began = s.cluster.clock.at(s.cluster.training.degraded_s - TENANT_LEAD_S).strftime("%Y-%m-%dT%H:%M:%S")
     assert start == began
+    # Its tasks run on its node: busy or asleep in a Lustre read, and counted in the load.
+    node = run(s, f"squeue -h -j {job} -o %N").strip()
+    tasks = run(s, f"ssh {node} ps -u {tenant} -o stat=,comm=").split("\n")
+    assert sum(line.split()[1:] == ["python3"] for line in tasks if line) == 64
+    assert {line.split()[0] for line in tasks if line.endswith("python3")} == {"R", "D"}
+    assert float(run(s, f"ssh {node} cat /proc/loadavg").split()[0]) > 60
+    # The first slow step window of train.log begins after the job started.
+    first = run(s, "grep -m1 -B1 'data_wait 1' /lustre/jobs/llm-pretrain/train.log").splitlines()[0]
+    assert first[:19].replace(" ", "T") > start
+    assert len(run(s, "ls /lustre/datasets/tokens").split()) == 256
     assert job not in run(Session("input-wait", 0, faults=False), "squeue")
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_gpu_data_path_fault_began_before_the_restart_the_brief_blames(seed: int):
+    s = Session("gpu-data-path", seed)
+    truth = s.cluster.truth()
+    node = truth["node"]
+    if truth["cause"] == "power-cap":
+        line = run(s, f"ssh {node} sudo grep -m1 'nvidia-smi -i' /var/log/auth.log")
+    else:
+        line = next(x for x in run(s, f"ssh {node} sudo ipmitool sel elist").splitlines() if "FAN" in x)
+    stamp = re.search(r"(\d\d):(\d\d):\d\d", line)
+    assert stamp is not None and (int(stamp[1]), int(stamp[2])) < (7, 30), line
+    first, last = (run(s, f"{cmd} /lustre/jobs/llm-pretrain/train.log") for cmd in ("grep -m1 step_time", "tail -n 1"))
+    # The run has been slow since its restart: its first logged step time is its last.
+    assert abs(float(re.findall(r"step_time ([\d.]+)s", first)[0]) - float(re.findall(r"step_time ([\d.]+)s", last)[0])) < 0.2

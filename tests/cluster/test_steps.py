@@ -70,7 +70,7 @@ def test_checkpoint_stall_saves_synchronously_and_leaves_the_failed_save_as_dcp_
     assert latest_checkpoint(cluster) == step - 100
 
 
-@pytest.mark.parametrize("kind", ["thermal", "power-brake"])
+@pytest.mark.parametrize("kind", ["thermal", "hw-slowdown"])
 def test_a_slowed_gpu_makes_its_rank_the_late_one(kind: str) -> None:
     cluster = cluster_with("straggler", kind=kind, rank=13)
     prof = steps.profile(cluster)

@@ -161,3 +161,33 @@ def test_the_stats_help_lists_every_stats_flag():
     missing = [s for flag in STATS_FLAGS for s in flag.strings()
                if not re.search(rf"(?<![\w-]){re.escape(s)}(?![\w-])", text)]
     assert missing == []
+
+
+def test_dmon_field_112_is_the_clock_event_bitmask_nvidia_smi_reports():
+    from tests.support import on, run
+    s = on("node03", "late-rank", 2)
+    rows = run(s, "dcgmi dmon -e 112 -c 1").splitlines()
+    assert rows[0].split() == ["#Entity", "DVCCTR"]
+    dcgm = [int(row.split()[2]) for row in rows[2:] if row.startswith("GPU")]
+    smi = [int(x, 16) for x in run(s, "nvidia-smi --query-gpu=clocks_event_reasons.active "
+                                     "--format=csv,noheader").split()]
+    assert dcgm == smi and dcgm[0] == 0x8
+    assert "current_clock_throttle_reasons" in run(s, "dcgmi dmon -l")
+
+
+def test_input_wait_gpu_tools_read_one_busy_idle_pattern():
+    """Utilisation, SM activity and power come from one sample: an idle share lowers all three together."""
+    from tests.support import on, run
+    s = on("node01", "input-wait", 0)
+    rows = [line.split() for line in run(s, "dcgmi dmon -e 203,1002,155 -i 0 -c 12").splitlines()
+            if line.startswith("GPU")]
+    seen = set()
+    for _, _, util, smact, power in rows:
+        seen.add(int(util) == 100)
+        assert float(smact) <= int(util) / 100 + 1e-9
+        assert (float(power) > 600) == (int(util) > 80)
+    assert seen == {True, False}     # the data waits show as dips in every tool
+    for _ in range(6):
+        util, power = run(s, "nvidia-smi -i 0 --query-gpu=utilization.gpu,power.draw "
+                             "--format=csv,noheader,nounits").strip().split(", ")
+        assert (float(power) > 600) == (int(util) > 80)

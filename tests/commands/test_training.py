@@ -111,11 +111,17 @@ def test_timeline_draws_the_phases_of_the_run() -> None:
     assert "MFU" in out and "(compute-bound)" in out
 
 
-def test_timeline_ranks_marks_the_late_rank() -> None:
+def _slowest(out: str) -> list[str]:
+    """The row of ``timeline --ranks`` with the longest compute."""
+    rows = [line.split() for line in out.splitlines() if line.split() and line.split()[0].isdigit()]
+    return max(rows, key=lambda row: float(row[4]))
+
+
+def test_timeline_ranks_shows_the_late_rank_by_its_numbers_alone() -> None:
     s = session("straggler", kind="thermal", rank=21)
     out, _ = s.execute("timeline --ranks")
-    late = [line for line in out.splitlines() if line.endswith("<- late")]
-    assert len(late) == 1 and late[0].split()[0] == "21"
+    assert "late" not in out
+    assert _slowest(out)[0] == "21"
 
 
 def test_timeline_shows_a_hang() -> None:
@@ -164,8 +170,7 @@ def test_the_late_rank_and_its_slowed_gpu_agree_across_tools() -> None:
     s = session("straggler", kind="thermal", rank=13)
     r = rank(s, 13)
     out, _ = s.execute("timeline --ranks")
-    late = next(line for line in out.splitlines() if line.endswith("<- late"))
-    assert late.split()[:3] == ["13", r.node, str(r.gpu)]
+    assert _slowest(out)[:3] == ["13", r.node, str(r.gpu)]
     out, _ = s.execute(f"ssh {r.node} nvidia-smi -q -i {r.gpu} -d PERFORMANCE")
     assert "Thermal Slowdown" in out and ": Active" in out
 
@@ -178,3 +183,13 @@ def test_py_spy_dumps_the_torchrun_agent_that_ps_lists() -> None:
     assert status == 0
     assert "/usr/local/bin/torchrun --nnodes=4" in out.splitlines()[0]
     assert "_invoke_run (torch/distributed/elastic/agent/server/api.py:835)" in out
+
+
+@pytest.mark.parametrize(("lab", "bound"), [("input-wait", "input"), ("workloads-cost", "communication"),
+                                            ("late-rank", "compute"), (None, "compute")])
+def test_timeline_names_the_larger_stall_of_the_slowest_rank_once_it_takes_a_real_share(lab, bound) -> None:
+    from tests.support import on, run
+    line = next(x for x in run(on(None, lab, 0), "timeline").splitlines() if x.startswith("steady step"))
+    step, data, compute, comm = (float(w.rstrip("s")) for w in line.split() if w[0].isdigit())
+    assert abs(data + compute + comm - step) < 0.002
+    assert line.endswith(f"on the slowest rank ({bound}-bound)")

@@ -48,6 +48,19 @@ def fan_of(gpu_index: int) -> int:
     return 1 + gpu_index * FANS // 8
 
 
+def _onset(cluster: Cluster, r: random.Random, params: dict[str, object]) -> float:
+    """When a GPU's slowdown began (an offset): the lab's ``at``; else, with a training run that has
+    run slow since it (re)started, in the half hour before that start (a restart does not clear it);
+    else seeded in the hour before the session."""
+    at = params.get("at")
+    if isinstance(at, (int, float)):
+        return float(at)
+    run = cluster.training
+    if run is not None:
+        return run.started_s - r.uniform(300.0, 1800.0)
+    return -r.uniform(900.0, 3600.0)
+
+
 def gpu_thermal(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
     """One GPU starved of cooling: it sits at its slowdown threshold with the SM clock capped.
 
@@ -60,7 +73,7 @@ def gpu_thermal(cluster: Cluster, r: random.Random, params: dict[str, object]) -
     gpu.clock_event_reasons = {"HW Thermal Slowdown", "SW Thermal Slowdown"}
     cap = params.get("cap_mhz")
     gpu.slowdown_cap_mhz = int(str(cap)) if cap else r.choice((1305, 1350, 1395, 1440))
-    onset = r.uniform(900.0, 3600.0)
+    onset = -_onset(cluster, r, params)
     gpu.violation_s = {"HW Thermal Slowdown": round(onset * 0.6, 1), "SW Thermal Slowdown": round(onset, 1)}
     fan = fan_of(gpu.index)
     if node.bmc is not None:
@@ -84,7 +97,7 @@ def gpu_power_brake(cluster: Cluster, r: random.Random, params: dict[str, object
         raise ValueError("gpu-power-brake: scope must be node or gpu")
     node, first = pick_gpu(cluster, r, params)
     gpus = node.gpus if scope == "node" else [first]
-    at = event_at(r, params)
+    at = _onset(cluster, r, params)
     cap = int(str(params.get("cap_mhz") or 86))
     for gpu in gpus:
         gpu.clock_event_reasons = {"HW Slowdown", "HW Power Brake Slowdown"}
@@ -101,6 +114,22 @@ def gpu_power_brake(cluster: Cluster, r: random.Random, params: dict[str, object
     return truth
 
 
+def gpu_power_excursion(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
+    """One GPU's own protection cuts its clocks: HW Slowdown alone, with no thermal or power-brake reason.
+
+    Why: NVML documents HW Slowdown as engaged by high temperature, by the external power-brake
+    signal, or by power draw so high that Fast Trigger protection reduces the clocks. The GPU runs
+    at a normal temperature and the baseboard asserts no brake (the PSUs and SEL are clean), so what
+    is left is that GPU's own power sensing: a per-GPU fault, its neighbours unaffected.
+    """
+    node, gpu = pick_gpu(cluster, r, params)
+    at = event_at(r, params)
+    gpu.clock_event_reasons = {"HW Slowdown"}
+    gpu.slowdown_cap_mhz = int(str(params.get("cap_mhz") or 990))
+    gpu.violation_s = {"HW Slowdown": round(-at, 1)}
+    return gpu_truth(node, gpu, "power-excursion", sm_cap_mhz=str(gpu.slowdown_cap_mhz))
+
+
 def gpu_power_cap(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
     """Someone lowered one GPU's power limit: it pins at the cap with SW Power Cap active.
 
@@ -115,7 +144,7 @@ def gpu_power_cap(cluster: Cluster, r: random.Random, params: dict[str, object])
     gpu.power_limit_w = limit
     gpu.clock_event_reasons = {"SW Power Cap"}
     # The clock follows from the lowered limit (emulator.cluster.gpu_rates); no slowdown caps it.
-    gpu.violation_s = {"SW Power Cap": round(r.uniform(1800.0, 7200.0), 1)}
+    gpu.violation_s = {"SW Power Cap": round(-_onset(cluster, r, params), 1)}
     user = r.choice(OPERATORS)
     at = -gpu.violation_s["SW Power Cap"] - r.uniform(20.0, 240.0)
     node.hw.auth_log += [
@@ -265,11 +294,11 @@ def pcie_downgrade(cluster: Cluster, r: random.Random, params: dict[str, object]
 
 FAULTS: list[Fault] = [
     Fault("gpu-thermal", "One GPU in thermal slowdown: hot, SM clock capped, violation time growing",
-          gpu_thermal, {"node": "", "gpu": None, "cap_mhz": None}),
+          gpu_thermal, {"node": "", "gpu": None, "cap_mhz": None, "at": None}),
     Fault("gpu-power-brake", "HW Power Brake Slowdown on a node's GPUs (or one GPU): clocks near the floor",
           gpu_power_brake, {"node": "", "gpu": None, "scope": "node", "cap_mhz": 86, "at": None}),
     Fault("gpu-power-cap", "One GPU's power limit lowered: SW Power Cap active, clock below boost",
-          gpu_power_cap, {"node": "", "gpu": None, "limit_w": 400}),
+          gpu_power_cap, {"node": "", "gpu": None, "limit_w": 400, "at": None}),
     Fault("xid", "The driver raised an Xid on one GPU, with its kernel lines and state change",
           xid, {"node": "", "gpu": None, "code": 48, "at": None}),
     Fault("ecc-dbe-remap", "Double-bit ECC error in HBM: Xid 48, 63, 94 and a row remap pending reset",

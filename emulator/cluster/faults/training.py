@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from emulator.cluster.checkpoints import latest_checkpoint
 from emulator.cluster.faults.base import Fault
-from emulator.cluster.faults.gpu import gpu_power_brake, gpu_thermal
+from emulator.cluster.faults.gpu import gpu_power_excursion, gpu_thermal
 from emulator.cluster.model import Cluster
 from emulator.cluster.scheduler import Job
 from emulator.cluster.steps import profile
@@ -61,6 +61,11 @@ def slow_input(cluster: Cluster, r: random.Random, params: dict[str, object]) ->
     return {"cause": "slow-input", "workers": str(run.loader_workers), "batch_cpu_s": f"{run.batch_cpu_s:g}"}
 
 
+#: Seconds the contending tenant's job ran before its reads slowed the filesystem: more than one
+#: train.log window (ten steps) so the job is running before the first slow step is logged.
+TENANT_LEAD_S = 60.0
+
+
 def storage_contention(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
     """Another tenant saturates the parallel filesystem: reads queue, checkpoint writes crawl."""
     run = _run(cluster)
@@ -74,7 +79,9 @@ def storage_contention(cluster: Cluster, r: random.Random, params: dict[str, obj
     fs.background_metadata_load = max(0.0, load - 0.08)
     fs.client_cache_hit = 0.05
     tenant = str(params.get("tenant") or r.choice(("bob", "carol", "dave", "erin")))
-    job = _tenant_job(cluster, r, tenant, run.degraded_s)
+    # The tenant's job started a little before its readers saturated the servers (train.log averages
+    # its step times over windows of ten steps, so the first slow window begins before the change).
+    job = _tenant_job(cluster, r, tenant, run.degraded_s - TENANT_LEAD_S)
     truth = {"cause": "storage-contention", "tenant": tenant, "load": f"{load:g}"}
     return {**truth, "tenant_job": str(job.job_id)} if job is not None else truth
 
@@ -145,15 +152,16 @@ def straggler(cluster: Cluster, r: random.Random, params: dict[str, object]) -> 
     """One rank holds the others at every all-reduce: its GPU is slowed, or it is stuck reading."""
     run = _run(cluster)
     rank = _rank(run, r, params)
-    kind = str(params.get("kind") or r.choice(("thermal", "power-brake", "io")))
+    kind = str(params.get("kind") or r.choice(("thermal", "hw-slowdown", "io")))
     target = {"node": rank.node, "gpu": rank.gpu}
     _remember_baseline(cluster, run)
     if kind == "thermal":
-        gpu_thermal(cluster, r, target)
+        # The rank fell behind during the run: its GPU's cooling failed after the run started.
+        gpu_thermal(cluster, r, {**target, "at": -r.uniform(900.0, 3600.0)})
         cause = "gpu-thermal"
-    elif kind == "power-brake":
-        gpu_power_brake(cluster, r, {**target, "scope": "gpu", "cap_mhz": params.get("cap_mhz") or 990})
-        cause = "gpu-power-brake"
+    elif kind == "hw-slowdown":
+        gpu_power_excursion(cluster, r, {**target, "cap_mhz": params.get("cap_mhz") or 990})
+        cause = "gpu-hw-slowdown"
     elif kind == "io":
         at = params.get("at")
         run.hang_rank = rank.rank
@@ -169,7 +177,7 @@ def straggler(cluster: Cluster, r: random.Random, params: dict[str, object]) -> 
             job.submit_s = min(job.submit_s, job.start_s - 60.0)
         cause = "io"
     else:
-        raise ValueError("straggler: kind must be thermal, power-brake or io")
+        raise ValueError("straggler: kind must be thermal, hw-slowdown or io")
     if kind != "io":
         node = cluster.node(rank.node)
         assert node is not None

@@ -34,6 +34,9 @@ DMON_FLAGS = (
 #: Kinds: how the value is computed and printed.
 FIELDS: dict[int, tuple[str, str, str, int, str]] = {
     100: ("SMCLK", "sm_clock", "sm_mhz", 5, ""), 101: ("MMCLK", "memory_clock", "mem_mhz", 5, ""),
+    # DCGM_FI_DEV_CLOCK_THROTTLE_REASONS (DCGM_FI_DEV_CLOCKS_EVENT_REASONS since 3.3): the reasons'
+    # bitmask as a decimal integer (dcgmlib/src/dcgm_fields.cpp: tag, short name, width 20).
+    112: ("DVCCTR", "current_clock_throttle_reasons", "reasons", 20, ""),
     140: ("MMTMP", "memory_temp", "mem_temp", 10, " C"), 150: ("TMPTR", "gpu_temp", "temp", 5, " C"),
     155: ("POWER", "power_usage", "power", 10, " W"),
     156: ("TOTEC", "total_energy_consumption", "energy", 16, " mJ"),
@@ -61,11 +64,13 @@ def _dmon_value(ctx: Context, node: Node, gpu: GPU, kind: str) -> str:
     rd = telemetry.sample(ctx.cluster, node, gpu)
     busy = rd.busy
     wobble = rng(ctx.cluster.seed, node.name, "gpu", gpu.index, "prof", int(ctx.clock.elapsed)).uniform(0.97, 1.02)
-    act = min(1.0, rd.sm_mhz / H100.max_sm_mhz * wobble) if busy else 0.0
+    # Profiling activity is the share of the sample's cycles: a second with no kernel half the time is half as active.
+    act = min(1.0, rd.sm_mhz / H100.max_sm_mhz * wobble) * rd.util_pct / 100 if busy else 0.0
     values: dict[str, str] = {
         "sm_mhz": str(rd.sm_mhz), "mem_mhz": str(rd.mem_mhz), "mem_temp": str(rd.mem_temp_c),
         "temp": str(rd.temp_c), "power": f"{rd.power_w:.3f}",
         "energy": str(int(gpu.power_w * 1_080_000_000 + rd.power_w * 1000 * max(0.0, ctx.clock.elapsed))),
+        "reasons": str(telemetry.reasons_mask(rd.reasons)),
         "util": str(rd.util_pct), "mem_util": str(rd.mem_util_pct),
         "xid": str(gpu.xids[-1] if gpu.xids else 0),
         "pviol": str(int(telemetry.violation_s(ctx.cluster, gpu, "SW Power Cap", node=node) * 1e6

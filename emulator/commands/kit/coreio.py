@@ -21,7 +21,7 @@ def read_input(ctx: Context, path: str) -> str:
     """The text of an operand: ``-`` is stdin, anything else a file (raises FsError)."""
     if path == "-":
         return ctx.stdin
-    return ctx.fs.read(path)
+    return ctx.fs.read(path, ctx.user)
 
 
 def split_lines(text: str) -> list[str]:

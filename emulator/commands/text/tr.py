@@ -30,7 +30,12 @@ def tr_set(spec: str) -> str:
                 i = end + 2
                 continue
         c = spec[i]
-        if c == "\\" and i + 1 < len(spec):
+        octal = len(spec[i + 1:i + 4]) - len(spec[i + 1:i + 4].lstrip("01234567"))
+        if c == "\\" and octal:
+            # \NNN: the character with octal value NNN (1 to 3 digits), e.g. \0 for NUL.
+            c = chr(int(spec[i + 1:i + 1 + octal], 8) & 0xFF)
+            i += 1 + octal
+        elif c == "\\" and i + 1 < len(spec):
             c = escapes.get(spec[i + 1], spec[i + 1])
             i += 2
         else:

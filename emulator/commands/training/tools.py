@@ -295,8 +295,11 @@ class Timeline(ParsedCommand):
             ctx.outln(f"no step completed: the ranks on {failed.node} failed during initialisation; job "
                       f"{job.state if job else 'FAILED'}, exit code {job.exit_code if job else '1:0'}")
             return
-        ctx.outln(f"steady step {prof.step_s:.3f}s = data wait {prof.data_wait_s:.3f}s + compute "
-                  f"{prof.compute_s:.3f}s + exposed communication {prof.exposed_comm_s:.3f}s  ({prof.bound}-bound)")
+        # The step is the slowest rank's: its data wait and compute, then the communication no rank hides.
+        slowest = min(prof.ranks, key=lambda r: (r.comm_s, r.rank))
+        ctx.outln(f"steady step {prof.step_s:.3f}s = data wait {slowest.data_s:.3f}s + compute "
+                  f"{slowest.compute_s:.3f}s + exposed communication {prof.exposed_comm_s:.3f}s on the slowest "
+                  f"rank ({prof.bound}-bound)")
         ctx.outln(f"tokens/s {prof.tokens_per_s:,.0f}  tflops/gpu {prof.tflops_per_gpu:.1f}  MFU "
                   f"{100 * prof.mfu:.1f}%  checkpoint {prof.checkpoint_bytes / 1e9:.1f} GB, stall "
                   f"{prof.checkpoint_stall_s:.1f}s per save ({'async' if run.async_checkpoint else 'sync'})")
@@ -336,9 +339,8 @@ class Timeline(ParsedCommand):
             d = int(round(r.data_s * scale))
             c = int(round(r.compute_s * scale))
             w = max(0, width - d - c)
-            mark = "  <- late" if r.rank == prof.late_rank else ""
             ctx.outln(f"{r.rank:>4}  {r.node:<8}{r.gpu:>3}  {r.data_s:7.3f}  {r.compute_s:8.3f}  {r.comm_s:7.3f}  "
-                      f"|{'d' * d}{'#' * c}{'-' * w}|{mark}")
+                      f"|{'d' * d}{'#' * c}{'-' * w}|")
 
 
 def commands() -> list[Command]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from emulator.cluster.accounts import LEARNER
 from emulator.shell.expand import expand_word
 from emulator.shell.interpreter.expansion import ExpansionEnv
 from emulator.shell.interpreter.streams import FileSink, Null, Sink, Terminal
@@ -66,7 +67,7 @@ class Redirections(ExpansionEnv):
     def _read_input(self, path: str) -> str:
         if path in ("/dev/null", "/dev/stdin"):
             return ""
-        return self.fs.read(path)
+        return self.fs.read(path, LEARNER)
 
     def _open(self, path: str, append: bool) -> Sink:
         specials: dict[str, Sink] = {"/dev/null": Null(), "/dev/stdout": Terminal(self, "out"),
