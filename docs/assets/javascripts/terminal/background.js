@@ -10,7 +10,7 @@
  */
 
 import { Msg } from "./protocol.js";
-import { describe, post } from "./port.js";
+import { describe, now, post, trace } from "./port.js";
 
 /** How long the terminal must be idle after a normal load before the snapshot is made. */
 const MAKE_AFTER_IDLE_MS = 3000;
@@ -44,11 +44,13 @@ export function warmWhenQuiet(next) {
  * that fails to import stops the warming: its first command imports it again and reports the error. */
 function warmStep() {
   warmStarted = true;
+  const began = now();
   try {
     if (warmNext && !warmNext()) warmNext = null;
   } catch {
     warmNext = null;
   }
+  trace("warm", began, now());
   if (warmNext) warmTimer = setTimeout(warmStep, 0);
 }
 
@@ -87,9 +89,10 @@ export function whenQuiet(handled) {
   if (maker) idleTimer = setTimeout(startMaker, MAKE_AFTER_IDLE_MS);
   if (handled === Msg.RUN) warmStarted = true;
   clearTimeout(warmTimer);
-  // After PREPARE the next page's OPEN is on its way (Material is fetching the page): a family's import
-  // started meanwhile would hold it up, so warming waits for quiet.
-  const soon = warmStarted && handled !== Msg.PREPARE;
+  // Only a finished line lets warming go on at once. After PREPARE the next page's OPEN is on its way
+  // (Material is fetching the page), and after OPEN the line typed before it opened follows its READY: a
+  // family's import started meanwhile would hold either up, so warming waits for quiet.
+  const soon = warmStarted && handled === Msg.RUN;
   if (warmNext) warmTimer = setTimeout(warmStep, soon ? 0 : WARM_AFTER_IDLE_MS);
 }
 
