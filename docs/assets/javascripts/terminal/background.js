@@ -10,7 +10,7 @@
  */
 
 import { Msg } from "./protocol.js";
-import { describe, now, post, trace } from "./port.js";
+import { describe, post } from "./port.js";
 
 /** How long the terminal must be idle after a normal load before the snapshot is made. */
 const MAKE_AFTER_IDLE_MS = 3000;
@@ -44,13 +44,11 @@ export function warmWhenQuiet(next) {
  * that fails to import stops the warming: its first command imports it again and reports the error. */
 function warmStep() {
   warmStarted = true;
-  const began = now();
   try {
     if (warmNext && !warmNext()) warmNext = null;
   } catch {
     warmNext = null;
   }
-  trace("warm", began, now());
   if (warmNext) warmTimer = setTimeout(warmStep, 0);
 }
 

@@ -42,7 +42,7 @@
  *   {type: ERROR,      id, message}           one request failed; the runtime is fine
  *   {type: FATAL,      message}               the runtime cannot start or has died
  *   {type: TRACE,      marks}                 [[name, ms since the epoch], ...]: when the worker received, began
- *                                         and ended a request or a piece of background work, for the page's
+ *                                         and ended a request, for the page's
  *                                         performance marks (mdx:worker-...)
  */
 
