@@ -130,7 +130,10 @@ def _navigation_ms(page: Page) -> dict[str, float]:
         return dict(page.evaluate(
             "([link, path, sel, line, mark, limit]) => new Promise((done, fail) => {"
             " const old = document.querySelector(sel); let typed = null; const at = {}; const start = performance.now();"
-            " const check = () => { const t = document.querySelector(sel);"
+            " const check = () => { const t = document.querySelector(sel); const now = performance.now() - start;"
+            "   if (!at.address && location.pathname.endsWith(path)) at.address = now;"
+            "   if (!at.dom && t && t !== old) at.dom = now;"
+            "   if (typed && !at.mounted && typed.dataset.mdxState) at.mounted = now;"
             "   if (!typed && t && t !== old && location.pathname.endsWith(path)) {"
             "     const input = t.querySelector('[data-mdx-input]'); if (!input) return false;"
             "     typed = t; at.typed = performance.now() - start; input.value = line;"
@@ -141,11 +144,33 @@ def _navigation_ms(page: Page) -> dict[str, float]:
             " const observer = new MutationObserver(() => { if (check()) { observer.disconnect();"
             "   done({...at, output: performance.now() - start}); } });"
             " observer.observe(document, {childList: true, subtree: true, characterData: true});"
+            " observer.observe(document.documentElement, {attributes: true, subtree: true});"
             " setTimeout(() => { observer.disconnect(); fail(new Error('no output after the click')); }, limit);"
             " document.querySelector(link).click(); })",
             [link, "/" + OTHER_PAGE, TERMINAL, "help", HELP_MARK, COMMAND_LIMIT_MS]))
     except Exception as error:
         raise RuntimeError(f"in-site navigation did not reach the next page's first output: {error}") from error
+
+
+#: The ``mdx:`` marks of a navigation, from the click: main.js marks the click and the next page's mount,
+#: session.js the session ready, client.js the worker's TRACE (each request received, begun and ended).
+NAVIGATION_MARKS = ("mount", "worker-prepare-received", "worker-prepare-end", "worker-open-received",
+                    "worker-open-end", "session-ready", "worker-run-received")
+
+
+def _navigation_marks(page: Page) -> dict[str, float]:
+    """The last navigation's ``mdx:`` marks (NAVIGATION_MARKS), in ms after its click (the first of each)."""
+    marks = page.evaluate("() => performance.getEntriesByType('mark').filter(m => m.name.startsWith('mdx:'))"
+                          ".map(m => [m.name.slice(4), m.startTime])")
+    clicks = [at for name, at in marks if name == "click"]
+    if not clicks:
+        return {}
+    click = max(clicks)
+    after: dict[str, float] = {}
+    for name, at in sorted(marks, key=lambda mark: mark[1]):
+        if at >= click and name in NAVIGATION_MARKS:
+            after.setdefault(name, at - click)
+    return after
 
 
 def _command_latencies(page: Page) -> dict[str, float]:
@@ -244,6 +269,7 @@ def _measure(url: str, tmp: Path) -> list[Row]:
         warm = _first_command_ms(page2, url + LAB_PAGE + "?snapshot=off")
         later = _Bytes(page2)
         navigation = _navigation_ms(page2)
+        navigation_marks = _navigation_marks(page2)
         latencies = _command_latencies(page2)
         paced = paced_commands()
         unpaced = [ms for line, ms in latencies.items() if line not in paced]
@@ -272,6 +298,7 @@ def _measure(url: str, tmp: Path) -> list[Row]:
         ("in-site navigation: click to next page's first output", navigation["output"] / 1000.0, "s", 0.2, "max"),
         ("in-site navigation: click to the command line typed into", navigation["typed"], "ms", None, ""),
         ("in-site navigation: click to the session open", navigation.get("open", navigation["output"]), "ms", None, ""),
+        *((f"in-site navigation stage: {stage}", at, "ms", None, "") for stage, at in navigation_marks.items()),
         ("first contentful paint, lab page", fcp_lab, "ms", None, ""),
         ("first contentful paint, lab / plain page", fcp_lab / fcp_plain, "x", 1.05, "max"),
         ("browser command p50", percentile(unpaced, 0.5), "ms", None, ""),

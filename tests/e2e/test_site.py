@@ -37,6 +37,25 @@ def test_following_an_in_site_link_reuses_the_worker(page, site, requests):
     assert requests.count("manifest.json") == 1
 
 
+def test_a_click_has_the_worker_build_the_next_lab_before_its_page_opens_it(page, site):
+    """The navigation's stages as performance marks: the click, the worker's PREPARE of the next page's lab
+    (another lab than this page's), the next page's mount and its OPEN, in that order."""
+    open_lab_page(page, site.url)
+    follow_link(page, "a.md-footer__link--next")
+    marks = page.evaluate("() => performance.getEntriesByType('mark').filter(m => m.name.startsWith('mdx:'))"
+                          ".map(m => [m.name.slice(4), m.startTime])")
+    click = max(at for name, at in marks if name == "click")
+    after = {}
+    for name, at in sorted(marks, key=lambda mark: mark[1]):
+        if at >= click:
+            after.setdefault(name, at)
+    order = ["worker-prepare-received", "worker-prepare-end", "mount", "worker-open-received", "worker-open-end",
+             "session-ready"]
+    assert all(name in after for name in order), sorted(after)
+    assert after["worker-prepare-end"] <= after["worker-open-received"] <= after["worker-open-end"], after
+    assert after["mount"] <= after["worker-open-received"] and after["worker-open-end"] <= after["session-ready"], after
+
+
 def test_no_request_leaves_the_site(page, site, requests):
     open_lab_page(page, site.url)
     run(page, "help")

@@ -87,9 +87,10 @@ export function whenQuiet(handled) {
   if (maker) idleTimer = setTimeout(startMaker, MAKE_AFTER_IDLE_MS);
   if (handled === Msg.RUN) warmStarted = true;
   clearTimeout(warmTimer);
-  // After PREPARE the next page's OPEN is on its way (Material is fetching the page): a family's import
-  // started meanwhile would hold it up, so warming waits for quiet.
-  const soon = warmStarted && handled !== Msg.PREPARE;
+  // Only a finished line lets warming go on at once. After PREPARE the next page's OPEN is on its way
+  // (Material is fetching the page), and after OPEN the line typed before it opened follows its READY: a
+  // family's import started meanwhile would hold either up, so warming waits for quiet.
+  const soon = warmStarted && handled === Msg.RUN;
   if (warmNext) warmTimer = setTimeout(warmStep, soon ? 0 : WARM_AFTER_IDLE_MS);
 }
 

@@ -229,6 +229,9 @@ export class Runtime {
         this.note = message.note;
         this.emit();
         return;
+      case Msg.TRACE:
+        markStages(Object.fromEntries(message.marks));
+        return;
       case Msg.SAVED:
         this.saved = message;
         remember(message.stored);

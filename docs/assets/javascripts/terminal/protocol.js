@@ -41,6 +41,9 @@
  *   {type: PONG,       id}                    reply to PING
  *   {type: ERROR,      id, message}           one request failed; the runtime is fine
  *   {type: FATAL,      message}               the runtime cannot start or has died
+ *   {type: TRACE,      marks}                 [[name, ms since the epoch], ...]: when the worker received, began
+ *                                         and ended a request, for the page's
+ *                                         performance marks (mdx:worker-...)
  */
 
 export const Msg = Object.freeze({
@@ -55,6 +58,7 @@ export const Msg = Object.freeze({
   PONG: "pong",
   STALL: "stall",
   VERIFY: "verify",
+  TRACE: "trace",
   READY: "ready",
   PROGRESS: "progress",
   OUTPUT: "output",

@@ -140,7 +140,7 @@ export class Session {
   ready(opened, fresh, said = "") {
     const { el, editor, bar, scrollback, runner } = this.terminal;
     if (this.terminal.disposed) return;
-    if (!performance.getEntriesByName("mdx:session-open").length) performance.mark("mdx:session-open");
+    performance.mark(performance.getEntriesByName("mdx:session-open").length ? "mdx:session-ready" : "mdx:session-open");
     this.sid = opened.sid;
     el.dataset.mdxOpen = "true";
     editor.setPrompt(opened.prompt);

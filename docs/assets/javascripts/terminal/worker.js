@@ -16,7 +16,7 @@
  */
 
 import { Msg } from "./protocol.js";
-import { describe, post } from "./port.js";
+import { describe, now, post, trace } from "./port.js";
 
 const SNAPSHOTS_WANTED = new URL(import.meta.url).searchParams.get("snapshot") !== "off";
 /**
@@ -78,6 +78,7 @@ function runtime() {
 
 self.addEventListener("message", async (event) => {
   const message = event.data;
+  const received = now();
   let modules;
   try {
     modules = await MODULES;
@@ -110,11 +111,13 @@ self.addEventListener("message", async (event) => {
   } catch {
     return; // FATAL was posted once, by runtime()
   }
+  const began = now();
   try {
     await handler(message);
   } catch (error) {
     post({ type: Msg.ERROR, id: message.id, message: describe(error) });
   }
+  trace(message.type, began, now(), received);
   background.whenQuiet(message.type);
 });
 
