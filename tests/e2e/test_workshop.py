@@ -53,8 +53,8 @@ def test_export_then_import_in_a_fresh_browser_restores_everything(browser, site
     first = browser.new_context()
     page = first.new_page()
     solve_in_browser(page, site.url, "input-wait", 5)
-    kept = stored(page)
     path = export(page, site.url, tmp_path)
+    kept = stored(page)  # read once the lab page has gone: leaving it saves the terminal once more
     data = json.loads(path.read_text())
     assert (data["format"], data["schema"]) == ("gpu-cluster-handbook-progress", 1)
     assert data["solved"]["input-wait"] == {"seed": 5, "hints": 1, "attempts": 1}
