@@ -36,3 +36,8 @@ def test_several_matches_get_one_row_each_and_the_system_wide_form_says_it_is_no
     assert len(rows) == 8 and all(len(line.split()[1]) <= 10 for line in rows)
     out = run(session, "numastat; echo status=$?")
     assert "not kept" in out and "a limit of this simulated terminal" in out and out.endswith("status=1\n")
+
+
+def test_an_unknown_option_is_refused_in_getopts_words_with_status_1() -> None:
+    out = run(on("node01"), "numastat -x; echo status=$?")
+    assert out.startswith("numastat: invalid option -- 'x'\nUsage: numastat ") and out.endswith("status=1\n")

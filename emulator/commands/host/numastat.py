@@ -15,6 +15,7 @@ from collections.abc import Callable
 from emulator.cluster.processes import Proc, processes
 from emulator.commands.kit.command import Context, Outcome, ParsedCommand
 from emulator.commands.kit.spec import ArgumentParser
+from emulator.commands.kit.usage import getopt_error
 from emulator.hostfs.numamaps import PAGE_KIB, mappings
 from emulator.limits import limit_reached
 
@@ -28,6 +29,11 @@ class Numastat(ParsedCommand):
     summary = "show per-NUMA-node memory of processes"
     section = "Host"
     synopsis = "-p <PID>|<pattern> [-c]"
+    usage_status = 1
+
+    def usage_error(self, message: str) -> str:
+        # numastat.c: getopt's complaint, then its usage, exit status 1.
+        return getopt_error(self.name, message) + f"\nUsage: numastat {self.synopsis}"
 
     def configure(self, parser: ArgumentParser) -> None:
         parser.add_argument("-p", dest="patterns", action="append", default=[], metavar="PID|pattern",
