@@ -67,6 +67,11 @@ a JSON string (or None). Sessions live in this module, keyed by ``sid``.
     command family, so that a tool's first use does not pay its import;
     False once all are done. From the first command done, the worker
     calls it once a task until it answers False, any request going first.
+``warm_all() -> None``
+    Import every module of the package, read every lab file, and run
+    ``help`` in a session closed again: what a runtime that never imports or
+    compiles anything later holds (the snapshot maker calls it; the build
+    compiles the standard-library modules this imports).
 ``incomplete(text) -> str``
     JSON bool: whether ``text`` (the lines typed so far, joined by newlines)
     needs another line, as bash prompts ``> `` after an open quote, a
@@ -79,7 +84,9 @@ least recently used (the page should snapshot a session it wants to keep).
 
 from __future__ import annotations
 
+import importlib
 import json
+import pkgutil
 from collections import OrderedDict
 from contextlib import suppress
 from itertools import count
@@ -263,3 +270,17 @@ def incomplete(text: str) -> str:
 def warm_next() -> bool:
     """Read the next lab file not read yet, then import the next command family; False when all are done."""
     return labs.warm_next() or registry.warm_next()
+
+
+def warm_all() -> None:
+    package = importlib.import_module("emulator")
+    for info in pkgutil.walk_packages(package.__path__, "emulator."):
+        if not info.name.endswith(".__main__"):
+            importlib.import_module(info.name)
+    while warm_next():
+        pass
+    sid = json.loads(open_session("sandbox", 0, None))["sid"]
+    start(sid, "help")
+    while not json.loads(step(sid))["done"]:
+        pass
+    close(sid)

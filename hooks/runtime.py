@@ -19,7 +19,13 @@ After the pages are written this hook
   the one stable address the terminal's worker reads;
 * copies the Pyodide runtime files from ``node_modules/pyodide`` (the version
   pinned in ``package.json``) to ``assets/pyodide/<version>/``, and sets
-  ``extra.pyodide_version`` for the templates before the pages are written.
+  ``extra.pyodide_version`` for the templates before the pages are written;
+* before the pages are written, also compiles the standard-library modules
+  that Pyodide and the emulator import (``tools/stdlib_bytecode.py``), cached
+  under ``.cache/stdlib/``: the terminal loads Pyodide with that archive
+  (``assets/emulator/<sha>/python_stdlib.zip``, named in the manifest as
+  ``stdlib`` with its ``stdlibSha256``, and given to prestart.js as
+  ``extra.stdlib_path``) instead of the one of sources it ships with.
 
 Any missing piece fails the build with a message saying what to run.
 """
@@ -39,6 +45,7 @@ from mkdocs.exceptions import PluginError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from tools.stdlib_bytecode import StdlibError, compile_stdlib  # noqa: E402
 from tools.wheel_bytecode import BytecodeError, add_bytecode  # noqa: E402
 from tools.wheel_sources import blank_tree  # noqa: E402
 
@@ -105,6 +112,30 @@ def build_wheel() -> Path:
         return Path(shutil.copy2(wheels[0], cache / wheels[0].name))
 
 
+def build_stdlib(wheel: Path) -> Path:
+    """Pyodide's standard library with what Pyodide and ``wheel`` import compiled, built once per change."""
+    folder, _ = pyodide_dir()
+    tools = [ROOT / "tools" / name for name in ("stdlib_bytecode.py", "stdlib_bytecode.mjs")]
+    digest = hashlib.sha256(wheel.read_bytes() + b"\0" + (folder / "python_stdlib.zip").read_bytes())
+    for path in tools:
+        digest.update(b"\0" + path.read_bytes())
+    built = ROOT / ".cache" / "stdlib" / digest.hexdigest()[:16] / "python_stdlib.zip"
+    if built.is_file():
+        return built
+    built.parent.mkdir(parents=True, exist_ok=True)
+    partial = built.with_suffix(".part")
+    try:
+        compile_stdlib(folder / "python_stdlib.zip", wheel, partial, ROOT)
+    except StdlibError as error:
+        raise PluginError(str(error)) from error
+    partial.replace(built)
+    return built
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
 def check_wheel(wheel: Path, files: list[Path]) -> None:
     """Every module, data file and lab file of the sources is in the wheel."""
     with zipfile.ZipFile(wheel) as archive:
@@ -161,8 +192,11 @@ def on_page_context(context, page, config, nav):
 
 
 def on_config(config):
-    """Tell the templates the Pyodide version: prestart.js hints its folder to the worker (see main.html)."""
+    """Tell the templates the Pyodide version and the compiled standard library's path: prestart.js hints both
+    to the worker (see main.html)."""
     config["extra"]["pyodide_version"] = pyodide_dir()[1]
+    stdlib = _sha256(build_stdlib(build_wheel()))[:12]
+    config["extra"]["stdlib_path"] = f"assets/emulator/{stdlib}/python_stdlib.zip"
     return config
 
 
@@ -181,9 +215,15 @@ def on_post_build(config):
         shutil.rmtree(assets)
     (assets / sha256[:12]).mkdir(parents=True)
     shutil.copyfile(wheel, assets / sha256[:12] / wheel.name)
+    stdlib = build_stdlib(wheel)
+    stdlib_sha256 = _sha256(stdlib)
+    (assets / stdlib_sha256[:12]).mkdir(exist_ok=True)
+    shutil.copyfile(stdlib, assets / stdlib_sha256[:12] / stdlib.name)
     manifest = {
         "wheel": f"{sha256[:12]}/{wheel.name}",
         "sha256": sha256,
+        "stdlib": f"{stdlib_sha256[:12]}/{stdlib.name}",
+        "stdlibSha256": stdlib_sha256,
         "pyodide": f"../pyodide/{version}/",
         "pyodideVersion": version,
         "snapshot": snapshots_enabled(config),

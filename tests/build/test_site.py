@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -82,6 +83,24 @@ def test_the_manifest_names_the_wheel_by_its_sha256(built):
     runtime = (built / "assets/emulator" / manifest["pyodide"]).resolve()
     for name in ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"):
         assert (runtime / name).is_file(), name
+
+
+def test_pyodide_loads_the_standard_library_compiled_by_the_build(built):
+    """The manifest and every page's prestart name one archive: the vendored one, with the modules Pyodide and
+    the emulator import as bytecode in place of their sources, and every other file as it was."""
+    manifest = json.loads((built / "assets/emulator/manifest.json").read_text())
+    stdlib = built / "assets/emulator" / manifest["stdlib"]
+    assert hashlib.sha256(stdlib.read_bytes()).hexdigest() == manifest["stdlibSha256"]
+    page = (built / "guides/training-step/index.html").read_text()
+    hint = re.search(r'<script data-worker="[^"]*" data-pyodide="[^"]*" data-stdlib="([^"]+)">', page)
+    assert hint and (built / "guides/training-step" / hint[1]).resolve() == stdlib.resolve()
+    stock = built / "assets/emulator" / manifest["pyodide"] / "python_stdlib.zip"
+    with zipfile.ZipFile(stdlib) as compiled, zipfile.ZipFile(stock) as original:
+        names, sources = set(compiled.namelist()), set(original.namelist())
+    for module in ("inspect", "dataclasses", "json/__init__", "asyncio/__init__", "tomllib/_parser"):
+        assert f"{module}.pyc" in names and f"{module}.py" not in names, module
+    assert {name.removesuffix("c") for name in names} == sources
+    assert "pydoc.py" in names, "a module no start imports stays as source"
 
 
 def test_the_manifest_names_the_lab_of_each_lab_page(built):

@@ -60,3 +60,39 @@ def test_blanking_keeps_every_line_number_and_drops_comments() -> None:
             assert shipped.count("\n") == source.count("\n"), name
             assert shipped == blank(source), name
     assert blank('"""Doc."""\nx = 1  # note\n') == '""\nx = 1\n'
+
+
+MOUNTED = """
+import io, json, sys
+from contextlib import redirect_stdout
+wheel, site_packages, line = sys.argv[1:]
+sys.path.insert(0, wheel)
+from emulator import wheelimport
+wheelimport.mount(wheel, site_packages)
+import emulator.web as web
+assert web.__file__ == f"{site_packages}/emulator/web.py", web.__file__
+assert wheel not in sys.path and not any(m == "emulator" and "zip" in str(type(v.__loader__)) for m, v in sys.modules.items())
+sid = json.loads(web.open_session("sandbox", 0, None))["sid"]
+web.start(sid, line)
+out = []
+while True:
+    reply = json.loads(web.step(sid))
+    out += [text for kind, text in reply["out"]]
+    if reply["done"]:
+        break
+print("".join(out), end="")
+"""
+
+
+@pytest.mark.parametrize("line", ["help", "man awk", "lab list"])
+def test_the_package_imported_straight_from_the_wheel_prints_what_the_checkout_prints(
+        tmp_path: Path, line: str) -> None:
+    """emulator.wheelimport, as the browser's first visit uses it: no unpacking, modules read from the archive
+    (here compiled from its sources, since the wheel's bytecode is Pyodide's), package data as files."""
+    site_packages = tmp_path / "site-packages"
+    proc = subprocess.run([sys.executable, "-I", "-c", MOUNTED, str(build_wheel()), str(site_packages), line],
+                          capture_output=True, text=True, cwd=tmp_path, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == Session("sandbox", 0).execute(line)[0]
+    assert sorted(p.name for p in (site_packages / "emulator").iterdir()) == ["commands", "labs_data"]
+    assert not list(site_packages.rglob("*.py")), "only the package data is extracted"

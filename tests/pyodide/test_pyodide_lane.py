@@ -5,7 +5,11 @@ WebAssembly). This test builds the wheel, replays the same scenarios in this
 CPython and in the vendored Pyodide under Node, and compares every output and
 exit status. The wheel is the one the site ships (``hooks.runtime.build_wheel``:
 blanked sources, Pyodide bytecode without docstrings and annotations), so what
-the build strips is proved unread. Scenarios: the representative commands of
+the build strips is proved unread; Pyodide loads the standard library the site
+ships (``hooks.runtime.build_stdlib``: the modules Pyodide and the emulator
+import, compiled), and imports the emulator straight from the wheel, as the
+browser does on a first visit. No standard-library module is compiled from
+source on the way. Scenarios: the representative commands of
 the benchmark and every command's manual page on the healthy sandbox, and
 every lab's reference procedure with the right finding.
 """
@@ -22,7 +26,7 @@ import pytest
 
 from emulator import labs
 from emulator.commands import registry
-from hooks.runtime import build_wheel
+from hooks.runtime import build_stdlib, build_wheel
 
 from .transcript import run_scenarios
 
@@ -68,10 +72,13 @@ def test_pyodide_transcripts_match_cpython(wheel: Path, tmp_path: Path) -> None:
     plan = scenarios()
     spec = tmp_path / "scenarios.json"
     spec.write_text(json.dumps(plan))
-    proc = subprocess.run(["node", str(HERE / "lane.mjs"), str(wheel), str(HERE / "transcript.py"), str(spec)],
+    proc = subprocess.run(["node", str(HERE / "lane.mjs"), str(wheel), str(build_stdlib(wheel)),
+                           str(HERE / "transcript.py"), str(spec)],
                           capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert proc.returncode == 0, proc.stderr[-4000:]
-    in_wasm = json.loads(proc.stdout)
+    lane = json.loads(proc.stdout)
+    assert lane["fromSource"] == [], "compiled from source in the browser: " + ", ".join(lane["fromSource"])
+    in_wasm = lane["transcripts"]
     here = run_scenarios(plan)
     assert len(in_wasm) == len(here)
     for a, b in zip(here, in_wasm):

@@ -65,7 +65,7 @@ export function unpackWhenQuiet(unpack) {
   unpackLater = unpack;
 }
 
-/** After a normal load: the snapshot is made from {indexURL, wheel, key} once the terminal has been idle. */
+/** After a normal load: the snapshot is made from {indexURL, stdLibURL, wheel, key} once the terminal has been idle. */
 export function makeWhenQuiet(what) {
   maker = what;
 }
@@ -95,7 +95,7 @@ export function whenQuiet(handled) {
 }
 
 function startMaker() {
-  const { indexURL, wheel, key } = maker;
+  const { indexURL, stdLibURL, wheel, key } = maker;
   maker = null;
   let child;
   try {
@@ -113,5 +113,5 @@ function startMaker() {
     child.terminate();
     post({ type: Msg.SAVED, stored: false, reason: event.message || "the snapshot worker failed" });
   });
-  child.postMessage({ indexURL, wheel, key, visited }, [wheel]);
+  child.postMessage({ indexURL, stdLibURL, wheel, key, visited }, [wheel]);
 }

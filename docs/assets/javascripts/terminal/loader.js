@@ -1,7 +1,9 @@
 /**
- * Loads the emulator worker's runtime: Pyodide from the site, then the
+ * Loads the emulator worker's runtime: Pyodide from the site, with the
+ * standard library the build compiled (the manifest's `stdlib`), then the
  * emulator wheel named by the manifest, checked against its sha256, and
- * imports `emulator.web`. PROGRESS reports the bytes as they arrive.
+ * imports `emulator.web` straight from the wheel (`emulator.wheelimport`).
+ * PROGRESS reports the bytes as they arrive.
  *
  * Start-up from a memory snapshot (snapshot.js): when this browser holds a
  * snapshot for this deploy, Pyodide is restored from it instead of booting,
@@ -104,7 +106,26 @@ async function fetchWheel(manifest) {
   return wheel;
 }
 
-/** Unpack the wheel into site-packages (files are not part of a snapshot, so after a restore too). */
+/** Where the wheel is written for mount(). */
+const WHEEL_FILE = "/tmp/emulator.whl";
+
+/**
+ * Import the emulator from the wheel as one file, without unpacking it (emulator/wheelimport.py): on the way
+ * to a first visit's first command. The worker loads that module itself through zipimport.
+ */
+function mount(pyodide, wheel) {
+  const sitePackages = pyodide.runPython("import site; site.getsitepackages()[0]");
+  pyodide.FS.writeFile(WHEEL_FILE, new Uint8Array(wheel));
+  pyodide.runPython(`import sys\nsys.path.insert(0, ${JSON.stringify(WHEEL_FILE)})`);
+  const wheelimport = pyodide.pyimport("emulator.wheelimport");
+  try {
+    wheelimport.mount(WHEEL_FILE, sitePackages);
+  } finally {
+    wheelimport.destroy();
+  }
+}
+
+/** Unpack the wheel into site-packages (files are not part of a snapshot, so after a restore). */
 function install(pyodide, wheel) {
   const sitePackages = pyodide.runPython("import site; site.getsitepackages()[0]");
   pyodide.unpackArchive(wheel, "wheel", { extractDir: sitePackages });
@@ -131,7 +152,7 @@ class Damaged extends Error {}
  * commands read no file; the wheel's files are unpacked again once the
  * terminal is idle (background.js); only then is the wheel downloaded.
  */
-async function restore(loadPyodide, indexURL, found, compiled, wheel, early) {
+async function restore(loadPyodide, indexURL, stdLibURL, found, compiled, wheel, early) {
   // A damaged heap is never restored; the module compiles meanwhile, on other threads.
   if (!snapshots.intact(found)) throw new Damaged("the stored snapshot is damaged");
   const undo = snapshots.prepareInstantiation(found.bytes, compiled);
@@ -147,7 +168,7 @@ async function restore(loadPyodide, indexURL, found, compiled, wheel, early) {
   };
   let pyodide;
   try {
-    pyodide = await loadPyodide({ indexURL, _loadSnapshot: found.bytes, ...quiet });
+    pyodide = await loadPyodide({ indexURL, stdLibURL, _loadSnapshot: found.bytes, ...quiet });
   } finally {
     self.fetch = fetching;
     undo();
@@ -165,10 +186,14 @@ async function restore(loadPyodide, indexURL, found, compiled, wheel, early) {
   return module;
 }
 
-/** Pyodide booted from the folder prestart.js named, before the manifest confirms it (`early.script` loads). */
+/**
+ * Pyodide booted from the folder and with the standard library prestart.js named, before the manifest
+ * confirms them (`early.script` loads).
+ */
 function bootEarly(early) {
   self.fetch = countingFetch;
-  const booting = early.script.then(({ loadPyodide }) => loadPyodide({ indexURL: early.folder, ...quiet }));
+  const booting = early.script.then(({ loadPyodide }) =>
+    loadPyodide({ indexURL: early.folder, stdLibURL: early.stdlib, ...quiet }));
   booting.catch(() => {}); // awaited below when the manifest names this folder, which reports a failure
   return booting;
 }
@@ -185,7 +210,7 @@ export async function loadRuntime({ snapshotsWanted, early }) {
   // No snapshot held (worker.js): Pyodide boots from the page's hint at once, while the manifest is fetched.
   const booting = early?.script ? bootEarly(early) : null;
   const manifestPromise = fetchOk(MANIFEST_URL, "The runtime manifest").then((response) => response.json());
-  const keyPromise = manifestPromise.then((m) => snapshots.snapshotKey(m.pyodideVersion, m.sha256));
+  const keyPromise = manifestPromise.then((m) => snapshots.snapshotKey(m.pyodideVersion, m.sha256, m.stdlibSha256));
   keyPromise.catch(() => {}); // a failed manifest is reported just below
   // The stored snapshot is read while the manifest is fetched; the manifest then says whether it fits.
   const stored = booting ? Promise.resolve({ missing: "none held when the page started" })
@@ -195,6 +220,7 @@ export async function loadRuntime({ snapshotsWanted, early }) {
   pages = manifest.pages ?? {};
   const key = await keyPromise;
   const pyodideURL = new URL(manifest.pyodide, MANIFEST_URL);
+  const stdLibURL = new URL(manifest.stdlib, MANIFEST_URL).href;
   progress(Stage.RUNTIME);
   let wheelPromise = null;
   const wheel = () => (wheelPromise ??= fetchWheel(manifest));
@@ -213,7 +239,7 @@ export async function loadRuntime({ snapshotsWanted, early }) {
   if (found.bytes) {
     progress(Stage.RESTORING);
     try {
-      const module = await restore(loadPyodide, pyodideURL.href, found, compiled, wheel, early);
+      const module = await restore(loadPyodide, pyodideURL.href, stdLibURL, found, compiled, wheel, early);
       reached("imported");
       post({ type: Msg.LOADED, runtime: "snapshot", note, stages, ms: Math.round(performance.now() - started) });
       return module;
@@ -234,17 +260,17 @@ export async function loadRuntime({ snapshotsWanted, early }) {
   }
   if (found.damaged) note = "The terminal's saved start-up copy was damaged, so it started normally.";
   wheel().catch(() => {}); // downloads beside Pyodide; awaited below, where a failure is reported
-  const pyodide = booting && early.folder === pyodideURL.href ? await booting
-    : await loadPyodide({ indexURL: pyodideURL.href, ...quiet });
+  const pyodide = booting && early.folder === pyodideURL.href && early.stdlib === stdLibURL ? await booting
+    : await loadPyodide({ indexURL: pyodideURL.href, stdLibURL, ...quiet });
   reached("pyodide");
   progress(Stage.WHEEL);
   const bytes = await wheel();
-  install(pyodide, bytes);
-  reached("unpacked");
+  mount(pyodide, bytes);
+  reached("wheel-mounted");
   progress(Stage.SESSION);
   const module = pyodide.pyimport("emulator.web");
   reached("imported");
-  if (!found.skip) makeWhenQuiet({ indexURL: pyodideURL.href, wheel: bytes.slice(0), key });
+  if (!found.skip) makeWhenQuiet({ indexURL: pyodideURL.href, stdLibURL, wheel: bytes.slice(0), key });
   post({ type: Msg.LOADED, runtime: "fresh", note, reason: found.missing ?? null, stages,
          ms: Math.round(performance.now() - started) });
   return module;

@@ -3,7 +3,8 @@
  *
  * The emulator worker starts it once the reader's terminal has been idle
  * after a normal load, so the learner's first command never waits for it. It
- * loads a second, clean Pyodide with `_makeSnapshot`, unpacks the wheel into
+ * loads a second, clean Pyodide with `_makeSnapshot` (and the standard library
+ * the runtime it restores into loads), unpacks the wheel into
  * site-packages (loadPackage would break the snapshot), imports every module
  * of the emulator, reads every lab file, and warms it with one throw-away session (so a restored
  * runtime opens its first session without importing or compiling anything),
@@ -15,33 +16,22 @@
 
 import { MAX_HEAP_BYTES, skip, unusable, write } from "./snapshot.js";
 
-/** Python run before the snapshot: import everything, read every lab, open, use and close one session. */
+/** Python run before the snapshot: import everything, read every lab, use one session; prepare the visit's labs. */
 const WARM_UP = `
-import importlib, json, pkgutil
-import emulator, emulator.web as web
-for info in pkgutil.walk_packages(emulator.__path__, "emulator."):
-    if not info.name.endswith(".__main__"):
-        importlib.import_module(info.name)
-while web.warm_next():
-    pass
-sid = json.loads(web.open_session("sandbox", 0, None))["sid"]
-web.start(sid, "help")
-for _ in range(1000):
-    if json.loads(web.step(sid))["done"]:
-        break
-web.close(sid)
+import json
+import emulator.web as web
+web.warm_all()
 for lab, seed in json.loads(VISITED):
     web.prepare(lab, seed)
-del info, sid, _
 `;
 
 self.addEventListener("message", async (event) => {
-  const { indexURL, wheel, key, visited } = event.data;
+  const { indexURL, stdLibURL, wheel, key, visited } = event.data;
   const started = performance.now();
   let report;
   try {
     const { loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href);
-    const pyodide = await loadPyodide({ indexURL, _makeSnapshot: true, stdout: () => {}, stderr: () => {} });
+    const pyodide = await loadPyodide({ indexURL, stdLibURL, _makeSnapshot: true, stdout: () => {}, stderr: () => {} });
     const sitePackages = pyodide.runPython("import site; site.getsitepackages()[0]");
     pyodide.unpackArchive(wheel, "wheel", { extractDir: sitePackages });
     pyodide.runPython("import importlib; importlib.invalidate_caches()");

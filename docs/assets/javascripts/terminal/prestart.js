@@ -1,7 +1,8 @@
 /*
  * Runs first in every page's <head>, inlined by hooks/prestart.py (this
- * comment is left out), with the worker's address and the build's Pyodide
- * folder in its data-worker and data-pyodide attributes. It starts the
+ * comment is left out), with the worker's address, the build's Pyodide
+ * folder and its compiled standard library in its data-worker, data-pyodide
+ * and data-stdlib attributes. It starts the
  * emulator worker at once, while the page itself is still loading, so the
  * runtime's start overlaps the page's own work: a restore when this browser
  * holds a start-up snapshot of the terminal's runtime (`?held=1`), else
@@ -74,6 +75,9 @@
     // no snapshot is held) before the manifest confirms it.
     var pyodide = script.dataset.pyodide;
     if (pyodide) url.searchParams.set("pyodide", new URL(pyodide, location.href).href);
+    // And the standard library it loads Pyodide with (the build's compiled one, hooks/runtime.py).
+    var stdlib = script.dataset.stdlib;
+    if (pyodide && stdlib) url.searchParams.set("stdlib", new URL(stdlib, location.href).href);
     if (held) url.searchParams.set("held", "1");
     worker = new Worker(url, { type: "module" });
     performance.mark("mdx:worker-created");

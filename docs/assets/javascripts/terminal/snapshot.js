@@ -40,9 +40,9 @@ const MAGIC = 0x706e7300;
 /** Where the snapshot's JSON starts: after the magic, offsets and build id. */
 const JSON_AT = 48;
 
-/** What a snapshot file's name starts with for this Pyodide and wheel. */
-export function snapshotKey(pyodideVersion, wheelSha256) {
-  return `${encodeURIComponent(pyodideVersion)}-${wheelSha256}`;
+/** What a snapshot file's name starts with for this Pyodide, wheel and standard library. */
+export function snapshotKey(pyodideVersion, wheelSha256, stdlibSha256) {
+  return `${encodeURIComponent(pyodideVersion)}-${wheelSha256}-${stdlibSha256}`;
 }
 
 export async function sha256Hex(buffer) {

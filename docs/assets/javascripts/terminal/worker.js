@@ -20,35 +20,37 @@ import { describe, now, post, trace } from "./port.js";
 
 const SNAPSHOTS_WANTED = new URL(import.meta.url).searchParams.get("snapshot") !== "off";
 /**
- * prestart.js names the Pyodide folder of the page's build (`?pyodide=`) when it starts this worker. When
- * this browser holds a snapshot (`?held=1`), compiling pyodide.asm.wasm, loading its script and downloading
- * the files Pyodide reads while it starts (the standard library and the lock file) begin at once, for the
- * restore. Otherwise Pyodide's script starts loading, and loader.js boots Pyodide from that folder before the
- * manifest arrives. Either is used only if the manifest names the same folder.
+ * prestart.js names the Pyodide folder of the page's build (`?pyodide=`) and the compiled standard library
+ * Pyodide is loaded with (`?stdlib=`) when it starts this worker. When this browser holds a snapshot
+ * (`?held=1`), compiling pyodide.asm.wasm, loading its script and downloading the files Pyodide reads while
+ * it starts (the standard library and the lock file) begin at once, for the restore. Otherwise Pyodide's
+ * script starts loading, and loader.js boots Pyodide from that folder before the manifest arrives. Either is
+ * used only if the manifest names the same folder and standard library.
  */
 const EARLY = (() => {
   const params = new URL(import.meta.url).searchParams;
   const hint = params.get("pyodide");
-  if (!hint || !SNAPSHOTS_WANTED) return null;
+  const stdlibHint = params.get("stdlib");
+  if (!hint || !stdlibHint || !SNAPSHOTS_WANTED) return null;
   const folder = new URL(hint, self.location.href);
-  if (folder.origin !== self.location.origin) return null;
+  const stdlib = new URL(stdlibHint, self.location.href);
+  if (folder.origin !== self.location.origin || stdlib.origin !== self.location.origin) return null;
   if (params.get("held") !== "1") {
     const script = import(new URL("pyodide.mjs", folder).href);
     script.catch(() => {});
-    return { folder: folder.href, script };
+    return { folder: folder.href, stdlib: stdlib.href, script };
   }
   const wasm = new URL("pyodide.asm.wasm", folder).href;
   const compiled = WebAssembly.compileStreaming(self.fetch(wasm));
   compiled.catch(() => {});
   import(new URL("pyodide.asm.mjs", folder).href).catch(() => {});
   const downloads = new Map();
-  for (const name of ["python_stdlib.zip", "pyodide-lock.json"]) {
-    const url = new URL(name, folder).href;
+  for (const url of [stdlib.href, new URL("pyodide-lock.json", folder).href]) {
     const response = self.fetch(url);
     response.catch(() => {});
     downloads.set(url, response);
   }
-  return { wasm, compiled, downloads };
+  return { wasm, stdlib: stdlib.href, compiled, downloads };
 })();
 
 /**
