@@ -86,14 +86,12 @@ class Layout:
     tick_gap: int              # least distance between two labels of an axis, px
     rank_label: str            # a rank's row label, formatted with rank, node and gpu
     row: int                   # height of a rank's row, px
-    tooltips: bool             # each bar of a rank says its seconds on a pointer's hover (a phone has none)
 
 
 #: A desktop column: one line of title, a label every few minutes.
-WIDE = Layout(900, 20, 165, 60, "rank {rank:>2}  {node} GPU {gpu}", 14, True)
-#: A 390 px phone's column (358 px) shows it unscaled, so 11 px text stays 11 px; a touch shows no tooltip, so
-#: each part of the ranks' bars is one shape.
-PHONE = Layout(350, 10, 116, 50, "{rank:>2} {node} GPU {gpu}", 16, False)
+WIDE = Layout(900, 20, 165, 60, "rank {rank:>2}  {node} GPU {gpu}", 14)
+#: A 390 px phone's column (358 px) shows it unscaled, so 11 px text stays 11 px.
+PHONE = Layout(350, 10, 116, 50, "{rank:>2} {node} GPU {gpu}", 16)
 #: Intervals between time labels, seconds: the first wide enough apart is used.
 TICKS = (300, 600, 900, 1800, 3600, 7200, 14400, 28800)
 
@@ -223,18 +221,18 @@ def ranks_svg(name: str, cluster: object, layout: Layout = WIDE) -> str:
              if r.node != above.node]
     body += [text(edge, y + row - 3, layout.rank_label.format(rank=r.rank, node=r.node, gpu=r.gpu), 11,
                   bold=prof.late_rank == r.rank, cls="ink" if prof.late_rank == r.rank else "muted") for y, r in rows]
+    # Each part of every rank's bar is one shape, without a tooltip per bar: a page carries the chart twice
+    # (wide and phone), and 96 tooltips would weigh more than the rest of the chart; the description says the
+    # ranges and the slowest rank, and the terminal's ``timeline --ranks`` each rank's seconds.
     for part, key in enumerate(("data", "compute", "wait")):
         bars = []
         for y, r in rows:
             values = (r.data_s, r.compute_s, r.comm_s)
             start, value = sum(values[:part]), values[part]
             if value > 0:
-                bars.append(((x(start), y + 2, max(x(start + value) - x(start), 0.5), row - 4),
-                             f"rank {r.rank} {key} {value:.3f} s"))
-        if layout.tooltips:
-            body += [swatch(*patch, PART_COLOURS[key], tip) for patch, tip in bars]
-        elif bars:
-            body.append(swatches((patch for patch, _tip in bars), PART_COLOURS[key]))
+                bars.append((x(start), y + 2, max(x(start + value) - x(start), 0.5), row - 4))
+        if bars:
+            body.append(swatches(bars, PART_COLOURS[key]))
     bottom = top + row * len(prof.ranks)
     every = next(n for n in range(1, axis_max + 2) if n * (right - left) / axis_max >= layout.tick_gap / 2)
     for second in range(0, axis_max + 1, every):

@@ -5,14 +5,16 @@ charts of the training run (``tools/charts.py``) are all drawn with these
 primitives, so a text, a box, a line or a document reads the same in each,
 and written by one loop (:func:`write_pictures`).
 
-Every shape and label carries a class (``mdx-fig-ink``, ``mdx-fig-box``,
+Every shape and label is drawn with a class (``mdx-fig-ink``, ``mdx-fig-box``,
 ``mdx-fig-line``, ``mdx-fig-accent``, ``mdx-fig-hot``...) and a plain colour
 as a presentation attribute. Opened on its own, a figure shows the plain
 colours; inlined in a page (``hooks/figures.py``), the site's stylesheet
 (``site.css``, "Figures") repaints each class from Material's palette
 variables, so one drawing reads in the light and the dark palette alike.
 Presentation attributes and classes only: the site's Content-Security-Policy
-forbids inline styles.
+forbids inline styles (a ``<style>`` element too). :func:`svg` writes the
+markup compact (``tools/svg_compact.py``): what neighbouring shapes share,
+class and colours included, is said once on a group they inherit it from.
 """
 
 from __future__ import annotations
@@ -100,8 +102,8 @@ def swatch(x: float, y: float, w: float, h: float, colour: str, tip: str = "", o
     both palettes, on a chart's own light panel (``svg(..., panel=True)``).
     """
     edge = ' stroke="#4b5563" stroke-width="0.5"' if outline else ""
-    shape = f'<path d="M{num(x)} {num(y)}h{num(w)}v{num(h)}H{num(x)}z" class="mdx-fig-series" fill="{colour}"{edge}'
-    return f"{shape}><title>{escape(tip)}</title></path>" if tip else f"{shape}/>"
+    shape = f'<rect x="{num(x)}" y="{num(y)}" width="{num(w)}" height="{num(h)}" class="mdx-fig-series" fill="{colour}"{edge}'
+    return f"{shape}><title>{escape(tip)}</title></rect>" if tip else f"{shape}/>"
 
 
 def swatches(patches: Iterable[tuple[float, float, float, float]], colour: str) -> str:
