@@ -8,21 +8,22 @@ of consecutive elements that share it, on a ``<g>`` whose children inherit
 it. Paint order is kept (only neighbours are grouped), so the picture renders
 the same. A class moves to a group only with the colours it repaints, so the
 site's stylesheet still repaints a group's children, which carry no colour of
-their own, by inheritance; the body's most common paint, the text ink, is
-said once for the whole drawing.
+their own, by inheritance; the body's most common paint, the text ink, and
+its most common font size are said once for the whole drawing.
 """
 
 from __future__ import annotations
 
 import itertools
 import xml.etree.ElementTree as ET
+from collections import Counter
 from collections.abc import Iterator
 from html import escape
 
 #: Attributes lifted together, outermost first: a class with the colours it repaints, then the stroke, then
 #: the font. Each is an inherited property, so a group's children draw as if they carried it themselves.
-LAYERS = (("class", "fill", "stroke"), ("stroke-width", "stroke-dasharray"), ("font-size",), ("font-weight",),
-          ("text-anchor",))
+LAYERS = (("class", "fill", "stroke"), ("stroke-width", "stroke-dasharray"), ("font-size",), ("text-anchor",),
+          ("font-weight",))
 #: Values that are the property's initial value: said by no element (nothing above it sets another).
 DEFAULTS = {"text-anchor": "start", "stroke-width": "1"}
 
@@ -32,6 +33,8 @@ def compact(body: list[str], base: dict[str, str]) -> list[str]:
     shared attributes lifted onto groups."""
     root = ET.fromstring(f"<g>{''.join(body)}</g>")
     elements = list(root)
+    sizes = Counter(size for element in elements if (size := element.get("font-size")))
+    base = {**base, **({"font-size": sizes.most_common(1)[0][0]} if sizes else {})}
     for element in elements:
         for name, value in DEFAULTS.items():
             if element.get(name) == value:
@@ -39,6 +42,8 @@ def compact(body: list[str], base: dict[str, str]) -> list[str]:
         if all(element.get(name) == base.get(name) for name in LAYERS[0]):
             for name in LAYERS[0]:
                 element.attrib.pop(name, None)
+        if "font-size" in element.attrib and element.get("font-size") == base.get("font-size"):
+            del element.attrib["font-size"]
     return [_open("g", base), *(line for element in _grouped(elements, LAYERS) for line in _lines(element)),
             "</g>"]
 

@@ -15,13 +15,18 @@ PICTURES: list[tuple[Any, Callable[..., str], bool]] = [
     *((f, figures.render, narrow) for f in figures.FIGURES for narrow in (False, True) if narrow <= f.has_narrow),
     *((c, charts.render, narrow) for c in charts.CHARTS for narrow in (False, True) if narrow <= c.has_narrow),
 ]
+#: What a shape draws with; a text draws with the font's attributes too (a group's font size means nothing to
+#: a rect).
+SHAPE = {"class", "fill", "stroke", "stroke-width", "stroke-dasharray", "rx", "x", "y", "width", "height", "d",
+         "x1", "y1", "x2", "y2"}
 IDS = [f"{picture.name}{'-narrow' if narrow else ''}" for picture, _render, narrow in PICTURES]
 
 
 def _as_drawn(markup: str) -> list[tuple[str, dict[str, str], str]]:
     """Each shape and text of a picture: its tag, the attributes it draws with (a property at its initial value
     left unsaid) and its text and tooltip."""
-    return [(element.tag, {name: value for name, value in said.items() if svg_compact.DEFAULTS.get(name) != value},
+    return [(element.tag, {name: value for name, value in said.items() if svg_compact.DEFAULTS.get(name) != value
+                           and (name in SHAPE or element.tag.endswith("}text"))},
              "".join(element.itertext()))
             for element, said in svg_compact.drawn(ET.fromstring(markup))]
 
