@@ -35,7 +35,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tools.svg_kit import line, marker, paragraph, rect, svg, swatch, text, write_pictures  # noqa: E402
+from tools.svg_kit import line, marker, paragraph, rect, svg, swatch, swatches, text, write_pictures  # noqa: E402
 
 OUT_DIR = Path(__file__).resolve().parents[1] / "docs" / "assets" / "images" / "charts"
 
@@ -167,14 +167,16 @@ def timeline_svg(name: str, cluster: object, layout: Layout = WIDE) -> str:
         totals[phase.name] = totals.get(phase.name, 0.0) + phase.end_s - phase.start_s
         counts[phase.name] = counts.get(phase.name, 0) + 1
     y, cursor = bar_y + bar_h + 44, left
+    keys, labels = [], []    # the legend's colour keys, then their labels: each kind grouped (tools/svg_compact.py)
     for phase_name, total in totals.items():
         label = f"{phase_name} {_duration(total)}" + (f" ({counts[phase_name]}×)" if counts[phase_name] > 1 else "")
         item = 17 + 7 * len(label)
         if cursor + item > right:
             cursor, y = left, y + 20
-        body.append(swatch(cursor, y - 10, 12, 12, PHASE_COLOURS.get(phase_name, UNKNOWN_PHASE), outline=True))
-        body.append(text(cursor + 17, y, label, 12))
+        keys.append(swatch(cursor, y - 10, 12, 12, PHASE_COLOURS.get(phase_name, UNKNOWN_PHASE), outline=True))
+        labels.append(text(cursor + 17, y, label, 12))
         cursor += item + 18
+    body += keys + labels
     height = y + 16
     lines = [f"{p.name} from {clock.at(p.start_s):%H:%M:%S} to {clock.at(p.end_s):%H:%M:%S} UTC "
              f"({_duration(p.end_s - p.start_s)}{', ' + p.detail if p.detail else ''})" for p in phases]
@@ -200,32 +202,37 @@ def ranks_svg(name: str, cluster: object, layout: Layout = WIDE) -> str:
     body, under_title = paragraph(edge, 26, title, width - 2 * edge, 14, bold=True)
     legend = [("data", "waiting for input"), ("compute", "compute"), ("wait", "waiting in the all-reduce")]
     cursor, y = edge, under_title + 4
+    keys, labels = [], []    # the legend's colour keys, then their labels: each kind grouped (tools/svg_compact.py)
     for key, label in legend:
         item = 17 + 7 * len(label)
         if cursor + item > width - edge:
             cursor, y = edge, y + 18
-        body.append(swatch(cursor, y - 10, 12, 12, PART_COLOURS[key], outline=True))
-        body.append(text(cursor + 17, y, label, 12))
+        keys.append(swatch(cursor, y - 10, 12, 12, PART_COLOURS[key], outline=True))
+        labels.append(text(cursor + 17, y, label, 12))
         cursor += item + 24
+    body += keys + labels
     top = y + 16
     for second in range(axis_max + 1):
         body.append(line(x(second), top - 4, x(second), top + row * len(prof.ranks), "grid", 1))
-    previous_node = None
-    for i, r in enumerate(prof.ranks):
-        y = top + i * row
-        if previous_node is not None and r.node != previous_node:
-            body.append(line(edge, y, right, y, width=0.6))
-        previous_node = r.node
-        late = prof.late_rank == r.rank
-        body.append(text(edge, y + row - 3, layout.rank_label.format(rank=r.rank, node=r.node, gpu=r.gpu), 11,
-                         bold=late, cls="ink" if late else "muted"))
-        start = 0.0
-        for key, value in (("data", r.data_s), ("compute", r.compute_s), ("wait", r.comm_s)):
-            if value <= 0:
-                continue
-            body.append(swatch(x(start), y + 2, max(x(start + value) - x(start), 0.5), row - 4, PART_COLOURS[key],
-                               f"rank {r.rank} {key} {value:.3f} s"))
-            start += value
+    # Drawn kind by kind (node separators, labels, then each part of every rank's bar), none overlapping
+    # another, so the markup groups each kind's shared attributes (tools/svg_compact.py).
+    rows = [(top + i * row, r) for i, r in enumerate(prof.ranks)]
+    body += [line(edge, y, right, y, width=0.6) for (y, r), (_, above) in zip(rows[1:], rows, strict=False)
+             if r.node != above.node]
+    body += [text(edge, y + row - 3, layout.rank_label.format(rank=r.rank, node=r.node, gpu=r.gpu), 11,
+                  bold=prof.late_rank == r.rank, cls="ink" if prof.late_rank == r.rank else "muted") for y, r in rows]
+    # Each part of every rank's bar is one shape, without a tooltip per bar: a page carries the chart twice
+    # (wide and phone), and 96 tooltips would weigh more than the rest of the chart; the description says the
+    # ranges and the slowest rank, and the terminal's ``timeline --ranks`` each rank's seconds.
+    for part, key in enumerate(("data", "compute", "wait")):
+        bars = []
+        for y, r in rows:
+            values = (r.data_s, r.compute_s, r.comm_s)
+            start, value = sum(values[:part]), values[part]
+            if value > 0:
+                bars.append((x(start), y + 2, max(x(start + value) - x(start), 0.5), row - 4))
+        if bars:
+            body.append(swatches(bars, PART_COLOURS[key]))
     bottom = top + row * len(prof.ranks)
     every = next(n for n in range(1, axis_max + 2) if n * (right - left) / axis_max >= layout.tick_gap / 2)
     for second in range(0, axis_max + 1, every):

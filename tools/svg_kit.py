@@ -5,23 +5,28 @@ charts of the training run (``tools/charts.py``) are all drawn with these
 primitives, so a text, a box, a line or a document reads the same in each,
 and written by one loop (:func:`write_pictures`).
 
-Every shape and label carries a class (``mdx-fig-ink``, ``mdx-fig-box``,
+Every shape and label is drawn with a class (``mdx-fig-ink``, ``mdx-fig-box``,
 ``mdx-fig-line``, ``mdx-fig-accent``, ``mdx-fig-hot``...) and a plain colour
 as a presentation attribute. Opened on its own, a figure shows the plain
 colours; inlined in a page (``hooks/figures.py``), the site's stylesheet
 (``site.css``, "Figures") repaints each class from Material's palette
 variables, so one drawing reads in the light and the dark palette alike.
 Presentation attributes and classes only: the site's Content-Security-Policy
-forbids inline styles.
+forbids inline styles (a ``<style>`` element too). :func:`svg` writes the
+markup compact (``tools/svg_compact.py``): what neighbouring shapes share,
+class and colours included, is said once on a group they inherit it from.
 """
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Callable, Iterable
 from html import escape
 from pathlib import Path
 from typing import Protocol, TypeVar
+
+from tools.svg_compact import compact
 
 FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif'
 
@@ -43,26 +48,36 @@ PAINT = {
 }
 
 
+def _attributes(said: str) -> dict[str, str]:
+    return dict(re.findall(r'([a-z-]+)="([^"]*)"', said))
+
+
 def _paint(cls: str) -> str:
     return f'class="mdx-fig-{cls}" {PAINT[cls]}'
+
+
+def num(value: float) -> str:
+    """A coordinate to a tenth of a pixel, as short as it is said: ``10`` for 10.0, ``0`` for -0.0."""
+    said = f"{value:.1f}".removesuffix(".0")
+    return "0" if said == "-0" else said
 
 
 def text(x: float, y: float, body: str, size: int = 12, anchor: str = "start", bold: bool = False,
          cls: str = "ink") -> str:
     weight = ' font-weight="600"' if bold else ""
-    return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}"{weight} '
+    return (f'<text x="{num(x)}" y="{num(y)}" font-size="{size}" text-anchor="{anchor}"{weight} '
             f'{_paint(cls)}>{escape(body)}</text>')
 
 
 def rect(x: float, y: float, w: float, h: float, cls: str = "box", rx: float = 4, width: float = 1) -> str:
-    return (f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" rx="{rx}" stroke-width="{width}" '
+    return (f'<rect x="{num(x)}" y="{num(y)}" width="{num(w)}" height="{num(h)}" rx="{rx}" stroke-width="{width}" '
             f'{_paint(cls)}/>')
 
 
 def line(x1: float, y1: float, x2: float, y2: float, cls: str = "line", width: float = 1.2,
          dashed: bool = False) -> str:
     dash = ' stroke-dasharray="5 4"' if dashed else ""
-    return (f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke-width="{width}"{dash} '
+    return (f'<line x1="{num(x1)}" y1="{num(y1)}" x2="{num(x2)}" y2="{num(y2)}" stroke-width="{width}"{dash} '
             f'{_paint(cls)}/>')
 
 
@@ -76,7 +91,7 @@ def arrow(x1: float, y1: float, x2: float, y2: float, cls: str = "line", width: 
     right = (bx + 4 * uy, by - 4 * ux)
     head_cls = {"line": "ink", "accent": "accent-fill", "hot": "hot-fill"}[cls]
     return (line(x1, y1, bx, by, cls, width)
-            + f'<path d="M{x2:.1f},{y2:.1f} L{left[0]:.1f},{left[1]:.1f} L{right[0]:.1f},{right[1]:.1f} z" '
+            + f'<path d="M{num(x2)} {num(y2)}L{num(left[0])} {num(left[1])} {num(right[0])} {num(right[1])}z" '
             f'{_paint(head_cls)}/>')
 
 
@@ -87,13 +102,27 @@ def swatch(x: float, y: float, w: float, h: float, colour: str, tip: str = "", o
     both palettes, on a chart's own light panel (``svg(..., panel=True)``).
     """
     edge = ' stroke="#4b5563" stroke-width="0.5"' if outline else ""
-    shape = f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" class="mdx-fig-series" fill="{colour}"{edge}'
+    shape = f'<rect x="{num(x)}" y="{num(y)}" width="{num(w)}" height="{num(h)}" class="mdx-fig-series" fill="{colour}"{edge}'
     return f"{shape}><title>{escape(tip)}</title></rect>" if tip else f"{shape}/>"
+
+
+def swatches(patches: Iterable[tuple[float, float, float, float]], colour: str) -> str:
+    """Patches (x, y, width, height) of one data series' colour, none overlapping another, as one shape: the
+    bars of a chart without tooltips."""
+    outline, corner = [], None
+    for x, y, w, h in patches:
+        left, top = num(x), num(y)
+        # A patch straight below the one before it moves there relative to that one's first corner.
+        move = (f"m0 {num(float(top) - float(corner[1]))}" if corner and corner[0] == left
+                else f"M{left} {top}")
+        outline.append(f"{move}h{num(w)}v{num(h)}H{left}z")
+        corner = (left, top)
+    return f'<path d="{"".join(outline)}" class="mdx-fig-series" fill="{colour}"/>'
 
 
 def marker(x: float, y: float, colour: str) -> str:
     """A small downward triangle whose tip is at (x, y), in a data series' colour."""
-    return (f'<path d="M{x - 4:.1f},{y - 7:.1f} L{x + 4:.1f},{y - 7:.1f} L{x:.1f},{y:.1f} z" '
+    return (f'<path d="M{num(x - 4)} {num(y - 7)}H{num(x + 4)}L{num(x)} {num(y)}z" '
             f'class="mdx-fig-series" fill="{colour}"/>')
 
 
@@ -140,9 +169,9 @@ def svg(name: str, width: int, height: int, title: str, desc: str, body: list[st
             f'{repaint}font-family=\'{FONT}\'>')
     return "\n".join([
         head,
-        f'  <title id="{name}-title">{escape(title)}</title>',
-        f'  <desc id="{name}-desc">{escape(desc)}</desc>',
-        *("  " + part for part in backdrop + body),
+        f'<title id="{name}-title">{escape(title)}</title>',
+        f'<desc id="{name}-desc">{escape(desc)}</desc>',
+        *compact(backdrop + body, {"class": "mdx-fig-ink", **_attributes(PAINT["ink"])}),
         "</svg>",
         "",
     ])

@@ -23,6 +23,7 @@ from mkdocs.utils.meta import get_data
 from emulator.cluster.remediation import LADDER, RUNGS
 from tests.support import on, run
 from tools.figures import FIGURES, Figure
+from tools.svg_compact import drawn
 
 SVG = "{http://www.w3.org/2000/svg}"
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -49,7 +50,7 @@ def test_a_lab_figure_is_on_a_page_running_its_lab_and_seed(figure: Figure) -> N
 def test_the_fabric_figure_marks_the_port_ibstatus_shows_degraded() -> None:
     figure = BY_KIND["fabric"]
     root = ET.fromstring(figure.path.read_text(encoding="utf-8"))
-    marked = [el for el in root.iter(f"{SVG}text") if el.get("class") == "mdx-fig-hot-ink"]
+    marked = [el for el, said in drawn(root) if el.tag == f"{SVG}text" and said.get("class") == "mdx-fig-hot-ink"]
     assert marked
     port = re.search(r"(node\d+) (mlx5_\d+) trained at", " ".join(el.text or "" for el in marked))
     assert port, "the fabric figure marks no port"

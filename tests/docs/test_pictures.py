@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from tools import charts, figures
+from tools.svg_compact import drawn
 
 SVG = "{http://www.w3.org/2000/svg}"
 #: (picture, its drawing function, the tool that rewrites it).
@@ -52,12 +53,12 @@ def test_committed_phone_layout_matches_the_model_and_says_the_same(picture: Any
                                                                    tool: str) -> None:
     name = picture.narrow_path.name
     assert picture.narrow_path.exists(), f"{name} missing: run {tool}"
-    drawn = picture.narrow_path.read_text(encoding="utf-8")
-    assert drawn == render(picture, narrow=True), f"{name} is stale: run {tool} and review the picture"
-    wide, narrow = ET.fromstring(render(picture)), ET.fromstring(drawn)
+    committed = picture.narrow_path.read_text(encoding="utf-8")
+    assert committed == render(picture, narrow=True), f"{name} is stale: run {tool} and review the picture"
+    wide, narrow = ET.fromstring(render(picture)), ET.fromstring(committed)
     assert narrow.get("aria-labelledby") == f"{picture.name}-narrow-title", "ids unique on the page"
     for part in ("title", "desc"):
         assert narrow.find(f"{SVG}{part}").text == wide.find(f"{SVG}{part}").text  # type: ignore[union-attr]
     assert int(narrow.get("width")) <= 358, "fits a 390 px phone's column unscaled"  # type: ignore[arg-type]
-    assert min(int(t.get("font-size")) for t in narrow.iter(f"{SVG}text")) >= 11  # type: ignore[arg-type]
+    assert min(int(said["font-size"]) for el, said in drawn(narrow) if el.tag == f"{SVG}text") >= 11
 
