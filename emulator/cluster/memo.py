@@ -12,8 +12,9 @@ The rule that keeps a kept answer true:
 * The shell opens a :func:`scope` around each piece of a command it runs (its
   start, and each stretch between two pauses) and says whether the command
   changes nothing in the model (``Command.leaves_model`` for its words: every
-  pure run, the promise a session restore relies on to skip a line, and the
-  nccl-tests sweeps, which only read). Answers are kept only while the
+  pure run, the promise a session restore relies on to skip a line, and
+  commands read to change nothing though they pause: ``nvidia-smi``, whose
+  setters are refused, ``dcgmi dmon`` and the nccl-tests sweeps). Answers are kept only while the
   innermost scope is such a command; every scope's opening and closing forgets
   them all. So a command that may change the model (``kill``, ``scancel``,
   ``scontrol``, ``srun``, ``sudo``, ``nvidia-smi -r``, ``lab start``) never
@@ -27,8 +28,10 @@ The rule that keeps a kept answer true:
   swaps in) plus plain values; the entry holds those objects, so no other
   object can take their ``id`` while it is kept.
 
-The clock is no key: it advances with every output line, and no kept query
-reads it.
+The clock is no key: it advances with every output line, and the step
+profile and NCCL's options never read it. A query that reads an instant (a
+GPU's sample) has that instant among its values, and the scope rules above
+keep it no longer than the model stays as it was.
 """
 
 from __future__ import annotations
