@@ -9,7 +9,8 @@ load a step puts on them (``steps``) and where the steps fall on the clock
 job's files (``jobscript``, ``trainlog``, ``slurmout``, ``checkpoints``,
 joined by path in ``jobfiles``), host facts (``boots``, ``services``,
 ``pci``, ``health``, ``accounts``), what happens over time (``lifecycle``)
-and the faults labs inject (``faults``).
+and the faults labs inject (``faults``); ``memo`` keeps costly answers for
+the length of one command that changes nothing.
 
 It imports only ``emulator.vfs`` and ``emulator.errors`` from outside itself;
 nothing here knows of the tools, the shell or the files rendered from the model.

@@ -42,6 +42,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from emulator.cluster import memo
 from emulator.cluster.gpu_rates import gpu_speed_factor
 from emulator.cluster.hardware import GPU, NIC
 from emulator.cluster.ids import rng
@@ -413,7 +414,17 @@ def options(cluster: Cluster, op: str, ranks: Sequence[tuple[str, int]],
     :func:`tree_egress` x S per node over the network instead of 2(n-1)/n x S, so on 2 nodes its
     busbw can exceed what a ring gets from the same NICs, and it is bounded by its intra-node chain;
     NVLS reduces in the NVSwitch (one node), NVLSTree combines that with the tree across nodes.
+    A sweep asks once per size: the answer is kept for the rest of a command that changes nothing
+    (:mod:`emulator.cluster.memo`), and each caller gets its own list.
     """
+    found, transport, topo = memo.kept("collectives.options", (cluster,),
+                                       (op, tuple(ranks), tuple(sorted(env.items()))),
+                                       lambda: _options(cluster, op, ranks, env))
+    return list(found), transport, topo
+
+
+def _options(cluster: Cluster, op: str, ranks: Sequence[tuple[str, int]],
+             env: Mapping[str, str]) -> tuple[tuple[Option, ...], str, Topology]:
     grouped = _by_node(ranks)
     n, nodes = len(ranks), len(grouped)
     per_node = max(len(g) for g in grouped.values())
@@ -438,7 +449,7 @@ def options(cluster: Cluster, op: str, ranks: Sequence[tuple[str, int]],
         for protocol in protocols_for(algorithm):
             found.append(Option(algorithm, protocol, latency * LATENCY_SCALE[protocol],
                                 busbw * BANDWIDTH_SCALE[protocol]))
-    return found, transport, topo
+    return tuple(found), transport, topo
 
 
 def ramp_bytes(nodes: int) -> float:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from emulator.cluster import storage
+from emulator.cluster import memo, storage
 from emulator.cluster.catalog import H100
 from emulator.cluster.collectives import CollectiveError, collective
 from emulator.cluster.gpu_rates import gpu_speed_factor
@@ -156,10 +156,15 @@ def _collective_s(cluster: Cluster, run: TrainingRun, op: str, size: float, grou
 
 
 def profile(cluster: Cluster) -> StepProfile:
-    """The steady-state step of ``cluster.training`` under the current state."""
+    """The steady-state step of ``cluster.training`` under the current state (kept for the rest of a
+    command that changes nothing: :mod:`emulator.cluster.memo`)."""
     run = cluster.training
     if run is None or not run.ranks:
         raise ValueError("no training run in this cluster")
+    return memo.kept("steps.profile", (cluster, run), None, lambda: _profile(cluster, run))
+
+
+def _profile(cluster: Cluster, run: TrainingRun) -> StepProfile:
     computes = {r.rank: _compute_s(cluster, run, r) for r in run.ranks}
     slowest_compute = max(computes.values())
     backward = slowest_compute * (0.75 if run.activation_recompute else 2.0 / 3.0)

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from emulator.cluster import memo
 from emulator.cluster.activity import gpu_utilization
 from emulator.cluster.catalog import H100
 from emulator.cluster.gpu_rates import POWER_EXPONENT, power_limited, sm_clock_under_load
@@ -144,8 +145,14 @@ def _instant(cluster: Cluster, at: float | None) -> float:
 
 
 def sample(cluster: Cluster, node: Node, gpu: GPU, at: float | None = None) -> Reading:
-    """What NVML reads for ``gpu`` at offset ``at`` (default: now)."""
+    """What NVML reads for ``gpu`` at offset ``at`` (default: now); kept, by that instant, for the rest of
+    a command that changes nothing (:mod:`emulator.cluster.memo`: ``dcgmi dmon`` reads each field apart)."""
     t = _instant(cluster, at)
+    return memo.kept("telemetry.sample", (cluster, node, gpu), (t, at is None),
+                     lambda: _sample(cluster, node, gpu, t, at))
+
+
+def _sample(cluster: Cluster, node: Node, gpu: GPU, t: float, at: float | None) -> Reading:
     jitter = rng(cluster.seed, node.name, "gpu", gpu.index, "sample", int(t))
     base = rng(cluster.seed, node.name, "gpu", gpu.index, "load")
     procs = processes(cluster, node, gpu, at)

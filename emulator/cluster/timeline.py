@@ -12,9 +12,10 @@ the ranks do at an instant is :mod:`emulator.cluster.activity`.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
+from emulator.cluster import memo
 from emulator.cluster.model import Cluster
 from emulator.cluster.steps import StepProfile, profile
 from emulator.cluster.training import TrainingRun
@@ -53,6 +54,9 @@ class Schedule:
     hang_s: float | None       # no step completes after this offset
     early_step_s: float | None = None
     change_s: float | None = None
+    #: :meth:`completed_at`'s answers by offset: a schedule never changes, and GPU-Util asks each rank's
+    #: state at the same twenty instants (:func:`emulator.cluster.activity.gpu_utilization`).
+    _completed_by_offset: dict[float, int] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def _end(self, start_step: int, start_s: float, step_s: float, step: int) -> float:
         saves = (step - 1) // self.every - start_step // self.every
@@ -99,6 +103,12 @@ class Schedule:
 
     def completed_at(self, offset: float) -> int:
         """The last global step completed at ``offset``."""
+        known = self._completed_by_offset.get(offset)
+        if known is None:
+            known = self._completed_by_offset[offset] = self._completed_at(offset)
+        return known
+
+    def _completed_at(self, offset: float) -> int:
         if self.hang_s is not None:
             offset = min(offset, self.hang_s)
         split = self.split
@@ -149,11 +159,16 @@ def start_up(run: TrainingRun) -> tuple[float, float, float]:
 
 
 def schedule(cluster: Cluster, prof: StepProfile | None = None) -> Schedule:
-    """Place the run on the clock: ``run.start_step`` is about where it stands at offset 0."""
+    """Place the run on the clock: ``run.start_step`` is about where it stands at offset 0 (kept for the
+    rest of a command that changes nothing: :mod:`emulator.cluster.memo`)."""
     run = cluster.training
     if run is None:
         raise ValueError("no training run in this cluster")
-    prof = prof or profile(cluster)
+    steady = prof or profile(cluster)
+    return memo.kept("timeline.schedule", (run, steady), None, lambda: _schedule(run, steady))
+
+
+def _schedule(run: TrainingRun, prof: StepProfile) -> Schedule:
     init, first, steady = start_up(run)
     every = max(1, run.checkpoint_every)
     step_s = prof.step_s if math.isfinite(prof.step_s) else 1e9

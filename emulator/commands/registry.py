@@ -107,6 +107,9 @@ class IndexedCommand(Command):
     def pure(self, words: list[str]) -> bool:
         return self.real().pure(words) if self._words_decide else self.reads_only
 
+    def leaves_model(self, words: list[str]) -> bool:
+        return self.real().leaves_model(words)
+
     def help_text(self) -> str:
         return self.real().help_text()
 

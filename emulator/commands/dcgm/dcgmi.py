@@ -65,6 +65,10 @@ class Dcgmi(RawCommand):
     def help_text(self) -> str:
         return USAGE
 
+    def leaves_model(self, words: list[str]) -> bool:
+        """``dmon`` only samples the GPUs, pausing between rows."""
+        return words[:1] == ["dmon"]
+
     def execute(self, ctx: Context) -> Outcome:
         argv = ctx.argv[1:]
         if not argv or argv[0] in ("-h", "--help"):

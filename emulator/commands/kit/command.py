@@ -211,6 +211,13 @@ class Command:
         """
         return self.reads_only
 
+    def leaves_model(self, words: list[str]) -> bool:
+        """Whether running with these arguments changes nothing in the cluster model, though it may pause
+        between chunks: the shell then keeps model answers within each stretch between its pauses
+        (:mod:`emulator.cluster.memo`). Every pure run does; override for a command read to hold to it.
+        """
+        return self.pure(words)
+
     def path(self, name: str) -> str | None:
         """The file ``which`` finds for ``name`` (this command's name or an alias).
 

@@ -115,6 +115,10 @@ class NcclTest(ParsedCommand):
         add("-a", "--average", default="1", metavar="0-3", help="report time of rank 0, avg, min or max")
         add("-h", "--help", action="store_true", help="print the usage")
 
+    def leaves_model(self, words: list[str]) -> bool:
+        """A sweep only reads the model (GPUs, links, the jobs beside it); it pauses after each size."""
+        return True
+
     def usage_error(self, message: str) -> str:
         """getopt's complaint, then the tool's own usage text."""
         words = message.split(":", 1)[-1].split() if "unrecognized" in message else []

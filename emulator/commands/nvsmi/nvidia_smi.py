@@ -61,6 +61,10 @@ class NvidiaSmi(RawCommand):
     def pure(self, words: list[str]) -> bool:
         return reads_only_words(words)
 
+    def leaves_model(self, words: list[str]) -> bool:
+        """Every form only reads the GPUs (loops and monitors pause; the setters are refused without root)."""
+        return True
+
     def help_text(self) -> str:
         return HELP_PAGES["help"]()
 

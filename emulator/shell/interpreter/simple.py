@@ -16,6 +16,7 @@ import shlex
 from collections.abc import Generator
 from contextlib import suppress
 
+from emulator.cluster import memo
 from emulator.cluster.accounts import LEARNER
 from emulator.cluster.scheduler import compress_hostlist
 from emulator.commands.kit.command import Command, Context
@@ -93,11 +94,15 @@ class SimpleCommands(Redirections):
                       user=user)
         status = 0
         try:
-            outcome = command.main(ctx)
+            # Model answers are kept within each piece of a command that changes nothing (emulator.cluster.memo).
+            unchanging = command.leaves_model(argv[1:])
+            with memo.scope(unchanging):
+                outcome = command.main(ctx)
             if isinstance(outcome, Generator):
                 while True:
                     try:
-                        pause = next(outcome)
+                        with memo.scope(unchanging):
+                            pause = next(outcome)
                     except StopIteration as stop:
                         status = int(stop.value or 0)
                         break
