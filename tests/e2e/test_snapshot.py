@@ -100,10 +100,14 @@ def adopted_prestarted_worker(page) -> bool:
 
 def test_the_second_load_restores_from_the_snapshot_with_state_and_history(page, site):
     first_visit(page, site.url)
-    assert len(stored_keys(page)) == 1
+    (key,) = stored_keys(page)
+    # The key prestart.js hands the worker, which restores before the manifest confirms it.
+    assert page.evaluate("localStorage.getItem('mdx-terminal:snapshot-held')") == key
     reload(page)
     assert runtime_of(page) == "snapshot"
     assert adopted_prestarted_worker(page)
+    assert page.evaluate("performance.getEntriesByType('resource').some(e => e.name.includes('worker.js?')"
+                         f" && e.name.includes('held={key}'))"), "the worker was started with the held key"
     assert_state_survived(page)
     assert run(page, "hostname").endswith("login01\n")
 

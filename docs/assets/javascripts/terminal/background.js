@@ -106,7 +106,7 @@ function startMaker() {
   }
   child.addEventListener("message", (event) => {
     child.terminate();
-    post({ type: Msg.SAVED, ...event.data });
+    post({ type: Msg.SAVED, key, ...event.data });
   });
   child.addEventListener("error", (event) => {
     event.preventDefault();

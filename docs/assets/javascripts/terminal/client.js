@@ -38,12 +38,16 @@ export const Failure = Object.freeze({
 /** The localStorage key that turns start-up snapshots off in this browser ("off"). */
 export const SNAPSHOT_SETTING = "mdx-terminal:snapshot";
 
-/** localStorage: "1" while this browser holds a usable snapshot, so prestart.js starts the next page's runtime at once. */
+/**
+ * localStorage: the key of the usable snapshot this browser holds, so prestart.js starts the next page's
+ * runtime at once and the worker restores it before the manifest confirms the key.
+ */
 const SNAPSHOT_HELD = "mdx-terminal:snapshot-held";
 
-function remember(held) {
+/** The key of the snapshot this browser now holds, or null for none. */
+function remember(key) {
   try {
-    if (held) localStorage.setItem(SNAPSHOT_HELD, "1");
+    if (key) localStorage.setItem(SNAPSHOT_HELD, key);
     else localStorage.removeItem(SNAPSHOT_HELD);
   } catch {
     // storage disabled: the runtime starts when the page is idle
@@ -225,7 +229,7 @@ export class Runtime {
         this.loaded = message;
         markStages(message.stages);
         this.origin = message.runtime;
-        if (snapshotsWanted()) remember(message.runtime === "snapshot");
+        if (snapshotsWanted()) remember(message.runtime === "snapshot" ? message.key : null);
         this.note = message.note;
         this.emit();
         return;
@@ -234,7 +238,7 @@ export class Runtime {
         return;
       case Msg.SAVED:
         this.saved = message;
-        remember(message.stored);
+        remember(message.stored ? message.key : null);
         this.emit();
         return;
       default:

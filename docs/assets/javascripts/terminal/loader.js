@@ -198,6 +198,49 @@ function bootEarly(early) {
   return booting;
 }
 
+/** The manifest, from the download worker.js began (`early.manifest`) or a new one. */
+async function readManifest(early) {
+  const response = early?.manifest ? await early.manifest : await fetchOk(MANIFEST_URL, "The runtime manifest");
+  if (!response.ok) {
+    throw new Error(`The runtime manifest could not be fetched (HTTP ${response.status} for ${MANIFEST_URL.pathname})`);
+  }
+  return response.json();
+}
+
+/**
+ * The restore begun before the manifest arrives, when prestart.js named the key of the snapshot this
+ * browser holds (`early.heldKey`): {found, module} or {found, error}, or {found} when none is stored under
+ * that key. loadRuntime uses it only if the manifest names the same key, Pyodide folder and standard library.
+ */
+async function restoreEarly(early, stored, wheel) {
+  const found = await stored;
+  if (!found.bytes) return { found };
+  try {
+    const { loadPyodide } = await import(new URL("pyodide.mjs", early.folder).href);
+    self.fetch = countingFetch;
+    progress(Stage.RESTORING);
+    return { found, module: await restore(loadPyodide, early.folder, early.stdlib, found, early.compiled, wheel, early) };
+  } catch (error) {
+    return { found, error };
+  }
+}
+
+/**
+ * After a failed restore: the instance is dropped. A damaged copy is made again; one that fails to restore is
+ * marked, so this browser does not try it again. The note for LOADED, or null.
+ */
+async function dropRestore(error, found, key) {
+  found.missing = describe(error);
+  if (error instanceof Damaged) {
+    await snapshots.forget(key);
+    found.damaged = true;
+    return null;
+  }
+  await snapshots.skip(key, `restore failed: ${describe(error)}`);
+  found.skip = true;
+  return "The terminal's saved start-up copy could not be used, so it started normally.";
+}
+
 /**
  * The loaded `emulator.web`. `snapshotsWanted` is false when the worker's
  * address says `?snapshot=off`; `early` is what worker.js began downloading
@@ -209,52 +252,60 @@ export async function loadRuntime({ snapshotsWanted, early }) {
   progress(Stage.MANIFEST);
   // No snapshot held (worker.js): Pyodide boots from the page's hint at once, while the manifest is fetched.
   const booting = early?.script ? bootEarly(early) : null;
-  const manifestPromise = fetchOk(MANIFEST_URL, "The runtime manifest").then((response) => response.json());
+  const manifestPromise = readManifest(early);
   const keyPromise = manifestPromise.then((m) => snapshots.snapshotKey(m.pyodideVersion, m.sha256, m.stdlibSha256));
   keyPromise.catch(() => {}); // a failed manifest is reported just below
-  // The stored snapshot is read while the manifest is fetched; the manifest then says whether it fits.
+  // The stored snapshot is read while the manifest is fetched; the manifest then says whether it fits. With
+  // the key prestart.js named, the restore itself begins at once too.
+  const heldKey = snapshotsWanted && !booting ? early?.heldKey ?? null : null;
   const stored = booting ? Promise.resolve({ missing: "none held when the page started" })
-    : snapshotsWanted ? snapshots.read(keyPromise) : Promise.resolve({ missing: "turned off", skip: true });
+    : snapshotsWanted ? snapshots.read(heldKey ?? keyPromise) : Promise.resolve({ missing: "turned off", skip: true });
+  let wheelPromise = null;
+  const wheel = () => (wheelPromise ??= manifestPromise.then(fetchWheel));
+  const speculative = heldKey ? restoreEarly(early, stored, wheel) : null;
   const manifest = await manifestPromise;
   reached("manifest");
   pages = manifest.pages ?? {};
   const key = await keyPromise;
   const pyodideURL = new URL(manifest.pyodide, MANIFEST_URL);
   const stdLibURL = new URL(manifest.stdlib, MANIFEST_URL).href;
-  progress(Stage.RUNTIME);
-  let wheelPromise = null;
-  const wheel = () => (wheelPromise ??= fetchWheel(manifest));
+  if (!speculative) progress(Stage.RUNTIME);
   if (booting) wheel().catch(() => {}); // no snapshot to look for: it downloads now, beside Pyodide's boot
   const asm = import(new URL("pyodide.asm.mjs", pyodideURL).href); // loadPyodide imports it too: start it now
   asm.catch(() => {});
-  const found = manifest.snapshot === false ? { missing: "turned off for this site", skip: true } : await stored;
+  const fits = manifest.snapshot !== false && key === heldKey && early?.folder === pyodideURL.href
+    && early?.stdlib === stdLibURL;
+  let found;
+  let note = null;
+  if (speculative) {
+    const restored = await speculative;
+    found = fits ? restored.found : { missing: "made for another deploy" };
+    if (fits && restored.module) {
+      reached("imported");
+      post({ type: Msg.LOADED, runtime: "snapshot", key, note, stages, ms: Math.round(performance.now() - started) });
+      return restored.module;
+    }
+    if (fits && restored.error) note = await dropRestore(restored.error, found, key);
+    progress(Stage.RUNTIME);
+  } else {
+    found = manifest.snapshot === false ? { missing: "turned off for this site", skip: true } : await stored;
+  }
   // Restoring: compile pyodide.asm.wasm (from Chromium's code cache, on a repeat visit) beside the script's loading.
   const wasmURL = new URL("pyodide.asm.wasm", pyodideURL).href;
-  const compiled = !found.bytes ? null
+  const compiled = !found.bytes || speculative ? null
     : early?.wasm === wasmURL ? early.compiled : WebAssembly.compileStreaming(plainFetch(wasmURL));
   compiled?.catch(() => {}); // awaited inside loadPyodide
   const { loadPyodide } = await import(new URL("pyodide.mjs", pyodideURL).href);
   self.fetch = countingFetch;
-  let note = null;
-  if (found.bytes) {
+  if (compiled) {
     progress(Stage.RESTORING);
     try {
       const module = await restore(loadPyodide, pyodideURL.href, stdLibURL, found, compiled, wheel, early);
       reached("imported");
-      post({ type: Msg.LOADED, runtime: "snapshot", note, stages, ms: Math.round(performance.now() - started) });
+      post({ type: Msg.LOADED, runtime: "snapshot", key, note, stages, ms: Math.round(performance.now() - started) });
       return module;
     } catch (error) {
-      // Never reuse a half-restored instance: drop it and load normally. A damaged copy is made again;
-      // one that fails to restore is marked, so this browser does not try it again.
-      if (error instanceof Damaged) {
-        await snapshots.forget(key);
-        found.damaged = true;
-      } else {
-        await snapshots.skip(key, `restore failed: ${describe(error)}`);
-        note = "The terminal's saved start-up copy could not be used, so it started normally.";
-        found.skip = true;
-      }
-      found.missing = describe(error);
+      note = await dropRestore(error, found, key);
       progress(Stage.RUNTIME);
     }
   }
@@ -271,7 +322,7 @@ export async function loadRuntime({ snapshotsWanted, early }) {
   const module = pyodide.pyimport("emulator.web");
   reached("imported");
   if (!found.skip) makeWhenQuiet({ indexURL: pyodideURL.href, stdLibURL, wheel: bytes.slice(0), key });
-  post({ type: Msg.LOADED, runtime: "fresh", note, reason: found.missing ?? null, stages,
+  post({ type: Msg.LOADED, runtime: "fresh", key, note, reason: found.missing ?? null, stages,
          ms: Math.round(performance.now() - started) });
   return module;
 }

@@ -5,7 +5,7 @@
  * and data-stdlib attributes. It starts the
  * emulator worker at once, while the page itself is still loading, so the
  * runtime's start overlaps the page's own work: a restore when this browser
- * holds a start-up snapshot of the terminal's runtime (`?held=1`), else
+ * holds a start-up snapshot of the terminal's runtime (`?held=KEY`), else
  * Pyodide's boot, as on a first visit. client.js adopts this worker and the
  * messages it sent before the page's modules ran (mdxPrestarted.take()).
  *
@@ -62,7 +62,7 @@
   try {
     if (new URLSearchParams(location.search).get("snapshot") === "off") return;
     if (localStorage.getItem("mdx-terminal:snapshot") === "off") return;
-    held = localStorage.getItem("mdx-terminal:snapshot-held") === "1";
+    held = localStorage.getItem("mdx-terminal:snapshot-held") || false;
   } catch (error) {
     // storage disabled: nothing is held, and the runtime boots as on a first visit
   }
@@ -78,7 +78,7 @@
     // And the standard library it loads Pyodide with (the build's compiled one, hooks/runtime.py).
     var stdlib = script.dataset.stdlib;
     if (pyodide && stdlib) url.searchParams.set("stdlib", new URL(stdlib, location.href).href);
-    if (held) url.searchParams.set("held", "1");
+    if (held) url.searchParams.set("held", held); // the key of the snapshot held
     worker = new Worker(url, { type: "module" });
     performance.mark("mdx:worker-created");
   } catch (error) {

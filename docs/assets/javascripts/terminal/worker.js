@@ -21,11 +21,13 @@ import { describe, now, post, trace } from "./port.js";
 const SNAPSHOTS_WANTED = new URL(import.meta.url).searchParams.get("snapshot") !== "off";
 /**
  * prestart.js names the Pyodide folder of the page's build (`?pyodide=`) and the compiled standard library
- * Pyodide is loaded with (`?stdlib=`) when it starts this worker. When this browser holds a snapshot
- * (`?held=1`), compiling pyodide.asm.wasm, loading its script and downloading the files Pyodide reads while
- * it starts (the standard library and the lock file) begin at once, for the restore. Otherwise Pyodide's
- * script starts loading, and loader.js boots Pyodide from that folder before the manifest arrives. Either is
- * used only if the manifest names the same folder and standard library.
+ * Pyodide is loaded with (`?stdlib=`) when it starts this worker. The manifest's download begins at once.
+ * When this browser holds a snapshot (`?held=KEY`, the snapshot's key, or `1` where an older page stored
+ * no key), compiling pyodide.asm.wasm, loading its script and downloading the files Pyodide reads while it
+ * starts (the standard library and the lock file) begin at once, for the restore, which loader.js begins
+ * before the manifest arrives when the key is known. Otherwise Pyodide's script starts loading, and
+ * loader.js boots Pyodide from that folder before the manifest arrives. Either is used only if the
+ * manifest names the same folder, standard library and key.
  */
 const EARLY = (() => {
   const params = new URL(import.meta.url).searchParams;
@@ -35,10 +37,13 @@ const EARLY = (() => {
   const folder = new URL(hint, self.location.href);
   const stdlib = new URL(stdlibHint, self.location.href);
   if (folder.origin !== self.location.origin || stdlib.origin !== self.location.origin) return null;
-  if (params.get("held") !== "1") {
+  const manifest = self.fetch(new URL("../../emulator/manifest.json", import.meta.url), { cache: "no-cache" });
+  manifest.catch(() => {}); // loader.js reports a failed manifest
+  const held = params.get("held");
+  if (!held) {
     const script = import(new URL("pyodide.mjs", folder).href);
     script.catch(() => {});
-    return { folder: folder.href, stdlib: stdlib.href, script };
+    return { folder: folder.href, stdlib: stdlib.href, manifest, script };
   }
   const wasm = new URL("pyodide.asm.wasm", folder).href;
   const compiled = WebAssembly.compileStreaming(self.fetch(wasm));
@@ -50,7 +55,8 @@ const EARLY = (() => {
     response.catch(() => {});
     downloads.set(url, response);
   }
-  return { wasm, stdlib: stdlib.href, compiled, downloads };
+  return { folder: folder.href, wasm, stdlib: stdlib.href, manifest, heldKey: held === "1" ? null : held,
+           compiled, downloads };
 })();
 
 /**
