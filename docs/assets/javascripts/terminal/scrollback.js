@@ -6,6 +6,12 @@
  * as a one-line summary, a `submit` verdict on its own), and the width of the
  * screen in characters. The output scrolls sideways on its own, so the command
  * line under it stays in view.
+ *
+ * Drawing never reads the layout back: the screen scrolls to its end once
+ * per frame, and the width in characters is measured once and kept until the
+ * screen's width, its font or its text size changes (Fit width), so a command's output
+ * costs the browser one layout, in its next frame, however long the
+ * scrollback.
  */
 
 import { wrapProse } from "./lineedit.js";
@@ -50,7 +56,33 @@ export class Scrollback {
     this.command = "";
     this.record = record;
     this.size = 0;
+    /** {font, width}: the screen's width in characters as last measured, in that font; null: measure again. */
+    this.columns = null;
+    /** Whether a scroll to the end waits for the next frame. */
+    this.scrolling = false;
+    this.watchWidth();
     for (const [stream, text] of record.scrollback) this.draw(stream, text);
+  }
+
+  /** Forget the width measured when the screen's width changes (a window resized, the terminal docked). */
+  watchWidth() {
+    if (typeof ResizeObserver !== "function") return;
+    let width = null;
+    new ResizeObserver((entries) => {
+      const now = entries[entries.length - 1].contentRect.width;
+      if (now !== width) this.columns = null;
+      width = now;
+    }).observe(this.screen);
+  }
+
+  /** Scroll the screen to its end before the next frame is drawn (once, however many chunks came). */
+  scrollToEnd() {
+    if (this.scrolling) return;
+    this.scrolling = true;
+    requestAnimationFrame(() => {
+      this.scrolling = false;
+      this.screen.scrollTop = this.screen.scrollHeight;
+    });
   }
 
   print(stream, text) {
@@ -87,7 +119,7 @@ export class Scrollback {
         this.size -= excess;
       }
     }
-    this.screen.scrollTop = this.screen.scrollHeight;
+    this.scrollToEnd();
   }
 
   /** A running command's output chunks; `collected` gathers what the live region reads out once it is done. */
@@ -137,8 +169,15 @@ export class Scrollback {
     say(this.live, trimmed || "Done, no output.");
   }
 
-  /** Terminal width in characters, for laying out completion lists. */
+  /** Terminal width in characters (the shell's COLUMNS, completion lists), measured once until it changes. */
   widthInChars() {
+    const { fontSize, fontFamily } = getComputedStyle(this.output); // style only: no layout
+    const font = `${fontSize} ${fontFamily} ${document.fonts?.status}`; // a font still loading: again once loaded
+    if (this.columns === null || this.columns.font !== font) this.columns = { font, width: this.measure() };
+    return this.columns.width;
+  }
+
+  measure() {
     const probe = document.createElement("span");
     probe.textContent = "0".repeat(10);
     this.output.append(probe);
