@@ -9,15 +9,18 @@
  *
  * Drawing never reads the layout back: the screen scrolls to its end once
  * per frame, and the width in characters is measured once and kept until the
- * screen's width, its font or its text size changes (Fit width), so a command's output
- * costs the browser one layout, in its next frame, however long the
- * scrollback.
+ * screen's width, its font or its text size changes (Fit width). The output
+ * is drawn in blocks of a few thousand characters, so a command's output
+ * costs the browser the layout of the last block, in its next frame, however
+ * long the scrollback.
  */
 
 import { wrapProse } from "./lineedit.js";
 
 /** Characters kept in the on-screen scrollback; older output is dropped. */
 export const MAX_SCROLLBACK = 200000;
+/** Characters an output block holds before the next one begins, at the end of a line (Scrollback.draw). */
+const BLOCK_CHARS = 2000;
 /** Characters of one command's output read out by the live region. */
 const MAX_ANNOUNCE = 1500;
 /** Lines of one command's output read out whole; a longer output is said as its command and line count. */
@@ -94,8 +97,68 @@ export class Scrollback {
     else this.record.scrollback.push([stream, text]);
   }
 
+  /**
+   * Draw `text` at the end of the output, in blocks of about BLOCK_CHARS (blocks): a new block begins in
+   * place of a newline once the last one is full, so the browser lays out that block alone, not the whole
+   * scrollback. Then cut the oldest output beyond MAX_SCROLLBACK.
+   */
   draw(stream, text) {
-    const last = this.output.lastChild;
+    let rest = text;
+    while (rest) {
+      const block = this.lastBlock();
+      const at = this.blockEnd(block, rest);
+      if (at < 0) {
+        this.append(block, stream, rest);
+        break;
+      }
+      if (at > 0) this.append(block, stream, rest.slice(0, at));
+      this.newBlock();
+      rest = rest.slice(at + 1);
+    }
+    this.size += text.length;
+    this.trim();
+    this.scrollToEnd();
+  }
+
+  /** The output's last block, made if there is none. */
+  lastBlock() {
+    const last = this.output.lastElementChild;
+    return last && last.dataset.mdxBlock !== undefined ? last : this.newBlock("");
+  }
+
+  /**
+   * A block of the output; `newline`: the newline it begins in place of, kept in the text (copy, the
+   * output's textContent) but not drawn, as the block's own line break stands for it.
+   */
+  newBlock(newline = "\n") {
+    const block = document.createElement("span");
+    block.className = "mdx-terminal__block";
+    block.dataset.mdxBlock = "";
+    block.chars = 0;
+    if (newline) {
+      const gap = document.createElement("span");
+      gap.className = "mdx-terminal__break";
+      gap.textContent = newline;
+      block.append(gap);
+    }
+    this.output.append(block);
+    return block;
+  }
+
+  /**
+   * Where in `text` the next block begins, or -1: once `block` holds BLOCK_CHARS, at the first newline that
+   * ends a line with text on it (a block ending in an empty line would not draw that line).
+   */
+  blockEnd(block, text) {
+    const last = block.lastChild?.textContent ?? "";
+    let at = text.indexOf("\n", Math.max(0, BLOCK_CHARS - block.chars));
+    while (at >= 0 && (at > 0 ? text[at - 1] : last[last.length - 1] ?? "\n") === "\n") at = text.indexOf("\n", at + 1);
+    return at;
+  }
+
+  /** Add `text` of `stream` to the end of `block`. */
+  append(block, stream, text) {
+    const last = block.lastChild;
     if (last && last.dataset.stream === stream) {
       last.textContent += text;
     } else {
@@ -103,23 +166,29 @@ export class Scrollback {
       span.dataset.stream = stream;
       span.className = `mdx-terminal__${stream}`;
       span.textContent = text;
-      this.output.append(span);
+      block.append(span);
     }
-    this.size += text.length;
+    block.chars += text.length;
+  }
+
+  /** Cut the oldest output until the scrollback holds MAX_SCROLLBACK characters. */
+  trim() {
     while (this.size > MAX_SCROLLBACK && this.output.firstChild) {
-      const first = this.output.firstChild;
+      const block = this.output.firstChild;
       const excess = this.size - MAX_SCROLLBACK;
-      if (first.textContent.length <= excess || first === this.output.lastChild) {
-        const cut = Math.min(excess, first.textContent.length);
-        if (cut === first.textContent.length) first.remove();
-        else first.textContent = first.textContent.slice(cut);
-        this.size -= cut;
-      } else {
-        first.textContent = first.textContent.slice(excess);
-        this.size -= excess;
+      const whole = block.textContent.length;
+      if (whole <= excess || !block.firstChild) {
+        block.remove();
+        this.size -= whole;
+        continue;
       }
+      const first = block.firstChild;
+      const length = first.textContent.length;
+      const cut = Math.min(excess, length);
+      if (cut === length) first.remove();
+      else first.textContent = first.textContent.slice(cut);
+      this.size -= cut;
     }
-    this.scrollToEnd();
   }
 
   /** A running command's output chunks; `collected` gathers what the live region reads out once it is done. */
