@@ -42,19 +42,25 @@ export class Session {
     this.sid = null;
     this.opening = false;
     this.notices = notices;
+    /** Whether a save waits for the session's snapshot, the record not stored yet. */
+    this.unsaved = false;
   }
 
   /** Hear the runtime from now on, beginning with its state now; `unlisten()` stops. */
   listen() {
     const unlisten = runtime.listen((event) => this.onRuntime(event));
-    // The page hidden or left before a save's snapshot came back: the lines typed are stored all the same.
-    const leaving = () => this.persist();
+    // The page hidden or left before a save's snapshot came back: the lines typed are stored all the same
+    // (only then: another tab's terminal of the same lab may have stored a newer record since).
+    const leaving = () => {
+      if (this.unsaved) this.persist();
+    };
     const hidden = () => {
-      if (document.visibilityState === "hidden") this.persist();
+      if (document.visibilityState === "hidden") leaving();
     };
     addEventListener("pagehide", leaving);
     document.addEventListener("visibilitychange", hidden);
     this.unlisten = () => {
+      leaving(); // the next page's terminal of this lab reads the record at once
       unlisten();
       removeEventListener("pagehide", leaving);
       document.removeEventListener("visibilitychange", hidden);
@@ -181,6 +187,7 @@ export class Session {
 
   /** Store the record as it is now; when storage is full, say so once (storage.js keeps what fits). */
   persist() {
+    this.unsaved = false;
     const notice = store.save(this.terminal.record);
     if (notice && !this.terminal.disposed) this.terminal.scrollback.print("err", `${notice}\n`);
   }
@@ -197,6 +204,7 @@ export class Session {
       if (then) then();
       return;
     }
+    this.unsaved = true;
     runtime.request(
       { type: Msg.SNAPSHOT, sid: this.sid },
       {
