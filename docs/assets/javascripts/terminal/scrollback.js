@@ -240,6 +240,7 @@ export class Scrollback {
 
   /** Terminal width in characters (the shell's COLUMNS, completion lists), measured once until it changes. */
   widthInChars() {
+    if (typeof ResizeObserver !== "function") return this.measure(); // no way to hear a resize: measure each time
     const { fontSize, fontFamily } = getComputedStyle(this.output); // style only: no layout
     const font = `${fontSize} ${fontFamily} ${document.fonts?.status}`; // a font still loading: again once loaded
     if (this.columns === null || this.columns.font !== font) this.columns = { font, width: this.measure() };
