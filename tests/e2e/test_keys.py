@@ -225,7 +225,7 @@ def test_output_selected_with_the_mouse_copies_as_plain_text(line):
     run(line, "printf 'a\\tb\\n'")
     line.eval_on_selector(OUTPUT, """el => {
         el.focus();
-        const last = el.lastElementChild;
+        const last = [...el.querySelectorAll('[data-stream]')].pop();  // the last chunk drawn
         const range = document.createRange();
         range.selectNodeContents(last);
         getSelection().removeAllRanges();

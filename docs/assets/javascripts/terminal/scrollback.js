@@ -6,12 +6,21 @@
  * as a one-line summary, a `submit` verdict on its own), and the width of the
  * screen in characters. The output scrolls sideways on its own, so the command
  * line under it stays in view.
+ *
+ * Drawing never reads the layout back: the screen scrolls to its end once
+ * per frame, and the width in characters is measured once and kept until the
+ * screen's width, its font or its text size changes (Fit width). The output
+ * is drawn in blocks of a few thousand characters, so a command's output
+ * costs the browser the layout of the last block, in its next frame, however
+ * long the scrollback.
  */
 
 import { wrapProse } from "./lineedit.js";
 
 /** Characters kept in the on-screen scrollback; older output is dropped. */
 export const MAX_SCROLLBACK = 200000;
+/** Characters an output block holds before the next one begins, at the end of a line (Scrollback.draw). */
+const BLOCK_CHARS = 2000;
 /** Characters of one command's output read out by the live region. */
 const MAX_ANNOUNCE = 1500;
 /** Lines of one command's output read out whole; a longer output is said as its command and line count. */
@@ -50,7 +59,33 @@ export class Scrollback {
     this.command = "";
     this.record = record;
     this.size = 0;
+    /** {font, width}: the screen's width in characters as last measured, in that font; null: measure again. */
+    this.columns = null;
+    /** Whether a scroll to the end waits for the next frame. */
+    this.scrolling = false;
+    this.watchWidth();
     for (const [stream, text] of record.scrollback) this.draw(stream, text);
+  }
+
+  /** Forget the width measured when the screen's width changes (a window resized, the terminal docked). */
+  watchWidth() {
+    if (typeof ResizeObserver !== "function") return;
+    let width = null;
+    new ResizeObserver((entries) => {
+      const now = entries[entries.length - 1].contentRect.width;
+      if (now !== width) this.columns = null;
+      width = now;
+    }).observe(this.screen);
+  }
+
+  /** Scroll the screen to its end before the next frame is drawn (once, however many chunks came). */
+  scrollToEnd() {
+    if (this.scrolling) return;
+    this.scrolling = true;
+    requestAnimationFrame(() => {
+      this.scrolling = false;
+      this.screen.scrollTop = this.screen.scrollHeight;
+    });
   }
 
   print(stream, text) {
@@ -62,8 +97,68 @@ export class Scrollback {
     else this.record.scrollback.push([stream, text]);
   }
 
+  /**
+   * Draw `text` at the end of the output, in blocks of about BLOCK_CHARS (blocks): a new block begins in
+   * place of a newline once the last one is full, so the browser lays out that block alone, not the whole
+   * scrollback. Then cut the oldest output beyond MAX_SCROLLBACK.
+   */
   draw(stream, text) {
-    const last = this.output.lastChild;
+    let rest = text;
+    while (rest) {
+      const block = this.lastBlock();
+      const at = this.blockEnd(block, rest);
+      if (at < 0) {
+        this.append(block, stream, rest);
+        break;
+      }
+      if (at > 0) this.append(block, stream, rest.slice(0, at));
+      this.newBlock();
+      rest = rest.slice(at + 1);
+    }
+    this.size += text.length;
+    this.trim();
+    this.scrollToEnd();
+  }
+
+  /** The output's last block, made if there is none. */
+  lastBlock() {
+    const last = this.output.lastElementChild;
+    return last && last.dataset.mdxBlock !== undefined ? last : this.newBlock("");
+  }
+
+  /**
+   * A block of the output; `newline`: the newline it begins in place of, kept in the text (copy, the
+   * output's textContent) but not drawn, as the block's own line break stands for it.
+   */
+  newBlock(newline = "\n") {
+    const block = document.createElement("span");
+    block.className = "mdx-terminal__block";
+    block.dataset.mdxBlock = "";
+    block.chars = 0;
+    if (newline) {
+      const gap = document.createElement("span");
+      gap.className = "mdx-terminal__break";
+      gap.textContent = newline;
+      block.append(gap);
+    }
+    this.output.append(block);
+    return block;
+  }
+
+  /**
+   * Where in `text` the next block begins, or -1: once `block` holds BLOCK_CHARS, at the first newline that
+   * ends a line with text on it (a block ending in an empty line would not draw that line).
+   */
+  blockEnd(block, text) {
+    const last = block.lastChild?.textContent ?? "";
+    let at = text.indexOf("\n", Math.max(0, BLOCK_CHARS - block.chars));
+    while (at >= 0 && (at > 0 ? text[at - 1] : last[last.length - 1] ?? "\n") === "\n") at = text.indexOf("\n", at + 1);
+    return at;
+  }
+
+  /** Add `text` of `stream` to the end of `block`. */
+  append(block, stream, text) {
+    const last = block.lastChild;
     if (last && last.dataset.stream === stream) {
       last.textContent += text;
     } else {
@@ -71,23 +166,29 @@ export class Scrollback {
       span.dataset.stream = stream;
       span.className = `mdx-terminal__${stream}`;
       span.textContent = text;
-      this.output.append(span);
+      block.append(span);
     }
-    this.size += text.length;
+    block.chars += text.length;
+  }
+
+  /** Cut the oldest output until the scrollback holds MAX_SCROLLBACK characters. */
+  trim() {
     while (this.size > MAX_SCROLLBACK && this.output.firstChild) {
-      const first = this.output.firstChild;
+      const block = this.output.firstChild;
       const excess = this.size - MAX_SCROLLBACK;
-      if (first.textContent.length <= excess || first === this.output.lastChild) {
-        const cut = Math.min(excess, first.textContent.length);
-        if (cut === first.textContent.length) first.remove();
-        else first.textContent = first.textContent.slice(cut);
-        this.size -= cut;
-      } else {
-        first.textContent = first.textContent.slice(excess);
-        this.size -= excess;
+      const whole = block.textContent.length;
+      if (whole <= excess || !block.firstChild) {
+        block.remove();
+        this.size -= whole;
+        continue;
       }
+      const first = block.firstChild;
+      const length = first.textContent.length;
+      const cut = Math.min(excess, length);
+      if (cut === length) first.remove();
+      else first.textContent = first.textContent.slice(cut);
+      this.size -= cut;
     }
-    this.screen.scrollTop = this.screen.scrollHeight;
   }
 
   /** A running command's output chunks; `collected` gathers what the live region reads out once it is done. */
@@ -137,8 +238,16 @@ export class Scrollback {
     say(this.live, trimmed || "Done, no output.");
   }
 
-  /** Terminal width in characters, for laying out completion lists. */
+  /** Terminal width in characters (the shell's COLUMNS, completion lists), measured once until it changes. */
   widthInChars() {
+    if (typeof ResizeObserver !== "function") return this.measure(); // no way to hear a resize: measure each time
+    const { fontSize, fontFamily } = getComputedStyle(this.output); // style only: no layout
+    const font = `${fontSize} ${fontFamily} ${document.fonts?.status}`; // a font still loading: again once loaded
+    if (this.columns === null || this.columns.font !== font) this.columns = { font, width: this.measure() };
+    return this.columns.width;
+  }
+
+  measure() {
     const probe = document.createElement("span");
     probe.textContent = "0".repeat(10);
     this.output.append(probe);

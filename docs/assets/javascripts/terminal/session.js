@@ -1,7 +1,8 @@
 /**
  * The terminal's emulator session, over its life: opened once the runtime is
  * ready (rejoined after instant navigation, reopened from its saved state
- * after a restart), saved after every line, reset on request. It also shows
+ * after a restart), saved after every line (and when the page is hidden or
+ * left), reset on request. It also shows
  * the runtime's state, as client.js reports it, in the status line.
  */
 
@@ -41,11 +42,29 @@ export class Session {
     this.sid = null;
     this.opening = false;
     this.notices = notices;
+    /** Whether a save waits for the session's snapshot, the record not stored yet. */
+    this.unsaved = false;
   }
 
   /** Hear the runtime from now on, beginning with its state now; `unlisten()` stops. */
   listen() {
-    this.unlisten = runtime.listen((event) => this.onRuntime(event));
+    const unlisten = runtime.listen((event) => this.onRuntime(event));
+    // The page hidden or left before a save's snapshot came back: the lines typed are stored all the same
+    // (only then: another tab's terminal of the same lab may have stored a newer record since).
+    const leaving = () => {
+      if (this.unsaved) this.persist();
+    };
+    const hidden = () => {
+      if (document.visibilityState === "hidden") leaving();
+    };
+    addEventListener("pagehide", leaving);
+    document.addEventListener("visibilitychange", hidden);
+    this.unlisten = () => {
+      leaving(); // the next page's terminal of this lab reads the record at once
+      unlisten();
+      removeEventListener("pagehide", leaving);
+      document.removeEventListener("visibilitychange", hidden);
+    };
     this.onRuntime({ state: runtime.state, progress: runtime.progress, failure: runtime.failure,
                      origin: runtime.origin, saved: runtime.saved });
   }
@@ -168,18 +187,24 @@ export class Session {
 
   /** Store the record as it is now; when storage is full, say so once (storage.js keeps what fits). */
   persist() {
+    this.unsaved = false;
     const notice = store.save(this.terminal.record);
     if (notice && !this.terminal.disposed) this.terminal.scrollback.print("err", `${notice}\n`);
   }
 
-  /** Save history, scrollback and the session's state; then `then()`, if given. */
+  /**
+   * Save history, scrollback and the session's state; then `then()`, if given. With a session open, the
+   * record is stored once, with the state the worker answers (a few milliseconds later, off the line's way
+   * to the screen); a page hidden or left meanwhile stores it as it is (listen).
+   */
   save(then = null) {
     const { record } = this.terminal;
-    this.persist();
     if (this.sid === null) {
+      this.persist();
       if (then) then();
       return;
     }
+    this.unsaved = true;
     runtime.request(
       { type: Msg.SNAPSHOT, sid: this.sid },
       {
@@ -188,7 +213,10 @@ export class Session {
           this.persist();
           if (then) then();
         },
-        onError: () => then && then(),
+        onError: () => {
+          this.persist();
+          if (then) then();
+        },
       },
     );
   }
