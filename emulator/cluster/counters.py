@@ -8,8 +8,12 @@ counters grow with the traffic the training job puts on the rail NICs of its
 nodes, at the rate the step model (:mod:`emulator.cluster.steps`) gives. A
 reset (``perfquery -R``) stores the raw values as a baseline that later reads
 subtract; the adapter's physical-layer counters (:mod:`emulator.cluster.phy`)
-are not touched by it. Switch ports mirror the node ports they face; the
-subnet manager keeps counters of its own.
+are not touched by it. The two ends of a cable count for themselves: traffic
+is mirrored (what one end transmits the other receives), symbol and receive
+errors count only at the end whose receiver sees them (a fault's weak receive
+lane sits in the node's transceiver), link recoveries and link-downs at both
+ends, since the link retrains as one. The subnet manager keeps counters of its
+own.
 """
 
 from __future__ import annotations
@@ -33,6 +37,13 @@ from emulator.cluster.links import (
     port_active,
 )
 from emulator.cluster.model import Cluster, Node
+
+#: Counters of events the link goes through as one: both ends retrain, both count.
+LINK_EVENT_COUNTERS = ("LinkErrorRecoveryCounter", "LinkDownedCounter")
+
+#: Traffic counters one end transmits as the other receives, in (transmit, receive) pairs.
+MIRRORED = (("PortXmitData", "PortRcvData"), ("PortXmitPkts", "PortRcvPkts"),
+            ("PortUnicastXmitPkts", "PortUnicastRcvPkts"), ("PortMulticastXmitPkts", "PortMulticastRcvPkts"))
 
 
 def _job_nodes(cluster: Cluster) -> set[str]:
@@ -107,7 +118,8 @@ def raw_counters(cluster: Cluster, node: Node, nic: NIC, rail_gbps: float | None
 
     The job's all-reduce moves the same bytes each way through every rail port of
     its nodes: full-MTU data packets, one coalesced ACK per :data:`ACK_EVERY` of them
-    back, and on a port with physical errors the resent packets on top. Every active
+    back, and on a port whose receiver sees physical errors the packets the far end
+    resends on top of what it receives. Every active
     port also answers the subnet manager's sweeps. Errored received packets
     (``PortRcvErrors``) need received packets: they grow only while the job's traffic
     arrives, while symbol errors and link recoveries count on an idle link too.
@@ -123,12 +135,12 @@ def raw_counters(cluster: Cluster, node: Node, nic: NIC, rail_gbps: float | None
     data_pkts = byte_rate * busy / MTU_BYTES
     acks = data_pkts / ACK_EVERY
     mads = _sm_mads(cluster, node, nic, t)
-    # Physical errors cost retransmissions: the sender puts more on the wire.
-    sent = data_pkts * (1.0 + nic.retransmit_fraction)
-    values["PortXmitData"] = nic.xmit_data + int((sent * PACKET_BYTES + acks * ACK_BYTES) / 4) + mads * MAD_WORDS
-    values["PortRcvData"] = nic.rcv_data + int((data_pkts * PACKET_BYTES + acks * ACK_BYTES) / 4) + mads * MAD_WORDS
-    values["PortXmitPkts"] = nic.xmit_pkts + int(sent + acks) + mads
-    values["PortRcvPkts"] = nic.rcv_pkts + int(data_pkts + acks) + mads
+    # Errors at this port's receiver cost retransmissions: the far end resends, this end receives more.
+    received = data_pkts * (1.0 + nic.retransmit_fraction)
+    values["PortXmitData"] = nic.xmit_data + int((data_pkts * PACKET_BYTES + acks * ACK_BYTES) / 4) + mads * MAD_WORDS
+    values["PortRcvData"] = nic.rcv_data + int((received * PACKET_BYTES + acks * ACK_BYTES) / 4) + mads * MAD_WORDS
+    values["PortXmitPkts"] = nic.xmit_pkts + int(data_pkts + acks) + mads
+    values["PortRcvPkts"] = nic.rcv_pkts + int(received + acks) + mads
     values["PortMulticastXmitPkts"] = 40 + nic.lid % 17
     values["PortMulticastRcvPkts"] = 6000 + nic.lid * 7 % 997
     values["PortUnicastXmitPkts"] = max(0, values["PortXmitPkts"] - values["PortMulticastXmitPkts"])
@@ -161,9 +173,11 @@ def clamp(value: int, bits: int) -> int:
 
 def raw_switch_counters(cluster: Cluster, name: str, port: int, rail_gbps: float | None = None,
                         cables: Cabling | None = None) -> dict[str, int]:
-    """Counters of one switch port since boot. A leaf's downlink mirrors the node's port
-    (what the node sends the switch receives); an uplink of a leaf whose nodes sit on a
-    congested path waits to transmit; unused ports read zero."""
+    """Counters of one switch port since boot. A leaf's downlink mirrors the node port's
+    traffic (what the node sends the switch receives) and shares its link recoveries and
+    link-downs, but its own receiver is clean: the node's receive errors stay on the node's
+    side, and the switch transmits to a node without waiting. An uplink of a leaf whose
+    nodes sit on a congested path waits to transmit; unused ports read zero."""
 
     zero = {c: 0 for c in (*PORT_COUNTERS, *DATA_COUNTERS)}
     kind, _ = cluster.switches[name]
@@ -172,14 +186,13 @@ def raw_switch_counters(cluster: Cluster, name: str, port: int, rail_gbps: float
     if kind == "leaf" and port <= DOWNLINKS:
         for node, nic in cables.ports.get(name, []):
             if nic.peer_port == port and port_active(node, nic):
-                mine = raw_counters(cluster, node, nic, rail_gbps)
-                mirrored = dict(mine)
-                for a, b in (("PortXmitData", "PortRcvData"), ("PortXmitPkts", "PortRcvPkts"),
-                             ("PortUnicastXmitPkts", "PortUnicastRcvPkts"),
-                             ("PortMulticastXmitPkts", "PortMulticastRcvPkts")):
-                    mirrored[a], mirrored[b] = mine[b], mine[a]
-                mirrored["PortXmitWait"] = 0
-                return mirrored
+                node_end = raw_counters(cluster, node, nic, rail_gbps)
+                values = dict(zero)
+                for name in LINK_EVENT_COUNTERS:
+                    values[name] = node_end[name]
+                for a, b in MIRRORED:
+                    values[a], values[b] = node_end[b], node_end[a]
+                return values
         return zero
     spines = cables.spines
     if kind == "leaf" and port - DOWNLINKS <= len(spines):
@@ -203,12 +216,12 @@ def raw_switch_counters(cluster: Cluster, name: str, port: int, rail_gbps: float
         if port <= len(leaves) and name in spines:
             uplink = raw_switch_counters(cluster, leaves[port - 1], DOWNLINKS + 1 + spines.index(name), rail_gbps,
                                          cables)
-            mirrored = dict(uplink)
-            for a, b in (("PortXmitData", "PortRcvData"), ("PortXmitPkts", "PortRcvPkts"),
-                         ("PortUnicastXmitPkts", "PortUnicastRcvPkts")):
-                mirrored[a], mirrored[b] = uplink[b], uplink[a]
-            mirrored["PortXmitWait"] = 0
-            return mirrored
+            values = dict(zero)
+            for name in LINK_EVENT_COUNTERS:
+                values[name] = uplink[name]
+            for a, b in MIRRORED:
+                values[a], values[b] = uplink[b], uplink[a]
+            return values
     return zero
 
 

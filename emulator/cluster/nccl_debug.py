@@ -81,16 +81,19 @@ def _ring(nodes: Sequence[str], per_node: Mapping[str, list[Proc]], channel: int
     return order
 
 
-def _init_tids(cluster: Cluster, procs: Sequence[Proc]) -> dict[Proc, int]:
+def _init_tids(cluster: Cluster, procs: Sequence[Proc], comm: str = "") -> dict[Proc, int]:
     """The TID of the thread that initialises each rank's communicator: a thread of the rank's own process,
     started after it, whose id no process or thread on its node holds (the communicator's pids, a training
-    rank's named threads and loader workers, another rank's init thread)."""
+    rank's named threads and loader workers, another rank's init thread). A later communicator (``comm``
+    names it) is initialised by a thread started later still."""
     taken: dict[str, set[int]] = {}
     for p in procs:
         taken.setdefault(p.node, set()).update(rank_ids(cluster, p.node, p.pid))
     tids: dict[Proc, int] = {}
+    later = (comm,) if comm else ()
     for p in procs:
-        tid = p.pid + 18 + rng(cluster.seed, "nccl-tid", p.node, p.pid).randint(0, 40) + p.gpu
+        tid = p.pid + (82 if comm else 18) + rng(cluster.seed, "nccl-tid", p.node, p.pid, *later).randint(0, 40) \
+            + p.gpu
         while tid in taken[p.node]:
             tid += 1
         taken[p.node].add(tid)
@@ -98,15 +101,23 @@ def _init_tids(cluster: Cluster, procs: Sequence[Proc]) -> dict[Proc, int]:
     return tids
 
 
-def init_lines(cluster: Cluster, procs: Sequence[Proc], env: Mapping[str, str]) -> list[str]:
-    """The INFO lines of one communicator's init, in the order a reader sees them."""
+def init_lines(cluster: Cluster, procs: Sequence[Proc], env: Mapping[str, str], comm: str = "",
+               detail: bool = True) -> list[str]:
+    """The INFO lines of one communicator's init, in the order a reader sees them.
+
+    ``procs`` carry their ranks in this communicator. The processes' first communicator
+    (``comm`` empty) sets up the bootstrap and the network; a later one (``comm`` names it,
+    such as a tensor-parallel group) only starts and completes on every rank, and its rank 0
+    prints its whole init when ``detail`` is set.
+    """
     lvl = level(env)
     if lvl not in ("INFO", "TRACE", "VERSION"):
         return []
     v = cluster.versions
     version = f"NCCL version {v.nccl}+cuda{v.nccl_cuda}"
     if lvl == "VERSION":
-        return [version]
+        return [] if comm else [version]
+    later = (comm,) if comm else ()
     subs = subsystems(env)
     nodes: list[str] = []
     per_node: dict[str, list[Proc]] = {}
@@ -119,20 +130,21 @@ def init_lines(cluster: Cluster, procs: Sequence[Proc], env: Mapping[str, str]) 
     nranks = len(procs)
     local_max = max(len(v) for v in per_node.values())
     use_nvls = nvls_enabled(env, local_max)
-    comm_id = f"0x{rng(cluster.seed, 'nccl-commid', nranks, ','.join(nodes)).getrandbits(64):016x}"
+    comm_id = f"0x{rng(cluster.seed, 'nccl-commid', nranks, ','.join(nodes), *later).getrandbits(64):016x}"
     lines: list[str] = []
 
     def comm_of(proc: Proc) -> str:
         """The rank's ncclComm_t, a heap address of its own process, 16-byte aligned, as %p prints it."""
-        bits = rng(cluster.seed, "nccl-comm", nranks, proc.node, proc.pid, proc.gpu).getrandbits(36)
+        bits = rng(cluster.seed, "nccl-comm", nranks, proc.node, proc.pid, proc.gpu, *later).getrandbits(36)
         return f"0x{0x550000000000 + (bits << 4):x}"
 
     def emit(proc: Proc, tid: int, text: str, tags: frozenset[str] = frozenset({"INIT"})) -> None:
         if tags & subs:
             lines.append(_prefix(proc, tid) + text)
 
-    init_tids = _init_tids(cluster, procs)
-    started: set[tuple[str, int]] = set()
+    init_tids = _init_tids(cluster, procs, comm)
+    # A later communicator finds each process's bootstrap and network set up already.
+    started: set[tuple[str, int]] = {(p.node, p.pid) for p in procs} if comm else set()
     for p in procs:
         main_tid = p.pid
         init_tid = init_tids[p]
@@ -141,35 +153,32 @@ def init_lines(cluster: Cluster, procs: Sequence[Proc], env: Mapping[str, str]) 
         bus = gpu.pci_bus_id[9:11].lower() + "000" if gpu else "0"
         first_in_process = (p.node, p.pid) not in started
         started.add((p.node, p.pid))
-        if not first_in_process:
-            # The network and bootstrap are set up once per process (one process may drive several GPUs).
-            emit(p, init_tid, f"ncclCommInitRank comm {comm_of(p)} rank {p.rank} nranks {nranks} cudaDev {p.gpu} "
-                              f"nvmlDev {p.gpu} busId {bus} commId {comm_id} - Init START")
-            continue
-        emit(p, main_tid, f"Bootstrap : Using {_bootstrap_addr(cluster, p.node)}", frozenset({"INIT", "BOOTSTRAP"}))
-        emit(p, main_tid, "NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No such file or "
-                          "directory No plugin found (libnccl-net.so), using internal implementation",
-             frozenset({"INIT", "NET"}))
-        emit(p, main_tid, "cudaDriverVersion 12040")
-        if p.rank == 0:
-            lines.append(version)
         usable = node is not None and plan.transport != "Socket" and not ib_disabled(env)
         devs = plan.devices.get(p.node) or (ib_devices(node, env) if node and usable else [])
-        if not devs:
-            emit(p, init_tid, "NET/IB : No device found.", frozenset({"INIT", "NET"}))
-            emit(p, init_tid, f"NET/Socket : Using [0]{_bootstrap_addr(cluster, p.node)}", frozenset({"INIT", "NET"}))
-            emit(p, init_tid, "Using non-device net plugin version 0")
-            emit(p, init_tid, "Using network Socket")
-        else:
-            listing = " ".join(f"[{i}]{n.name}:1/{'IB' if n.link_layer == 'InfiniBand' else 'RoCE'}"
-                               for i, n in enumerate(devs))
-            emit(p, init_tid, f"NET/IB : Using {listing} [RO]; OOB {_bootstrap_addr(cluster, p.node)}",
+        if first_in_process:
+            emit(p, main_tid, f"Bootstrap : Using {_bootstrap_addr(cluster, p.node)}", frozenset({"INIT", "BOOTSTRAP"}))
+            emit(p, main_tid, "NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No such file or "
+                              "directory No plugin found (libnccl-net.so), using internal implementation",
                  frozenset({"INIT", "NET"}))
+            emit(p, main_tid, "cudaDriverVersion 12040")
+            if p.rank == 0:
+                lines.append(version)
+            if not devs:
+                emit(p, init_tid, "NET/IB : No device found.", frozenset({"INIT", "NET"}))
+                emit(p, init_tid, f"NET/Socket : Using [0]{_bootstrap_addr(cluster, p.node)}",
+                     frozenset({"INIT", "NET"}))
+            else:
+                listing = " ".join(f"[{i}]{n.name}:1/{'IB' if n.link_layer == 'InfiniBand' else 'RoCE'}"
+                                   for i, n in enumerate(devs))
+                emit(p, init_tid, f"NET/IB : Using {listing} [RO]; OOB {_bootstrap_addr(cluster, p.node)}",
+                     frozenset({"INIT", "NET"}))
+        if first_in_process or comm:
+            # The process sets its network up once; each communicator then picks it.
             emit(p, init_tid, "Using non-device net plugin version 0")
-            emit(p, init_tid, "Using network IB")
+            emit(p, init_tid, f"Using network {'IB' if devs else 'Socket'}")
         emit(p, init_tid, f"ncclCommInitRank comm {comm_of(p)} rank {p.rank} nranks {nranks} cudaDev {p.gpu} "
                           f"nvmlDev {p.gpu} busId {bus} commId {comm_id} - Init START")
-        if p.rank != 0:
+        if p.rank != 0 or not detail:
             continue
         if local_max > 4:
             emit(p, init_tid, f"NVLS multicast support is available on dev {p.gpu}", frozenset({"INIT", "NVLS"}))

@@ -43,6 +43,21 @@ def _procs(run: TrainingRun) -> list[Proc]:
     return [Proc(rank=r.rank, node=r.node, gpu=r.gpu, pid=r.pid) for r in run.ranks]
 
 
+def nccl_init(cluster: Cluster, run: TrainingRun) -> list[str]:
+    """NCCL_DEBUG's init lines of the job's communicators: the world's, then each tensor-parallel group's.
+
+    A tensor-parallel group's ranks are numbered within it; where they run is where the launch put them,
+    so a group inside one node connects over NVLink and one spread over nodes over the network. Its
+    rank 0's whole init is printed for group 0 (global rank 0's), as for the world's.
+    """
+    out = init_lines(cluster, _procs(run), run.env)
+    if run.tp > 1:
+        for g, group in enumerate(run.tp_groups()):
+            procs = [Proc(rank=i, node=r.node, gpu=r.gpu, pid=r.pid) for i, r in enumerate(group)]
+            out += init_lines(cluster, procs, run.env, comm=f"tp{g}", detail=g == 0)
+    return out
+
+
 def _launch(cluster: Cluster, run: TrainingRun, start_s: float, agents: dict[str, int], total: int) -> list[str]:
     """The batch script's trace for one attempt (``set -x``) and torchrun's banner on each node."""
     master = run.nodes[0] if run.nodes else "node01"
@@ -106,7 +121,7 @@ def slurm_out(cluster: Cluster) -> str:
     if run.start_failure is not None:
         return "\n".join(out + start_failed(cluster, run, agents)) + "\n"
     if now >= sched.init_s + 20.0:
-        out += init_lines(cluster, _procs(run), run.env)
+        out += nccl_init(cluster, run)
     watchdog = hang_fired_s(cluster)
     if watchdog is not None and now >= watchdog and run.hang_in == "crash":
         out += _crashed(cluster, run, watchdog, now, agents)

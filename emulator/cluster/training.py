@@ -146,14 +146,23 @@ class TrainingRun:
     def dp(self) -> int:
         return max(1, self.world_size // (self.tp * self.pp))
 
+    def tp_groups(self) -> list[list[Rank]]:
+        """The tensor-parallel groups, group 0 (rank 0's) first, as ``parallel_order`` lays them out:
+        "tp-dp" takes consecutive ranks, "dp-tp" strides by the data-parallel size within a pipeline stage."""
+        tp, dp = max(1, self.tp), self.dp
+        groups: dict[tuple[int, int], list[Rank]] = {}
+        for r in sorted(self.ranks, key=lambda r: r.rank):
+            key = (r.rank // (dp * tp), r.rank % dp) if self.parallel_order == "dp-tp" else (r.rank // tp, 0)
+            groups.setdefault(key, []).append(r)
+        return [groups[key] for key in sorted(groups)]
+
     def groups_of_rank0(self) -> tuple[list[Rank], list[Rank]]:
         """Rank 0's tensor-parallel group and its data-parallel group, as ``parallel_order`` lays them out."""
         tp, dp, pp = max(1, self.tp), self.dp, max(1, self.pp)
+        first = self.tp_groups()[0] if self.ranks else []
         if self.parallel_order == "dp-tp":
-            return ([r for r in self.ranks if r.rank % dp == 0 and r.rank < dp * tp],
-                    [r for r in self.ranks if r.rank < dp])
-        return ([r for r in self.ranks if r.rank // tp == 0],
-                [r for r in self.ranks if r.rank % (tp * pp) == 0])
+            return first, [r for r in self.ranks if r.rank < dp]
+        return first, [r for r in self.ranks if r.rank % (tp * pp) == 0]
 
     @property
     def global_batch(self) -> int:

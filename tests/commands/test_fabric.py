@@ -307,16 +307,33 @@ def test_perfquery_reads_a_leaf_uplink_waiting_under_congestion():
     assert "PortXmitWait:....................0\n" in healthy
 
 
-def test_leaf_downlink_mirrors_the_nodes_port():
+def _counter(text: str, name: str) -> int:
+    return int(re.search(rf"^{name}:\.+(\d+)$", text, re.M).group(1))
+
+
+def test_leaf_downlink_counts_for_itself_facing_a_node_with_a_weak_receiver():
+    """Receive errors stay at the node's end, the link's retrains count at both, traffic is mirrored."""
     s = on("node01")
     apply_fault(s.cluster, "symbol-errors", {"node": "node02", "port": "mlx5_0", "errors_per_s": 10})
-    switch_side = run(s, "perfquery -x 2 2")
-    node_side = run(s, "perfquery -x 108 1")
+    run(s, "sleep 5")
+    switch_side, node_side, later = run(s, "perfquery -x 2 2"), run(s, "perfquery -x 108 1"), run(s, "perfquery -x 2 2")
     for name in ("SymbolErrorCounter", "PortRcvErrors"):
-        a = int(re.search(rf"{name}:\.+(\d+)", switch_side).group(1))
-        b = int(re.search(rf"{name}:\.+(\d+)", node_side).group(1))
-        assert 0 < a <= b
+        assert _counter(node_side, name) > 0 and _counter(switch_side, name) == 0
+    assert _counter(switch_side, "LinkErrorRecoveryCounter") == _counter(node_side, "LinkErrorRecoveryCounter") > 0
+    # Each command reads a moment later: one end's transmit brackets the other end's receive.
+    for xmit, rcv in (("PortXmitData", "PortRcvData"), ("PortXmitPkts", "PortRcvPkts")):
+        assert _counter(switch_side, xmit) <= _counter(node_side, rcv) <= _counter(later, xmit)
+        assert _counter(switch_side, rcv) <= _counter(node_side, xmit) <= _counter(later, rcv)
     assert s.execute("perfquery 2 99")[1] == 255
+
+
+def test_ibqueryerrors_names_only_the_node_end_of_a_link_with_receive_errors():
+    s = on("node01")
+    apply_fault(s.cluster, "symbol-errors", {"node": "node02", "port": "mlx5_0", "errors_per_s": 10})
+    out = run(s, "ibqueryerrors")
+    assert re.findall(r'^Errors for "(.*)"$', out, re.M) == ["node02 mlx5_0"]
+    assert re.search(r"port 1: \[SymbolErrorCounter == \d+ .*\] \[PortRcvErrors == \d+", out)
+    assert "1 ports have errors beyond threshold" in out
 
 
 def test_mlxlink_module_shows_one_weak_lane_on_a_marginal_link():

@@ -107,3 +107,55 @@ def test_a_tensor_parallel_size_that_does_not_divide_the_kv_heads_is_refused():
     cluster = build_cluster(ClusterSpec(seed=0, nodes=8, training_nodes=4))
     with pytest.raises(ValueError, match="does not divide the model's 8 key/value heads"):
         apply_fault(cluster, "tp-across-nodes", {"tp": 16, "how": "rank-order"})
+
+
+def _comm_lines(session: Session, nranks: int) -> list[str]:
+    """NCCL INFO lines of the communicators with ``nranks`` ranks in the job's Slurm output."""
+    out = run(session, f"grep -E 'nranks {nranks} |nRanks {nranks} ' /lustre/jobs/llm-pretrain/slurm-48213.out")
+    return out.splitlines()
+
+
+@pytest.mark.parametrize("how", ["rank-order", "cyclic"])
+def test_nccl_starts_a_communicator_per_tensor_parallel_group_where_the_launch_put_its_ranks(how):
+    """After the world's communicator, each of the four groups inits its own: ranks 0-7, own commId, across nodes."""
+    session = _lab(how)
+    world = _comm_lines(session, 32)
+    assert any(" rank 0 nRanks 32 nNodes 4 localRanks 8 " in line for line in world)
+    tp = _comm_lines(session, 8)
+    starts = [re.search(r"rank (\d) nranks 8 .* commId (0x[0-9a-f]{16}) - Init START$", line) for line in tp]
+    starts = [m for m in starts if m]
+    assert len(starts) == 32 and sorted(int(m.group(1)) for m in starts) == sorted(list(range(8)) * 4)
+    world_id = re.search(r"commId (0x[0-9a-f]{16})", world[0]).group(1)
+    assert len({m.group(2) for m in starts} | {world_id}) == 5
+    completes = [line for line in tp if line.endswith("- Init COMPLETE")]
+    assert len(completes) == 32
+    assert any(" rank 0 nRanks 8 nNodes 4 localRanks 2 localRank 0 MNNVL 0" in line for line in tp)
+    # Group 0's rank 0 (global rank 0, node01 GPU 0) sends to a peer on another node over the network.
+    channels = run(session, "grep -F 'Channel 01/0 : 0[0] ->' /lustre/jobs/llm-pretrain/slurm-48213.out")
+    assert re.search(r"\[send\] via NET/IB/0/GDRDMA$", channels.splitlines()[-1])
+
+
+def _tp0_init(session: Session) -> str:
+    """What the thread initialising tensor-parallel group 0's rank 0 printed."""
+    out = run(session, "grep -F ' nRanks 8 ' /lustre/jobs/llm-pretrain/slurm-48213.out")
+    prefix = out.split(" NCCL INFO ")[0]
+    return run(session, f"grep -F '{prefix} ' /lustre/jobs/llm-pretrain/slurm-48213.out")
+
+
+def test_a_group_spread_over_nodes_reaches_its_peers_over_the_network():
+    init = _tp0_init(_lab("cyclic"))
+    assert "nRanks 8 nNodes 4 localRanks 2 localRank 0 MNNVL 0" in init
+    assert "Channel 00/32 :    0   4   1   5   2   6   3   7\n" in init
+    assert "Channel 00/0 : 0[0] -> 4[1] via P2P/CUMEM/read\n" in init       # rank 4 shares node01
+    assert "Channel 01/0 : 0[0] -> 5[1] [send] via NET/IB/0/GDRDMA\n" in init
+    assert "NVLS" not in init and "Connected all trees" in init
+
+
+def test_a_group_inside_one_node_connects_over_nvlink():
+    """The same job with tp-dp order under torchrun's node-major ranks: the group is one node's GPUs."""
+    session = _lab("rank-order")
+    session.cluster.training.parallel_order = "tp-dp"
+    init = _tp0_init(session)
+    assert "nRanks 8 nNodes 1 localRanks 8 localRank 0 MNNVL 0" in init
+    assert "Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read\n" in init
+    assert "Connected NVLS" in init and "NET/IB" not in init and "Connected all trees" not in init
