@@ -14,7 +14,8 @@ The rule that keeps a kept answer true:
   changes nothing in the model (``Command.leaves_model`` for its words: every
   pure run, the promise a session restore relies on to skip a line, and
   commands read to change nothing though they pause: ``nvidia-smi``, whose
-  setters are refused, ``dcgmi dmon`` and the nccl-tests sweeps). Answers are kept only while the
+  setters are refused, and ``dcgmi dmon``; not the nccl-tests sweeps,
+  which slow a training job they run beside). Answers are kept only while the
   innermost scope is such a command; every scope's opening and closing forgets
   them all. So a command that may change the model (``kill``, ``scancel``,
   ``scontrol``, ``srun``, ``sudo``, ``nvidia-smi -r``, ``lab start``) never

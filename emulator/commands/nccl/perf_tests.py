@@ -35,7 +35,7 @@ from emulator.cluster.ids import rng
 from emulator.cluster.nccl_algo import tuning_line
 from emulator.cluster.nccl_debug import Proc, init_lines, level, subsystems
 from emulator.cluster.scheduler import expand_hostlist
-from emulator.cluster.sharing import buffers_mib, short_of_memory, time_share
+from emulator.cluster.sharing import buffers_mib, share_with_job, short_of_memory, time_share
 from emulator.commands.kit.command import Command, Context, ParsedCommand
 from emulator.commands.kit.spec import ArgumentParser
 from emulator.commands.nccl.numbers import c_float, c_int, parse_size
@@ -114,10 +114,6 @@ class NcclTest(ParsedCommand):
         add("-C", "--report_cputime", default="0", metavar="0/1", help="report CPU time instead of GPU time")
         add("-a", "--average", default="1", metavar="0-3", help="report time of rank 0, avg, min or max")
         add("-h", "--help", action="store_true", help="print the usage")
-
-    def leaves_model(self, words: list[str]) -> bool:
-        """A sweep only reads the model (GPUs, links, the jobs beside it); it pauses after each size."""
-        return True
 
     def usage_error(self, message: str) -> str:
         """getopt's complaint, then the tool's own usage text."""
@@ -271,6 +267,8 @@ class NcclTest(ParsedCommand):
         tuning = level(env) in ("INFO", "TRACE") and "TUNING" in subsystems(env)
         prefix = f"{procs[0].node}:{procs[0].pid}:{procs[0].pid} [{procs[0].gpu}] NCCL INFO "
         calls = iters * max(1, agg) + (1 if check else 0)
+        # Beside a running job the sweep slows its steps until the last size (emulator.cluster.sharing).
+        beside = share_with_job(cluster, ranks, self.name)
         for warm in (hi, lo):
             res = collective(cluster, self.op, self._shown(warm, n, word), ranks, env, sample=("warmup",),
                              share=share)
@@ -304,6 +302,8 @@ class NcclTest(ParsedCommand):
             ctx.out("\n")
             rows += 1
             yield pause + 0.05
+            if beside is not None:
+                beside.end_s = cluster.clock.elapsed
             if factor > 1:
                 size *= factor
             else:
