@@ -22,6 +22,9 @@ The rule that keeps a kept answer true:
   reads a kept answer, not even one a command it runs kept; the next command
   starts afresh; and nothing is kept across a pause, where the clock advances
   and its timers (a node finishing its boot, a job ending) may change the model.
+* A command that changes the model may open an unchanging scope of its own
+  around a stretch of it that only reads (an nccl-tests sweep weighing what
+  the jobs on its GPUs leave it before it starts sharing them).
 * Outside any scope (a lab being built, a test calling the model directly,
   the lab's objectives read after a line) nothing is kept.
 * An answer is filed under the identity of the objects it was computed from

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Generator
 
+from emulator.cluster import memo
 from emulator.cluster.catalog import H100
 from emulator.cluster.collectives import (
     CollectiveError,
@@ -227,7 +228,10 @@ class NcclTest(ParsedCommand):
         # Each process allocates its buffers before NCCL starts, in what the jobs already on its GPUs
         # leave free: a process whose GPU lacks room prints cudaMalloc's error (AllocateBuffs sits above
         # main in common.cu, the call in run() below the device lines) and the test stops.
-        short = short_of_memory(cluster, ranks, buffers_mib(hi, check != 0))
+        # Reading what the jobs leave changes nothing: the GPUs' samples share one step profile.
+        with memo.scope(True):
+            short = short_of_memory(cluster, ranks, buffers_mib(hi, check != 0))
+            share = time_share(cluster, ranks)
         if short:
             failed = {p.pid: p.node for p in procs if (p.node, p.gpu) in short}
             for pid, host in failed.items():
@@ -235,7 +239,6 @@ class NcclTest(ParsedCommand):
                 ctx.outln(f" .. {host} pid {pid}: Test failure common.cu:921")
                 ctx.outln(f" .. {host} pid {pid}: Test failure common.cu:842")
             return 1
-        share = time_share(cluster, ranks)
         env = dict(ctx.env)
         try:
             check_p2p(cluster, ranks, env)
