@@ -284,8 +284,10 @@ class NcclTest(ParsedCommand):
             count = shown // word // (n if self.op in ("all_gather", "reduce_scatter", "alltoall") else 1)
             ctx.out(f"{shown:12d}  {count:12d}  {dtype:>8}  {redop:>6}  {root_col:6d}")
             pause = 0.0
-            for place in ("oop", "ip"):
-                res = collective(cluster, self.op, shown, ranks, env, sample=(place, rows), share=share)
+            with memo.scope(True):  # measuring a size only reads the model: its places share NCCL's options
+                measured = [(place, collective(cluster, self.op, shown, ranks, env, sample=(place, rows), share=share))
+                            for place in ("oop", "ip")]
+            for place, res in measured:
                 if tuning and res.option is not None:
                     ctx.out((prefix + tuning_line(res.option, shown, res.estimate_us) + "\n") * calls)
                 t = res.time_us
