@@ -119,3 +119,16 @@ def test_the_gpus_it_shares_read_busy_while_it_runs_and_the_job_steps_as_before_
     assert min(sample(cluster, node, gpu, at).util_pct for gpu in node.gpus for at in instants) >= 99
     after = run(s, "timeline | grep '^steady state' | tail -n 1")
     assert before.split()[-2:] == after.split()[-2:]
+
+
+def test_a_benchmark_on_idle_nodes_leaves_the_job_as_it_was() -> None:
+    idle = "mpirun -np 16 -H node07:8,node08:8 all_reduce_perf -b 1G -e 1G -g 1 -n 3000"
+    tail = "tail -n 4 /lustre/jobs/llm-pretrain/train.log"
+    beside_idle = on(None, "multi-node-slowdown", 0)
+    run(beside_idle, idle)
+    logs = run(beside_idle, tail)
+    assert "shared" not in run(beside_idle, "timeline")
+    beside_job = on(None, "multi-node-slowdown", 0)
+    run(beside_job, idle.replace("node07:8,node08:8", "node01:8,node02:8"))
+    assert run(beside_job, tail) != logs
+    assert max(took for _, _, took in _steps(logs)) < 1.05 * min(took for _, _, took in _steps(logs))
