@@ -158,9 +158,11 @@ def _cpu_time() -> dict[str, int]:
 
 def _step(cluster: Cluster, j: Job, name: str, state: str, code: str) -> dict[str, Any]:
     nodes = j.nodes[:1] if name == "batch" else j.nodes
-    start = j.start_s
-    end = j.end_s
+    start, end = j.start_s, j.end_s
     elapsed = int(sc.run_time(cluster, j))
+    if name in j.step_times:     # a step srun ran in the allocation: its own start and end
+        start, end = j.step_times[name]
+        elapsed = int(end - start)
     step_id = f"{j.job_id}.{name}"
     program = {"batch": "batch", "extern": "extern"}.get(name) or j.step_names.get(name) or \
         ("torchrun" if j.is_training else j.name)

@@ -54,7 +54,17 @@ class Row:
         return self.job.state
 
     @property
+    def times(self) -> tuple[float | None, float | None]:
+        """When the line's job, or its step where srun recorded one, started and ended."""
+        if self.step and self.step[0] in self.job.step_times:
+            return self.job.step_times[self.step[0]]
+        return self.job.start_s, self.job.end_s
+
+    @property
     def elapsed_s(self) -> float:
+        if self.step and self.step[0] in self.job.step_times:
+            begin, end = self.job.step_times[self.step[0]]
+            return end - begin
         return sc.run_time(self.cluster, self.job)
 
     def tres(self) -> str:
@@ -90,8 +100,8 @@ FIELDS: dict[str, tuple[str, int, bool, Callable[[Row], str]]] = {
     "elapsed": ("Elapsed", 10, False, lambda r: slurm_elapsed(r.elapsed_s)),
     "elapsedraw": ("ElapsedRaw", 10, False, lambda r: str(int(r.elapsed_s))),
     "cputime": ("CPUTime", 10, False, lambda r: slurm_elapsed(r.elapsed_s * r.cpus)),
-    "start": ("Start", 19, False, lambda r: sc.stamp(r.cluster, r.job.start_s)),
-    "end": ("End", 19, False, lambda r: sc.stamp(r.cluster, r.job.end_s)),
+    "start": ("Start", 19, False, lambda r: sc.stamp(r.cluster, r.times[0])),
+    "end": ("End", 19, False, lambda r: sc.stamp(r.cluster, r.times[1])),
     "submit": ("Submit", 19, False, lambda r: sc.stamp(r.cluster, r.job.submit_s)),
     "eligible": ("Eligible", 19, False, lambda r: sc.stamp(r.cluster, r.job.submit_s)),
     "nodelist": ("NodeList", 15, False, lambda r: compress_hostlist(r.nodes) if r.nodes else "None assigned"),
