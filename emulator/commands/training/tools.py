@@ -214,8 +214,9 @@ class Timeline(ParsedCommand):
     summary = "Chart the training run's phases and per-rank step times (an emulator tool, not a real one)"
     section = "Training"
     notes = ("This command exists only in the emulator. It draws what a profiler trace or a log analysis "
-             "would show: allocation, initialisation, first batch, steady state, checkpoint saves, hangs and "
-             "recovery; --ranks shows where each rank spends its step.")
+             "would show: allocation, initialisation, first batch, steady state, stretches a benchmark shared "
+             "the job's GPUs, checkpoint saves, hangs and recovery; --ranks shows where each rank spends its "
+             "step.")
     WIDTH = 64
 
     def configure(self, parser: ArgumentParser) -> None:
