@@ -80,9 +80,9 @@ def test_a_benchmark_beside_the_job_slows_its_steps_while_it_runs_and_they_recov
     assert float(shared.group(3)) / steady[-1] == pytest.approx(2.0, abs=0.1)
     begin, end = _clock(shared.group(1)), _clock(shared.group(2))
     assert end - begin > 40
-    # sacct's record of the step is the same stretch.
-    step = run(s, "sacct -j 48213.1 -n -P --format=JobID,Start,End")
-    assert re.search(rf"^48213\.1\|\S+T{shared.group(1)}\|\S+T{shared.group(2)}$", step, re.M), step
+    # sacct's record of the step is the same stretch, on the node and GPUs it shared.
+    step = run(s, "sacct -j 48213.1 -n -P --format=JobID,NodeList,NTasks,Start,End")
+    assert re.search(rf"^48213\.1\|node01\|8\|\S+T{shared.group(1)}\|\S+T{shared.group(2)}$", step, re.M), step
     lines = _steps(run(s, "tail -n 12 /lustre/jobs/llm-pretrain/train.log"))
     # Each line reports the steps since the line before it: sort them by where that stretch fell.
     spans = [(prev, at, took) for (prev, _, _), (at, _, took) in zip(lines, lines[1:], strict=False)]
