@@ -31,7 +31,8 @@ from emulator.cluster.training import Rank, TrainingRun
 class Phase:
     """One span of the run's history, as ``timeline`` lists it."""
 
-    name: str                  # allocation, initialisation, first batch, steady state, checkpoint, hang, recovery
+    name: str                  # allocation, initialisation, first batch, steady state, shared, checkpoint, hang,
+                               # failure, recovery
     start_s: float
     end_s: float
     detail: str = ""
@@ -87,6 +88,7 @@ def phases(cluster: Cluster, until: float | None = None) -> list[Phase]:
         cursor = finish
     if end > cursor:
         out.append(Phase("steady state", cursor, end, f"{sched.rate_at(sched.completed_at(end)):.2f} s/step"))
+    out = _shared(run, sched, out)
     out.sort(key=lambda p: p.start_s)
     if sched.hang_s is not None and now > sched.hang_s:
         watchdog, down = hang_fired_s(cluster), failed_at(cluster)
@@ -98,6 +100,26 @@ def phases(cluster: Cluster, until: float | None = None) -> list[Phase]:
             out.append(Phase("failure", watchdog, min(now, down), f"{why}, job torn down"))
     return [p for p in out if p.end_s > p.start_s or p.name == "allocation"]
 
+
+
+def _shared(run: TrainingRun, sched: Schedule, out: list[Phase]) -> list[Phase]:
+    """The steady stretches cut where a benchmark shared the run's GPUs: those parts are ``shared``, at the
+    slower rate the run stepped at then."""
+    for span in run.shared:
+        cut: list[Phase] = []
+        for ph in out:
+            lo, hi = max(ph.start_s, span.start_s), min(ph.end_s, span.end_s)
+            if ph.name != "steady state" or lo >= hi:
+                cut.append(ph)
+                continue
+            if ph.start_s < lo:
+                cut.append(Phase(ph.name, ph.start_s, lo, ph.detail))
+            rate = sched.rate_at(sched.completed_at(lo)) * span.slowdown
+            cut.append(Phase("shared", lo, hi, f"{rate:.2f} s/step beside {span.label}"))
+            if hi < ph.end_s:
+                cut.append(Phase(ph.name, hi, ph.end_s, ph.detail))
+        out = cut
+    return out
 
 
 #: What a failed save's rank raised, as its shard's write reported it (:mod:`emulator.cluster.savefailure`).

@@ -14,13 +14,17 @@ The rule that keeps a kept answer true:
   changes nothing in the model (``Command.leaves_model`` for its words: every
   pure run, the promise a session restore relies on to skip a line, and
   commands read to change nothing though they pause: ``nvidia-smi``, whose
-  setters are refused, ``dcgmi dmon`` and the nccl-tests sweeps). Answers are kept only while the
+  setters are refused, and ``dcgmi dmon``; not the nccl-tests sweeps,
+  which slow a training job they run beside). Answers are kept only while the
   innermost scope is such a command; every scope's opening and closing forgets
   them all. So a command that may change the model (``kill``, ``scancel``,
   ``scontrol``, ``srun``, ``sudo``, ``nvidia-smi -r``, ``lab start``) never
   reads a kept answer, not even one a command it runs kept; the next command
   starts afresh; and nothing is kept across a pause, where the clock advances
   and its timers (a node finishing its boot, a job ending) may change the model.
+* A command that changes the model may open an unchanging scope of its own
+  around a stretch of it that only reads (an nccl-tests sweep weighing what
+  the jobs on its GPUs leave it before it starts sharing them).
 * Outside any scope (a lab being built, a test calling the model directly,
   the lab's objectives read after a line) nothing is kept.
 * An answer is filed under the identity of the objects it was computed from

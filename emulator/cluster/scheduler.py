@@ -13,6 +13,16 @@ from dataclasses import dataclass, field
 from emulator.cluster.hardware import Partition
 
 
+@dataclass(frozen=True)
+class StepRun:
+    """Where and when one job step ran: its nodes and tasks, its start and end (offsets, s)."""
+
+    nodes: tuple[str, ...]
+    ntasks: int
+    start_s: float
+    end_s: float
+
+
 @dataclass
 class Job:
     """A Slurm job. Times are offsets in seconds from the clock's start."""
@@ -52,6 +62,8 @@ class Job:
     interactive: bool = False
     #: Program names of numbered steps (``"1": "nvidia-smi"``), for sacct's JobName.
     step_names: dict[str, str] = field(default_factory=dict)
+    #: Where and when each numbered step ``srun`` ran in an existing allocation ran.
+    step_runs: dict[str, StepRun] = field(default_factory=dict)
     #: srun's task distribution of the job's steps, as ``sacct --json`` reports it.
     distribution: str = "Block"
     #: ``--dependency``, e.g. ``afterok:48213``.
@@ -89,12 +101,15 @@ def job_steps(job: Job) -> list[tuple[str, str, str]]:
     return [("batch", state, job.exit_code), ("extern", "COMPLETED", "0:0"), ("0", state, job.exit_code)]
 
 
-def add_step(job: Job, program: str, state: str, exit_code: str) -> str:
-    """Record one more ``srun`` step inside the allocation; returns its number."""
+def add_step(job: Job, program: str, state: str, exit_code: str, ran: StepRun | None = None) -> str:
+    """Record one more ``srun`` step inside the allocation (``ran``: where and when, where known); returns
+    its number."""
     steps = job_steps(job)
     number = str(1 + max((int(s[0]) for s in steps if s[0].isdecimal()), default=-1))
     job.steps = steps + [(number, state, exit_code)]
     job.step_names[number] = program
+    if ran is not None:
+        job.step_runs[number] = ran
     return number
 
 

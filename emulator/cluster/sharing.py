@@ -16,15 +16,28 @@ that keeps its GPU busy a share ``u`` of the time leaves the test ``1 - u/2``
 of it, half at 100 %, and the job's own collectives run in its slices on the
 same NVLink and NICs. A collective moves at its slowest rank, so the test's
 share is the smallest over its GPUs (:func:`time_share`).
+
+The job pays the same way (:func:`share_with_job`): on a GPU it shares, its
+kernels get half the time, so each step's GPU work (compute and the
+exposed collectives) takes twice as long, and as the job is synchronous
+its slowest rank holds every other. A test across nodes also sends over the
+job's NICs, and the job's exposed all-reduce gets half their bandwidth. The
+stretch is kept on the run (:class:`~emulator.cluster.training.SharedSpan`),
+so its log, ``timeline`` and the GPUs' samples agree on when the steps slowed
+and when they recovered.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from emulator.cluster.catalog import H100
+from emulator.cluster.steps import profile
 from emulator.cluster.telemetry import CONTEXT_MIB, processes, sample
+from emulator.cluster.timeline import failed_at
+from emulator.cluster.training import SharedSpan
 
 if TYPE_CHECKING:  # pragma: no cover
     from emulator.cluster.model import Cluster
@@ -64,3 +77,29 @@ def time_share(cluster: Cluster, ranks: Sequence[tuple[str, int]]) -> float:
         if processes(cluster, node, gpu):
             share = min(share, 1.0 - sample(cluster, node, gpu).util_pct / 200.0)
     return share
+
+
+def share_with_job(cluster: Cluster, ranks: Sequence[tuple[str, int]], label: str) -> SharedSpan | None:
+    """Start the stretch in which a test over ``ranks`` runs beside the training job, now; None when it
+    shares neither a GPU nor, across nodes, a NIC with the job's running ranks. The caller moves its
+    ``end_s`` on as the test runs."""
+    run = cluster.training
+    now = cluster.clock.elapsed
+    gone = failed_at(cluster)
+    if run is None or not run.ranks or (gone is not None and now >= gone):
+        return None
+    job = cluster.slurm.job(run.job_id)
+    if job is None or job.state != "RUNNING":
+        return None
+    mine = {(r.node, r.gpu) for r in run.ranks}
+    gpus = frozenset(rank for rank in ranks if rank in mine)
+    nodes = {node for node, _ in ranks}
+    rails = len(nodes) > 1 and len(run.nodes) > 1 and bool(nodes & set(run.nodes))
+    prof = profile(cluster)
+    if not (gpus or rails) or not math.isfinite(prof.step_s) or prof.step_s <= 0:
+        return None
+    extra = (prof.compute_s + prof.exposed_comm_s if gpus else 0.0) + (prof.exposed_comm_s if rails else 0.0)
+    span = SharedSpan(start_s=now, end_s=now, slowdown=(prof.step_s + extra) / prof.step_s, gpus=gpus,
+                      label=f"{label} on {len(ranks)} GPUs")
+    run.shared.append(span)
+    return span

@@ -241,8 +241,12 @@ def _starting(cluster: Cluster, node: Node, gpu: GPU, t: float) -> bool | None:
 
 def _util_pct(cluster: Cluster, node: Node, gpu: GPU, t: float, draw: float) -> int:
     """GPU-Util over the second before ``t``: the training rank's busy share of that second (input
-    waits leave the GPU idle, so a data-bound step shows dips), 99-100 for any other busy GPU."""
+    waits leave the GPU idle, so a data-bound step shows dips), 99-100 for any other busy GPU and for a
+    rank's GPU that a benchmark shared then."""
     full = 100 if draw < 0.8 else 99
+    run = cluster.training
+    if run is not None and run.shared_at(node.name, gpu.index, t) is not None:
+        return full            # the benchmark's kernels run whenever the rank's do not
     share = gpu_utilization(cluster, node.name, gpu.index, t) if cluster.training is not None else None
     return full if share is None else min(full, share)
 

@@ -40,7 +40,10 @@ class Schedule:
     Steps run at ``step_s``; when a condition began during the run
     (``change_s``), the steps before it ran at ``early_step_s``. A checkpoint
     save follows every step that is a multiple of ``every`` and delays the
-    next step by ``stall_s``.
+    next step by ``stall_s``. While a benchmark shared the run's GPUs
+    (``slowed``: start, end, slowdown) the run advanced ``slowdown`` times
+    slower: the steps are placed on the run's own clock, which falls behind
+    the wall clock in those stretches (:meth:`progress`, :meth:`wall`).
     """
 
     started_s: float           # allocation granted, srun launched
@@ -54,9 +57,34 @@ class Schedule:
     hang_s: float | None       # no step completes after this offset
     early_step_s: float | None = None
     change_s: float | None = None
+    slowed: tuple[tuple[float, float, float], ...] = ()
     #: :meth:`completed_at`'s answers by offset: a schedule never changes, and GPU-Util asks each rank's
     #: state at the same twenty instants (:func:`emulator.cluster.activity.gpu_utilization`).
     _completed_by_offset: dict[float, int] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def progress(self, offset: float) -> float:
+        """The run's own clock at wall ``offset``: behind it by what the slowed stretches cost."""
+        run_clock = offset
+        for start, end, slowdown in self.slowed:
+            if offset > start:
+                run_clock -= (min(offset, end) - start) * (1.0 - 1.0 / slowdown)
+        return run_clock
+
+    def wall(self, run_clock: float) -> float:
+        """The wall offset at which the run's own clock reads ``run_clock`` (inverse of :meth:`progress`)."""
+        behind = 0.0
+        for start, end, slowdown in self.slowed:
+            begin = start - behind
+            if run_clock <= begin:
+                break
+            if run_clock < begin + (end - start) / slowdown:
+                return start + (run_clock - begin) * slowdown
+            behind += (end - start) * (1.0 - 1.0 / slowdown)
+        return run_clock + behind
+
+    def slowdown_at(self, offset: float) -> float:
+        """How many times slower than its schedule the run advances at ``offset``."""
+        return next((f for start, end, f in self.slowed if start <= offset < end), 1.0)
 
     def _end(self, start_step: int, start_s: float, step_s: float, step: int) -> float:
         saves = (step - 1) // self.every - start_step // self.every
@@ -73,11 +101,12 @@ class Schedule:
         return lo
 
     @cached_property
-    def split(self) -> tuple[int, float] | None:
-        """(first step of the later rate, its start offset), when the rate changed mid-run."""
+    def _split(self) -> tuple[int, float] | None:
+        """(first step of the later rate, its start on the run's clock), when the rate changed mid-run."""
         if self.early_step_s is None or self.change_s is None or self.change_s <= self.steady_s:
             return None
-        s0 = self._completed(self.resume_step, self.steady_s, self.early_step_s, self.change_s)
+        change = self.progress(self.change_s)
+        s0 = self._completed(self.resume_step, self.steady_s, self.early_step_s, change)
         if s0 == self.resume_step:
             return s0, self.steady_s
         t0 = self._end(self.resume_step, self.steady_s, self.early_step_s, s0)
@@ -85,21 +114,31 @@ class Schedule:
             t0 += self.stall_s
         return s0, t0
 
+    @cached_property
+    def split(self) -> tuple[int, float] | None:
+        """(first step of the later rate, its start offset), when the rate changed mid-run."""
+        split = self._split
+        return None if split is None else (split[0], self.wall(split[1]))
+
     def rate_at(self, step: int) -> float:
-        """Seconds per step around global ``step``."""
-        split = self.split
+        """Seconds per step around global ``step``, as scheduled (a shared stretch aside)."""
+        split = self._split
         if split is not None and self.early_step_s is not None and step <= split[0]:
             return self.early_step_s
         return self.step_s
 
-    def step_end(self, step: int) -> float:
-        """Offset at which global ``step`` (> resume_step) completes."""
-        split = self.split
+    def _step_end(self, step: int) -> float:
+        """When global ``step`` completes on the run's clock."""
+        split = self._split
         if split is None:
             return self._end(self.resume_step, self.steady_s, self.step_s, step)
         if step <= split[0]:
             return self._end(self.resume_step, self.steady_s, self.early_step_s or self.step_s, step)
         return self._end(split[0], split[1], self.step_s, step)
+
+    def step_end(self, step: int) -> float:
+        """Offset at which global ``step`` (> resume_step) completes."""
+        return self.wall(self._step_end(step))
 
     def completed_at(self, offset: float) -> int:
         """The last global step completed at ``offset``."""
@@ -111,7 +150,8 @@ class Schedule:
     def _completed_at(self, offset: float) -> int:
         if self.hang_s is not None:
             offset = min(offset, self.hang_s)
-        split = self.split
+        offset = self.progress(offset)
+        split = self._split
         if split is None:
             return self._completed(self.resume_step, self.steady_s, self.step_s, offset)
         if offset < split[1]:
@@ -124,28 +164,31 @@ class Schedule:
         if offset < self.steady_s or (self.hang_s is not None and offset >= self.hang_s):
             return None
         step = self.completed_at(offset)
-        if step > self.resume_step and step % self.every == 0 and offset < self.step_end(step) + self.stall_s:
+        if step > self.resume_step and step % self.every == 0 \
+                and self.progress(offset) < self._step_end(step) + self.stall_s:
             return step
         return None
 
     def into_step(self, offset: float) -> float:
-        """Seconds since the step in progress at ``offset`` began."""
+        """Seconds of the run's own clock since the step in progress at ``offset`` began (a step the
+        benchmark slowed spends each of its parts the slowdown times as long on the wall clock)."""
         step = self.completed_at(offset)
-        begin = self.steady_s if step == self.resume_step else self.step_end(step)
+        begin = self.steady_s if step == self.resume_step else self._step_end(step)
         if step > self.resume_step and step % self.every == 0:
             begin += self.stall_s
-        return max(0.0, offset - begin)
+        return max(0.0, self.progress(offset) - begin)
 
     def saves_between(self, start: float, end: float) -> list[tuple[int, float, float]]:
         """Checkpoint saves (step, start offset, end offset) that begin in [start, end)."""
         saves: list[tuple[int, float, float]] = []
         step = (self.resume_step // self.every + 1) * self.every
         while len(saves) <= 10_000:
-            begin = self.step_end(step)
+            mark = self._step_end(step)
+            begin = self.wall(mark)
             if begin >= end or (self.hang_s is not None and begin >= self.hang_s):
                 break
             if begin >= start:
-                saves.append((step, begin, begin + self.stall_s))
+                saves.append((step, begin, self.wall(mark + self.stall_s)))
             step += self.every
         return saves
 
@@ -178,7 +221,9 @@ def _schedule(run: TrainingRun, prof: StepProfile) -> Schedule:
                      early_step_s=early, change_s=run.degraded_s)
     done = probe.completed_at(0.0)
     resume = max(0, (run.start_step - done) // every * every)
-    return replace(probe, resume_step=resume, hang_s=run.hang_s)
+    # A benchmark beside the ranks slows the steps only once they run.
+    slowed = tuple((max(begin, steady), end, f) for begin, end, f in run.slowed() if end > steady)
+    return replace(probe, resume_step=resume, hang_s=run.hang_s, slowed=slowed)
 
 
 def hang_fired_s(cluster: Cluster) -> float | None:

@@ -20,6 +20,21 @@ class Rank:
     pid: int
 
 
+@dataclass
+class SharedSpan:
+    """A benchmark that ran on some of the run's GPUs beside its ranks (:mod:`emulator.cluster.sharing`).
+
+    From ``start_s`` to ``end_s`` (offsets, s) the run's steps took ``slowdown`` times as long;
+    ``gpus`` are the (node, GPU) pairs the benchmark time-sliced with the ranks, ``label`` what ran.
+    """
+
+    start_s: float
+    end_s: float
+    slowdown: float
+    gpus: frozenset[tuple[str, int]]
+    label: str
+
+
 @dataclass(frozen=True)
 class StartFailure:
     """The run could not start: CUDA or NCCL failed on ``node`` while the job initialised.
@@ -137,6 +152,8 @@ class TrainingRun:
     previous_job_id: int | None = None
     #: Why the run never reached its first step, when a fault present at launch stopped it.
     start_failure: StartFailure | None = None
+    #: Benchmarks run beside the ranks on their GPUs, in the order they ran.
+    shared: list[SharedSpan] = field(default_factory=list)
 
     @property
     def world_size(self) -> int:
@@ -172,6 +189,15 @@ class TrainingRun:
     @property
     def tokens_per_step(self) -> int:
         return self.global_batch * self.seq_len
+
+    def slowed(self) -> tuple[tuple[float, float, float], ...]:
+        """(start, end, slowdown) of each stretch a benchmark shared the run's GPUs, on the clock."""
+        return tuple((span.start_s, span.end_s, span.slowdown) for span in self.shared if span.end_s > span.start_s)
+
+    def shared_at(self, node: str, gpu: int, offset: float) -> SharedSpan | None:
+        """The benchmark sharing (node, gpu) with its rank at ``offset``, if one ran then."""
+        return next((span for span in self.shared
+                     if span.start_s <= offset < span.end_s and (node, gpu) in span.gpus), None)
 
     @property
     def nodes(self) -> list[str]:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Generator
 
+from emulator.cluster import memo
 from emulator.cluster.catalog import H100
 from emulator.cluster.collectives import (
     CollectiveError,
@@ -35,7 +36,7 @@ from emulator.cluster.ids import rng
 from emulator.cluster.nccl_algo import tuning_line
 from emulator.cluster.nccl_debug import Proc, init_lines, level, subsystems
 from emulator.cluster.scheduler import expand_hostlist
-from emulator.cluster.sharing import buffers_mib, short_of_memory, time_share
+from emulator.cluster.sharing import buffers_mib, share_with_job, short_of_memory, time_share
 from emulator.commands.kit.command import Command, Context, ParsedCommand
 from emulator.commands.kit.spec import ArgumentParser
 from emulator.commands.nccl.numbers import c_float, c_int, parse_size
@@ -114,10 +115,6 @@ class NcclTest(ParsedCommand):
         add("-C", "--report_cputime", default="0", metavar="0/1", help="report CPU time instead of GPU time")
         add("-a", "--average", default="1", metavar="0-3", help="report time of rank 0, avg, min or max")
         add("-h", "--help", action="store_true", help="print the usage")
-
-    def leaves_model(self, words: list[str]) -> bool:
-        """A sweep only reads the model (GPUs, links, the jobs beside it); it pauses after each size."""
-        return True
 
     def usage_error(self, message: str) -> str:
         """getopt's complaint, then the tool's own usage text."""
@@ -231,7 +228,10 @@ class NcclTest(ParsedCommand):
         # Each process allocates its buffers before NCCL starts, in what the jobs already on its GPUs
         # leave free: a process whose GPU lacks room prints cudaMalloc's error (AllocateBuffs sits above
         # main in common.cu, the call in run() below the device lines) and the test stops.
-        short = short_of_memory(cluster, ranks, buffers_mib(hi, check != 0))
+        # Reading what the jobs leave changes nothing: the GPUs' samples share one step profile.
+        with memo.scope(True):
+            short = short_of_memory(cluster, ranks, buffers_mib(hi, check != 0))
+            share = time_share(cluster, ranks)
         if short:
             failed = {p.pid: p.node for p in procs if (p.node, p.gpu) in short}
             for pid, host in failed.items():
@@ -239,7 +239,6 @@ class NcclTest(ParsedCommand):
                 ctx.outln(f" .. {host} pid {pid}: Test failure common.cu:921")
                 ctx.outln(f" .. {host} pid {pid}: Test failure common.cu:842")
             return 1
-        share = time_share(cluster, ranks)
         env = dict(ctx.env)
         try:
             check_p2p(cluster, ranks, env)
@@ -271,6 +270,8 @@ class NcclTest(ParsedCommand):
         tuning = level(env) in ("INFO", "TRACE") and "TUNING" in subsystems(env)
         prefix = f"{procs[0].node}:{procs[0].pid}:{procs[0].pid} [{procs[0].gpu}] NCCL INFO "
         calls = iters * max(1, agg) + (1 if check else 0)
+        # Beside a running job the sweep slows its steps until the last size (emulator.cluster.sharing).
+        beside = share_with_job(cluster, ranks, self.name)
         for warm in (hi, lo):
             res = collective(cluster, self.op, self._shown(warm, n, word), ranks, env, sample=("warmup",),
                              share=share)
@@ -283,8 +284,10 @@ class NcclTest(ParsedCommand):
             count = shown // word // (n if self.op in ("all_gather", "reduce_scatter", "alltoall") else 1)
             ctx.out(f"{shown:12d}  {count:12d}  {dtype:>8}  {redop:>6}  {root_col:6d}")
             pause = 0.0
-            for place in ("oop", "ip"):
-                res = collective(cluster, self.op, shown, ranks, env, sample=(place, rows), share=share)
+            with memo.scope(True):  # measuring a size only reads the model: its places share NCCL's options
+                measured = [(place, collective(cluster, self.op, shown, ranks, env, sample=(place, rows), share=share))
+                            for place in ("oop", "ip")]
+            for place, res in measured:
                 if tuning and res.option is not None:
                     ctx.out((prefix + tuning_line(res.option, shown, res.estimate_us) + "\n") * calls)
                 t = res.time_us
@@ -304,6 +307,8 @@ class NcclTest(ParsedCommand):
             ctx.out("\n")
             rows += 1
             yield pause + 0.05
+            if beside is not None:
+                beside.end_s = cluster.clock.elapsed
             if factor > 1:
                 size *= factor
             else:

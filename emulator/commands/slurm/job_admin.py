@@ -137,7 +137,7 @@ def _requeue(cluster: Cluster, job: Job, hold: str) -> None:
     nodes = job.nodes if job.state == "RUNNING" else []
     job.earlier_runs.append(run)
     job.state, job.reason, job.restarts = "PENDING", hold or "BeginTime", job.restarts + 1
-    job.nodes, job.steps, job.step_names = [], [], {}
+    job.nodes, job.steps, job.step_names, job.step_runs = [], [], {}, {}
     job.start_s, job.end_s, job.exit_code, job.failed_node, job.cancelled_by = None, None, "0:0", "", None
     job.eligible_s = now + REQUEUE_DELAY_S
     release_nodes(cluster.slurm, nodes)

@@ -157,10 +157,12 @@ def _cpu_time() -> dict[str, int]:
 
 
 def _step(cluster: Cluster, j: Job, name: str, state: str, code: str) -> dict[str, Any]:
-    nodes = j.nodes[:1] if name == "batch" else j.nodes
-    start = j.start_s
-    end = j.end_s
+    ran = j.step_runs.get(name)   # a step srun ran in the allocation: its own nodes, tasks, start and end
+    nodes = j.nodes[:1] if name == "batch" else list(ran.nodes) if ran is not None else j.nodes
+    start, end = j.start_s, j.end_s
     elapsed = int(sc.run_time(cluster, j))
+    if ran is not None:
+        start, end, elapsed = ran.start_s, ran.end_s, int(ran.end_s - ran.start_s)
     step_id = f"{j.job_id}.{name}"
     program = {"batch": "batch", "extern": "extern"}.get(name) or j.step_names.get(name) or \
         ("torchrun" if j.is_training else j.name)
@@ -172,7 +174,8 @@ def _step(cluster: Cluster, j: Job, name: str, state: str, code: str) -> dict[st
         "statistics": {"CPU": {"actual_frequency": 0}, "energy": {"consumed": number(0)}},
         "step": {"id": step_id, "name": program},
         "task": {"distribution": j.distribution if name not in ("batch", "extern") else "Unknown"},
-        "tasks": {"count": len(nodes) * (j.ntasks_per_node if name not in ("batch", "extern") else 1)},
+        "tasks": {"count": ran.ntasks if ran is not None else
+                  len(nodes) * (j.ntasks_per_node if name not in ("batch", "extern") else 1)},
         "time": {"elapsed": elapsed, "end": _epoch(cluster, end), "start": _epoch(cluster, start),
                  "suspended": 0, "system": _cpu_time(), "total": _cpu_time(), "user": _cpu_time()},
         "tres": {"allocated": _tres(cluster, len(nodes), j.gpus_per_node),

@@ -17,7 +17,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from emulator.cluster.model import Cluster
-from emulator.cluster.scheduler import Job, compress_hostlist, expand_hostlist, job_steps
+from emulator.cluster.scheduler import Job, StepRun, compress_hostlist, expand_hostlist, job_steps
 from emulator.commands.kit.command import Context, Outcome
 from emulator.commands.kit.units import slurm_elapsed
 from emulator.commands.slurm import common as sc
@@ -37,6 +37,8 @@ class Row:
     def nodes(self) -> list[str]:
         if self.step and self.step[0] == "batch":
             return self.job.nodes[:1]
+        if self.ran is not None:
+            return list(self.ran.nodes)
         return self.job.nodes
 
     @property
@@ -54,7 +56,19 @@ class Row:
         return self.job.state
 
     @property
+    def ran(self) -> StepRun | None:
+        """Where and when the line's step ran, where srun recorded it."""
+        return self.job.step_runs.get(self.step[0]) if self.step else None
+
+    @property
+    def times(self) -> tuple[float | None, float | None]:
+        """When the line's job, or its step where srun recorded one, started and ended."""
+        return (self.ran.start_s, self.ran.end_s) if self.ran is not None else (self.job.start_s, self.job.end_s)
+
+    @property
     def elapsed_s(self) -> float:
+        if self.ran is not None:
+            return self.ran.end_s - self.ran.start_s
         return sc.run_time(self.cluster, self.job)
 
     def tres(self) -> str:
@@ -90,14 +104,15 @@ FIELDS: dict[str, tuple[str, int, bool, Callable[[Row], str]]] = {
     "elapsed": ("Elapsed", 10, False, lambda r: slurm_elapsed(r.elapsed_s)),
     "elapsedraw": ("ElapsedRaw", 10, False, lambda r: str(int(r.elapsed_s))),
     "cputime": ("CPUTime", 10, False, lambda r: slurm_elapsed(r.elapsed_s * r.cpus)),
-    "start": ("Start", 19, False, lambda r: sc.stamp(r.cluster, r.job.start_s)),
-    "end": ("End", 19, False, lambda r: sc.stamp(r.cluster, r.job.end_s)),
+    "start": ("Start", 19, False, lambda r: sc.stamp(r.cluster, r.times[0])),
+    "end": ("End", 19, False, lambda r: sc.stamp(r.cluster, r.times[1])),
     "submit": ("Submit", 19, False, lambda r: sc.stamp(r.cluster, r.job.submit_s)),
     "eligible": ("Eligible", 19, False, lambda r: sc.stamp(r.cluster, r.job.submit_s)),
     "nodelist": ("NodeList", 15, False, lambda r: compress_hostlist(r.nodes) if r.nodes else "None assigned"),
     "failednode": ("FailedNode", 8, False, lambda r: "" if r.step else r.job.failed_node),
     "ntasks": ("NTasks", 8, False, lambda r: "" if not r.step or r.step[0] == "extern" else
-               str(1 if r.step[0] == "batch" else r.job.num_nodes * r.job.ntasks_per_node)),
+               str(1 if r.step[0] == "batch" else r.ran.ntasks if r.ran is not None else
+                   r.job.num_nodes * r.job.ntasks_per_node)),
     "restarts": ("Restarts", 8, False, lambda r: "" if r.step else str(r.job.restarts)),
     "reqmem": ("ReqMem", 10, False, lambda r: "" if r.step else f"{sc.mem_mb(r.cluster) * r.job.num_nodes}M"),
     "nnodes": ("NNodes", 8, False, lambda r: str(len(r.nodes) if r.job.nodes else r.job.num_nodes)),

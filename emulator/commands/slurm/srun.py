@@ -16,7 +16,7 @@ import re
 from collections.abc import Generator
 from typing import Any
 
-from emulator.cluster.scheduler import Job, add_step, expand_hostlist
+from emulator.cluster.scheduler import Job, StepRun, add_step, expand_hostlist
 from emulator.commands.kit.command import Command, Context, Outcome, Result
 from emulator.commands.slurm import common as sc
 from emulator.commands.slurm.allocation import (
@@ -94,9 +94,10 @@ class Srun(sc.SlurmCommand):
             if not (args.ntasks or args.ntasks_per_node or args.nodes or args.nodelist or args.jobid) \
                     and inherited.isdecimal():
                 ntasks = int(inherited)  # salloc -n: the allocation's task count is srun's default
+            began = cluster.clock.elapsed
             status = _run_tasks(ctx, job, nodes, min(ntasks, MAX_TASKS), args)
             add_step(job, posixpath.basename(args.command[0]), "COMPLETED" if status == 0 else "FAILED",
-                     f"{status}:0")
+                     f"{status}:0", StepRun(tuple(nodes), min(ntasks, MAX_TASKS), began, cluster.clock.elapsed))
             return status
         req = Request(ctx, "srun", args)
         name = args.job_name or posixpath.basename(args.command[0])

@@ -214,8 +214,9 @@ class Timeline(ParsedCommand):
     summary = "Chart the training run's phases and per-rank step times (an emulator tool, not a real one)"
     section = "Training"
     notes = ("This command exists only in the emulator. It draws what a profiler trace or a log analysis "
-             "would show: allocation, initialisation, first batch, steady state, checkpoint saves, hangs and "
-             "recovery; --ranks shows where each rank spends its step.")
+             "would show: allocation, initialisation, first batch, steady state, stretches a benchmark shared "
+             "the job's GPUs, checkpoint saves, hangs and recovery; --ranks shows where each rank spends its "
+             "step.")
     WIDTH = 64
 
     def configure(self, parser: ArgumentParser) -> None:
@@ -263,7 +264,7 @@ class Timeline(ParsedCommand):
         # A job that ended draws its span to its end, not to the clock's now.
         end = phases[-1].end_s if run.start_failure is not None else now
         span = max(1.0, end - start)
-        marks = {"allocation": "a", "initialisation": "i", "first batch": "f", "steady state": "=",
+        marks = {"allocation": "a", "initialisation": "i", "first batch": "f", "steady state": "=", "shared": "s",
                  "checkpoint": "C", "hang": "X", "failure": "!", "recovery": "r"}
         bar = [" "] * self.WIDTH
         for ph in phases:
@@ -276,8 +277,9 @@ class Timeline(ParsedCommand):
                   f"step {sched.completed_at(now)}  (UTC, simulated clock)")
         ctx.outln(f"{self._hm(ctx, start):<{self.WIDTH // 2}}{self._hm(ctx, end):>{self.WIDTH // 2 + 2}}")
         ctx.outln("|" + "".join(bar) + "|")
+        shared = "  s shared GPUs" if any(ph.name == "shared" for ph in phases) else ""
         ctx.outln("a allocation  i initialisation  f first batch  = steady state  C checkpoint  X hang  ! failure  "
-                  "r recovery")
+                  f"r recovery{shared}")
         ctx.outln("")
         ctx.outln(f"{'PHASE':<16}{'START':<10}{'END':<10}{'DURATION':>10}  DETAIL")
         hidden = max(0, len(phases) - 24)
