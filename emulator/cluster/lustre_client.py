@@ -111,3 +111,49 @@ def client_view(cluster: Cluster, node: Node, now: float, mounted_s: float) -> C
         osc.read_in_flight = _in_flight(fs.background_read_load)
         osc.write_in_flight = MAX_IN_FLIGHT if saving else 0
     return ClientView(client_tag(cluster, node), mounted_s, now, oscs)
+
+
+@dataclass
+class JobIo:
+    """What one OST counted for one job id (``obdfilter.*.job_stats``): RPCs, bytes and mean service time."""
+
+    job_id: str
+    reads: int
+    writes: int
+    read_bytes: int
+    write_bytes: int
+    read_us: float
+    write_us: float
+
+
+#: Pages of a bulk RPC from a streaming reader (a tenant scanning shards): 1 MiB.
+STREAM_PAGES = 256
+
+
+def server_job_stats(cluster: Cluster, now: float) -> dict[str, list[JobIo]]:
+    """Per OST, the jobs of this cluster that did I/O there: the training run (the sum of its nodes'
+    clients) and, when another tenant saturates the servers, that tenant's job, whose reads are the load."""
+    fs = cluster.storage
+    osts = [t.name for t in fs.targets if t.kind == "OST"]
+    out: dict[str, list[JobIo]] = {name: [] for name in osts}
+    run = cluster.training
+    if run is not None:
+        views = [client_view(cluster, node, now, now) for node in cluster.compute_nodes if node.name in run.nodes]
+        for i, name in enumerate(osts):
+            oscs = [v.oscs[i] for v in views]
+            reads = sum(o.read_rpcs for o in oscs)
+            writes = sum(o.write_rpcs for o in oscs)
+            read_us = sum(sum(c * w for c, w in zip(o.read_by_phase, o.read_wait_us)) for o in oscs) / max(1, reads)
+            write_us = sum(sum(c * w for c, w in zip(o.write_by_phase, o.write_wait_us)) for o in oscs) / max(1, writes)
+            out[name].append(JobIo(str(run.job_id), reads, writes, reads * READ_PAGES * PAGE,
+                                   writes * WRITE_PAGES * PAGE, read_us, write_us))
+    tenant = next((f.truth.get("tenant_job") for f in cluster.faults if f.truth.get("tenant_job")), None)
+    job = next((j for j in cluster.slurm.jobs if str(j.job_id) == tenant), None)
+    if job is not None and job.start_s is not None and now > job.start_s:
+        idle = storage.ParallelFS()
+        extra = max(0.0, fs.background_read_load - idle.background_read_load) * fs.read_gbps * 1e9
+        wait = storage.queued(storage.READ_SERVICE_MS, fs.background_read_load) * 1000
+        for name in osts:
+            rpcs = int(extra * (now - job.start_s) / len(osts) / (STREAM_PAGES * PAGE))
+            out[name].append(JobIo(str(job.job_id), rpcs, 0, rpcs * STREAM_PAGES * PAGE, 0, wait, 0.0))
+    return out

@@ -74,3 +74,25 @@ def test_other_subcommands_and_options_say_so() -> None:
     assert status == 1 and "get_param" in out
     out, status = session.execute("lctl get_param -x osc.*.stats")
     assert status == 22 and "invalid option" in out
+
+
+def _job_ids(session: Session) -> set[str]:
+    return set(re.findall(r'^- job_id:          "(\d+)"$', run(session, "cat ~/storage-team/job_stats.txt"), re.M))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_servers_job_statistics_name_the_tenant_only_when_it_loads_them(seed: int) -> None:
+    session = on(None, "storage", seed)
+    squeue = run(session, "squeue -h -o '%i %u'")
+    ids = _job_ids(session)
+    alice = {line.split()[0] for line in squeue.splitlines() if line.endswith(" alice")}
+    if _cause(seed) == "storage-contention":
+        tenant = ids - alice
+        assert len(tenant) == 1 and tenant.pop() in squeue
+    else:
+        assert ids <= alice
+
+
+def test_the_healthy_twin_report_holds_only_the_training_job() -> None:
+    session = Session("storage", 1, faults=False)
+    assert len(_job_ids(session)) == 1
