@@ -46,6 +46,8 @@ class Osc:
     read_by_phase: list[int] = field(default_factory=list)
     write_by_phase: list[int] = field(default_factory=list)
     pings: int = 0
+    #: 1 MiB write RPCs one checkpoint save sends to this OST (one object, written from its start).
+    rpcs_per_save: int = 0
 
 
 @dataclass
@@ -103,6 +105,7 @@ def client_view(cluster: Cluster, node: Node, now: float, mounted_s: float) -> C
         osc.read_by_phase = share
         osc.write_by_phase = [n * rpcs_per_save for n in writes]
         osc.read_rpcs, osc.write_rpcs = sum(share), sum(osc.write_by_phase)
+        osc.rpcs_per_save = rpcs_per_save
         for phase, (r_load, _) in enumerate(loads):
             depth = max(1, _in_flight(r_load))
             osc.read_flight[depth] = osc.read_flight.get(depth, 0) + share[phase]

@@ -175,7 +175,7 @@ def _rpc_stats(stamp: _Stamps, osc: Osc) -> str:
     pages = [(1 << i, osc.read_rpcs if 1 << i == READ_PAGES else 0, osc.write_rpcs if 1 << i == WRITE_PAGES else 0)
              for i in range(11)]
     flight = [(i, osc.read_flight.get(i, 0), osc.write_flight.get(i, 0)) for i in range(1, MAX_IN_FLIGHT + 1)]
-    offsets = [(0, osc.read_rpcs, osc.write_rpcs)]
+    offsets = _offsets(osc)
     pending_r = osc.read_in_flight * READ_PAGES * 2 if osc.read_in_flight >= MAX_IN_FLIGHT else 0
     pending_w = WRITE_PAGES * 4 if osc.write_in_flight else 0
     return (stamp.header(colon=True)
@@ -186,6 +186,24 @@ def _rpc_stats(stamp: _Stamps, osc: Osc) -> str:
             + _histogram("pages per rpc", pages)
             + _histogram("rpcs in flight", flight)
             + _histogram("offset", offsets))
+
+
+#: Page offsets of the loader's random reads are uniform over objects of this many pages (1 GiB).
+READ_OBJECT_PAGES = 1 << 18
+
+
+def _offsets(osc: Osc) -> list[tuple[int, int, int]]:
+    """The ``offset`` table: RPCs by the log2 bucket of their page offset in the object (label 0, then 2^(i-1)).
+    Each save writes its object from the start in 1 MiB RPCs; the loader reads anywhere in its shards."""
+    saves = osc.write_rpcs // max(1, osc.rpcs_per_save)
+    writes = [0] * 21
+    for k in range(osc.rpcs_per_save if saves else 0):
+        writes[(k * WRITE_PAGES).bit_length()] += saves
+    top = READ_OBJECT_PAGES.bit_length() - 1
+    reads = [0] + [osc.read_rpcs * (1 << (i - 1)) // READ_OBJECT_PAGES for i in range(1, top + 1)]
+    reads[top] += osc.read_rpcs - sum(reads)
+    reads += [0] * (21 - len(reads))
+    return [(0 if i == 0 else 1 << (i - 1), reads[i], writes[i]) for i in range(21)]
 
 
 def _llite_stats(stamp: _Stamps, view: ClientView) -> str:
