@@ -58,6 +58,8 @@ class ClientView:
     mounted_s: float
     now_s: float
     oscs: list[Osc]
+    #: Median metadata operation (open, stat) latency before the fault and after, µs.
+    metadata_us: list[float] = field(default_factory=list)
 
 
 def client_tag(cluster: Cluster, node: Node) -> str:
@@ -84,9 +86,11 @@ def client_view(cluster: Cluster, node: Node, now: float, mounted_s: float) -> C
         osc.read_by_phase, osc.write_by_phase = [0, 0], [0, 0]
         osc.read_wait_us = [storage.queued(storage.READ_SERVICE_MS, r) * 1000 for r, _ in loads]
         osc.write_wait_us = [storage.queued(WRITE_SERVICE_MS, w) * 1000 for _, w in loads]
+    metadata = [storage.queued(fs.metadata_ms, idle.background_metadata_load) * 1000,
+                storage.metadata_latency_ms(fs) * 1000]
     run = cluster.training
     if run is None or node.name not in run.nodes:
-        return ClientView(client_tag(cluster, node), mounted_s, now, oscs)
+        return ClientView(client_tag(cluster, node), mounted_s, now, oscs, metadata)
     prof = profile(cluster)
     sched = schedule(cluster, prof)
     change = run.degraded_s if run.degraded_s is not None else now
@@ -113,7 +117,7 @@ def client_view(cluster: Cluster, node: Node, now: float, mounted_s: float) -> C
             osc.write_flight[MAX_IN_FLIGHT] = osc.write_flight.get(MAX_IN_FLIGHT, 0) + osc.write_by_phase[phase]
         osc.read_in_flight = _in_flight(fs.background_read_load)
         osc.write_in_flight = MAX_IN_FLIGHT if saving else 0
-    return ClientView(client_tag(cluster, node), mounted_s, now, oscs)
+    return ClientView(client_tag(cluster, node), mounted_s, now, oscs, metadata)
 
 
 @dataclass

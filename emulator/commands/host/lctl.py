@@ -208,19 +208,25 @@ def _offsets(osc: Osc) -> list[tuple[int, int, int]]:
 
 def _llite_stats(stamp: _Stamps, view: ClientView) -> str:
     reads = sum(o.read_rpcs for o in view.oscs)
-    writes = sum(o.write_rpcs for o in view.oscs)
     rb, wb = READ_PAGES * PAGE, WRITE_PAGES * PAGE
-    rn, rlo, rhi, rtot, rsq = _waits(stamp, "llite/read", [sum(o.read_by_phase[i] for o in view.oscs) for i in (0, 1)],
-                                     [w + 15.0 for w in view.oscs[0].read_wait_us])
-    # DCP writes each shard with large buffered writes; the page cache absorbs them and the RPCs follow.
+    by_phase = [sum(o.read_by_phase[i] for o in view.oscs) for i in (0, 1)]
+    rn, rlo, rhi, rtot, rsq = _waits(stamp, "llite/read", by_phase, [w + 15.0 for w in view.oscs[0].read_wait_us])
+    # DCP writes each shard with large buffered writes: each copies 8 MiB into the page cache (about 2 ms)
+    # and waits while the dirty pages drain in 1 MiB RPCs.
     chunk = 8 * wb
-    calls = writes * wb // chunk
-    opens = reads // 64 + writes // 64
+    w_phase = [sum(o.write_by_phase[i] for o in view.oscs) * wb // chunk for i in (0, 1)]
+    wn, wlo, whi, wtot, wsq = _waits(stamp, "llite/write", w_phase, [2000.0 + w for w in view.oscs[0].write_wait_us])
+    # The loader opens each shard once per 64 sequences; a save creates and closes one file per rank.
+    opens = [r // 64 + w // 64 for r, w in zip(by_phase, w_phase)]
+    md = view.metadata_us
+    on, olo, ohi, otot, osq = _waits(stamp, "llite/open", opens, [2 * m for m in md])
+    cn, clo, chi, ctot, csq = _waits(stamp, "llite/close", opens, md)
+    gn, glo, ghi, gtot, gsq = _waits(stamp, "llite/getattr", [2 * n for n in opens], [m / 2 for m in md])
     return (stamp.header(colon=False)
             + _counter("read_bytes", reads, "bytes", rb, rb, rb * reads, None)
-            + _counter("write_bytes", calls, "bytes", chunk, chunk, chunk * calls, None)
+            + _counter("write_bytes", wn, "bytes", chunk, chunk, chunk * wn, None)
             + _counter("read", rn, "usec", rlo, rhi, rtot, rsq)
-            + _counter("write", calls, "usec", 900, 41000, calls * 2600, calls * 2600 * 2600 * 2)
-            + _counter("open", opens, "usec", 180, 9200, opens * 420, opens * 420 * 420 * 2)
-            + _counter("close", opens, "usec", 40, 3100, opens * 95, opens * 95 * 95 * 2)
-            + _counter("getattr", opens * 2, "usec", 12, 2400, opens * 2 * 60, opens * 2 * 60 * 60 * 2))
+            + _counter("write", wn, "usec", wlo, whi, wtot, wsq)
+            + _counter("open", on, "usec", olo, ohi, otot, osq)
+            + _counter("close", cn, "usec", clo, chi, ctot, csq)
+            + _counter("getattr", gn, "usec", glo, ghi, gtot, gsq))
