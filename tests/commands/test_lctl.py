@@ -96,3 +96,18 @@ def test_the_servers_job_statistics_name_the_tenant_only_when_it_loads_them(seed
 def test_the_healthy_twin_report_holds_only_the_training_job() -> None:
     session = Session("storage", 1, faults=False)
     assert len(_job_ids(session)) == 1
+
+
+def _mean(stats: str, counter: str) -> float:
+    m = re.search(rf"^{counter}\s+(\d+) samples \[usec\] \d+ \d+ (\d+) \d+$", stats, re.M)
+    assert m, stats
+    return int(m.group(2)) / int(m.group(1))
+
+
+def test_the_mount_reads_wait_on_saturated_servers_only() -> None:
+    loaded = run(on("node03", "storage", 1), "lctl get_param -n llite.*.stats")
+    healthy_session = Session("storage", 1, faults=False)
+    run(healthy_session, "ssh node03")
+    healthy = run(healthy_session, "lctl get_param -n llite.*.stats")
+    assert _mean(loaded, "read") > 20 * _mean(healthy, "read")
+    assert _mean(healthy, "read") < 2_000
