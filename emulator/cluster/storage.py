@@ -70,7 +70,7 @@ READ_SERVICE_MS = 0.9
 MAX_UTILISATION = 0.998
 
 
-def _queue(base: float, load: float) -> float:
+def queued(base: float, load: float) -> float:
     """M/M/1-style stretch of a service time at utilisation ``load``."""
     return base / (1.0 - min(MAX_UTILISATION, max(0.0, load)))
 
@@ -83,12 +83,12 @@ def read_throughput_gbps(fs: ParallelFS, clients: int = 1) -> float:
 
 def read_latency_ms(fs: ParallelFS) -> float:
     """Median latency of one input read that misses the client cache, ms."""
-    return _queue(READ_SERVICE_MS, fs.background_read_load)
+    return queued(READ_SERVICE_MS, fs.background_read_load)
 
 
 def metadata_latency_ms(fs: ParallelFS) -> float:
     """Median open/stat latency at the metadata server under the current load, ms."""
-    return _queue(fs.metadata_ms, fs.background_metadata_load)
+    return queued(fs.metadata_ms, fs.background_metadata_load)
 
 
 def checkpoint_write_gbps(fs: ParallelFS, writers: int = 1) -> float:

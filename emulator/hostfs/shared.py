@@ -1,6 +1,6 @@
 """The directories every host mounts: ``/home`` (NFS) and ``/lustre`` (the parallel filesystem).
 
-alice's home with her shell start-up files, the Lustre top directories, the
+alice's home with her shell start-up files and the storage team's job statistics, the Lustre top directories, the
 training run's data directory (its corpus shards) and checkpoint directory, and the job's files
 (:mod:`emulator.hostfs.joblogs`). One copy is shared by all hosts, so a file
 written on one node is there on every other.
@@ -11,6 +11,7 @@ from __future__ import annotations
 from emulator.cluster.model import Cluster
 from emulator.cluster.training import DATA_WRITTEN_S, dataset_shards
 from emulator.hostfs.joblogs import mount_job_logs
+from emulator.hostfs.storagereport import REPORT, job_stats_report
 from emulator.hostfs.tree import mount, tree
 from emulator.vfs import Dir, File
 
@@ -37,6 +38,8 @@ def _home(cluster: Cluster) -> Dir:
         ".bashrc": File(_BASHRC, owner="alice", group="alice", mtime=-8_640_000.0),
         ".profile": File(_PROFILE, owner="alice", group="alice", mtime=-8_640_000.0),
     }
+    if cluster.training is not None:
+        files[REPORT] = job_stats_report(cluster)
     home = tree(files, owner="alice")
     home.mode = 0o750
     return home

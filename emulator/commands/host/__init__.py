@@ -1,4 +1,4 @@
-"""Tools that read the host's hardware and processes: lscpu, lspci, numactl, ps, top, free, taskset, numastat, pgrep, and storage (df, lsblk, mount, iostat, vmstat, lfs).
+"""Tools that read the host's hardware and processes: lscpu, lspci, numactl, ps, top, free, taskset, numastat, pgrep, and storage (df, lsblk, mount, iostat, vmstat, lfs, lctl).
 
 A tool family: it imports the model (``emulator.cluster``, ``emulator.hostfs``,
 ``emulator.vfs``) and the shared kit (``emulator.commands.kit``), never another
@@ -11,6 +11,7 @@ from emulator.commands.host import hardware
 from emulator.commands.host.df import Df
 from emulator.commands.host.free import Free
 from emulator.commands.host.iostat import Iostat
+from emulator.commands.host.lctl import Lctl
 from emulator.commands.host.lfs import Lfs
 from emulator.commands.host.lsblk import Lsblk
 from emulator.commands.host.mounts import MountCmd
@@ -28,4 +29,4 @@ __all__ = ["commands"]
 def commands() -> list[Command]:
     """Every command of the family, for the registry."""
     return [*hardware.commands(), Free(), Top(), Ps(), Taskset(), Pgrep(), Df(), MountCmd(), Lsblk(), Iostat(),
-            Vmstat(), Lfs(), Numastat()]
+            Vmstat(), Lfs(), Lctl(), Numastat()]

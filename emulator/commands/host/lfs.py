@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from emulator.cluster.ids import rng
+from emulator.cluster.lustre_client import client_tag
 from emulator.commands.host.lfs_reports import lfs_getstripe, lfs_project, lfs_quota
 from emulator.commands.kit.command import Context, Outcome, RawCommand
 from emulator.commands.kit.spec import Flag
@@ -68,7 +68,7 @@ class Lfs(RawCommand):
             what = rest[0] if rest else ""
             if what not in ("servers", "osts", "mds", "mgts"):
                 raise ctx.fail("lfs check: missing target type\nusage: check <mgts|osts|mdts|all>", 22)
-            tag = f"ffff{rng(ctx.cluster.seed, ctx.host.name, 'sb').getrandbits(48):012x}"
+            tag = client_tag(ctx.cluster, ctx.host)
             for t in fs.targets:
                 kind = "mdc" if t.kind == "MDT" else "osc"
                 if what == "servers" or (what == "osts" and kind == "osc") or (what == "mds" and kind == "mdc"):
