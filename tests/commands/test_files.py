@@ -25,7 +25,7 @@ def test_ls_columns_on_a_terminal_and_lines_in_a_pipe(s):
 
 
 def test_ls_hidden_files_and_errors(s):
-    assert s.execute("ls -A ~") == (".bashrc  .profile  jobs\n", 0)
+    assert s.execute("ls -A ~") == (".bashrc  .profile  jobs  storage-team\n", 0)
     assert s.execute("ls /nope") == ("ls: cannot access '/nope': No such file or directory\n", 2)
     assert s.execute("ls -z") == ("ls: invalid option -- 'z'\nTry 'ls --help' for more information.\n", 2)
 
