@@ -48,6 +48,9 @@ def test_top_on_rank_zeros_node_tells_the_cause(seed: int) -> None:
         ps = run(session, f"ssh node01 ps -u {user} -o ppid=,nlwp=")
         assert all(line.split()[0] == "1" and int(line.split()[1]) >= cpus // 2 for line in ps.splitlines())
         assert f"Accepted publickey for {user} from" in run(session, "ssh node01 grep sshd /var/log/auth.log")
+        # vmstat's r (runnable threads) and /proc/loadavg's running count agree with the load.
+        runnable = int(run(session, "ssh node01 vmstat 1 1").splitlines()[-1].split()[0])
+        assert runnable > 5 * cpus and abs(runnable - load) < 0.1 * load
     else:
         assert any(state == "D" for state, _ in workers) and iowait > 5 and not others
 
