@@ -100,7 +100,7 @@ CHARTS = (
     Chart("sandbox-timeline", "timeline", "sandbox", 0),
     Chart("sandbox-ranks", "ranks", "sandbox", 0),
     Chart("late-rank-seed3-ranks", "ranks", "late-rank", 3),
-    Chart("input-wait-seed3-ranks", "ranks", "input-wait", 3),
+    Chart("input-wait-seed4-ranks", "ranks", "input-wait", 4),
     Chart("checkpointing-seed3-timeline", "timeline", "checkpointing", 3),
 )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from emulator.cluster.hardware import KernelEvent
 from emulator.cluster.ids import rng, uuid4_hex
 from emulator.cluster.model import Cluster, Node
+from emulator.cluster.strays import stray_threads
 
 
 def kernel_events(cluster: Cluster, node: Node) -> list[KernelEvent]:
@@ -52,5 +53,6 @@ def load_average(cluster: Cluster, node: Node) -> tuple[float, float, float]:
             base += job.ntasks_per_node      # every task runnable or in an uninterruptible read
         else:
             base += 24.0
+    base += stray_threads(cluster, node)     # busy threads outside any job, always runnable
     one, five, fifteen = (round(base * f + r.uniform(0, 0.2), 2) for f in (1.0, 0.98, 0.97))
     return one, five, fifteen

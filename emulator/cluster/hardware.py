@@ -366,3 +366,20 @@ class Cpu:
 
 def iso(dt: datetime) -> str:
     return dt.strftime("%Y-%m-%dT%H:%M:%S")
+
+
+@dataclass(frozen=True)
+class StrayLoad:
+    """Processes a user left running outside any Slurm job (:mod:`emulator.cluster.strays`): ``procs``
+    processes of ``user`` on one node, started at offset ``start_s``, each with ``threads`` busy threads."""
+
+    user: str
+    args: str
+    procs: int
+    threads: int
+    start_s: float
+    first_pid: int
+
+    @property
+    def runnable(self) -> int:
+        return self.procs * self.threads

@@ -24,6 +24,7 @@ from emulator.cluster.hardware import (
     KernelEvent,
     PCIeSwitch,
     Service,
+    StrayLoad,
 )
 from emulator.cluster.scheduler import SlurmState
 from emulator.cluster.storage import LocalDisk, ParallelFS
@@ -46,6 +47,8 @@ class Hardware:
     #: Authentication and privilege records (sudo, sshd): (offset s, program, message), oldest first;
     #: ``/var/log/auth.log`` and the journal show them.
     auth_log: list[tuple[float, str, str]] = field(default_factory=list)
+    #: Processes a user left running outside any Slurm job (:mod:`emulator.cluster.strays`).
+    strays: list[StrayLoad] = field(default_factory=list)
 
 
 @dataclass

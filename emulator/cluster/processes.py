@@ -13,10 +13,12 @@ from dataclasses import dataclass
 
 from emulator.cluster import steps, storage, timeline
 from emulator.cluster.boots import boot_offset
+from emulator.cluster.hardware import StrayLoad
 from emulator.cluster.ids import rng
 from emulator.cluster.model import Cluster, Node
 from emulator.cluster.scheduler import Job
 from emulator.cluster.services import EXEC
+from emulator.cluster.strays import cpu_share, strays_now
 
 
 @dataclass(frozen=True)
@@ -151,7 +153,24 @@ def processes(cluster: Cluster, node: Node) -> list[Proc]:
                 procs.append(Proc(base + g * 5, base - 4, job.user, "python3", f"python3 {job.command or 'run.py'}",
                                   round(98.0 + rng(cluster.seed, node.name, "p", g).uniform(0, 4), 1), 18_000_000,
                                   96_000_000, 1_300_000, "Rl", start + 40.0, threads=64))
+    for stray in strays_now(cluster, node):
+        procs += _stray_procs(cluster, node, stray)
     return sorted(procs, key=lambda p: p.pid)
+
+
+
+def _stray_procs(cluster: Cluster, node: Node, stray: StrayLoad) -> list[Proc]:
+    """A user's processes outside any job: started from an ssh session that has ended (so init's
+    children), each with its busy threads' share of the CPUs."""
+    share = cpu_share(cluster, node)
+    procs = []
+    for k in range(stray.procs):
+        j = rng(cluster.seed, node.name, "stray", k)
+        procs.append(Proc(stray.first_pid + 3 * k, 1, stray.user, "python3", f"{stray.args} --shard {k}",
+                          round(stray.threads * share * 100.0 * j.uniform(0.96, 1.04), 1),
+                          j.randint(2_800_000, 4_600_000), j.randint(9_000_000, 11_000_000), 60_000, "Rl",
+                          stray.start_s + 0.05 * k, threads=stray.threads + 4))
+    return procs
 
 
 
@@ -212,13 +231,21 @@ def _training_procs(cluster: Cluster, node: Node, start: float) -> list[Proc]:
     worker_pct = min(99.7, 100.0 * per_worker / step_s) if math.isfinite(step_s) and step_s > 0 else 0.0
     if hung:
         worker_pct = 0.0   # no step completes: the loaders' queues are full
-    # On a saturated filesystem most workers sit in uninterruptible reads.
+    # On a saturated filesystem most workers sit in uninterruptible reads; on CPUs crowded by threads
+    # outside the job every thread of it is runnable and gets only a share of a CPU.
     slow_io = not hung and io_stretch(cluster) > 8.0
+    share = cpu_share(cluster, node)
+    # Since when the CPUs are crowded (None: never): each process used its own full rate before.
+    crowded = min((s.start_s for s in strays_now(cluster, node)), default=None) if share < 1.0 else None
+    calm_worker_pct = 100.0 * per_worker / (run.baseline_step_s or step_s) if math.isfinite(step_s) else 0.0
     for rank in ranks:
         j = rng(cluster.seed, node.name, "rank", rank.rank)
         # Ranks busy-poll in NCCL even while they wait; a rank stuck in I/O sleeps in the kernel.
-        state, pct = "Rl", round(101.0 + j.uniform(0, 9), 1)
+        full = round(101.0 + j.uniform(0, 9), 1)
+        state, pct = "Rl", round(full * share, 1)
         before, since = 0.0, None
+        if crowded is not None:
+            before, since = max(0.0, crowded - started) * full / 100.0, crowded
         if hung and hang_s is not None and rank.rank == run.hang_rank and run.hang_in == "io":
             before, since = max(0.0, hang_s - started) * pct / 100.0, hang_s
             state, pct = "Dl", 0.3
@@ -230,11 +257,16 @@ def _training_procs(cluster: Cluster, node: Node, start: float) -> list[Proc]:
         for k in range(run.loader_workers):
             w = rng(cluster.seed, node.name, "worker", rank.rank, k)
             pct = round(max(0.0, worker_pct * w.uniform(0.9, 1.1)), 1)
-            state = "R" if pct > 80 else "D" if slow_io and k % 3 else "S"
+            state = "R" if pct > 80 or share < 1.0 else "D" if slow_io and k % 3 else "S"
+            before, since = 0.0, None
+            if crowded is not None:
+                before = max(0.0, crowded - started - 90.0) * calm_worker_pct * w.uniform(0.9, 1.1) / 100.0
+                since = crowded
             procs.append(Proc(worker_pid(rank.pid, rank.local_rank, run.loader_workers, k), rank.pid, "alice", "pt_data_worker", args, min(99.9, pct),
                               3_100_000 + w.randrange(400_000), 160_000_000 + w.randrange(2_000_000),
                               1_900_000 + w.randrange(200_000), state, started + 90.0,
-                              threads=9, waits_in=LUSTRE_READ_WAIT if state == "D" else ""))
+                              threads=9, cpu_before_s=before, rate_since_s=since,
+                              waits_in=LUSTRE_READ_WAIT if state == "D" else ""))
     return procs
 
 

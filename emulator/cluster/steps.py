@@ -25,6 +25,7 @@ from emulator.cluster.catalog import H100
 from emulator.cluster.collectives import CollectiveError, collective
 from emulator.cluster.gpu_rates import gpu_speed_factor
 from emulator.cluster.model import Cluster
+from emulator.cluster.strays import cpu_share
 from emulator.cluster.training import Rank, TrainingRun
 
 #: Fraction of BF16 dense peak the kernels reach at a large micro-batch.
@@ -137,11 +138,14 @@ def loader_io_s(cluster: Cluster, run: TrainingRun) -> float:
 
 
 def loader_batch_s(cluster: Cluster, run: TrainingRun, rank: Rank | None = None) -> float:
-    """Seconds one loader worker needs to produce one micro-batch (CPU work plus reads)."""
+    """Seconds one loader worker needs to produce one micro-batch (CPU work plus reads); CPU work takes
+    longer on a socket away from the GPU, and when threads outside the job crowd its node's CPUs."""
     io = loader_io_s(cluster, run)
     cpu = run.batch_cpu_s
     if rank is not None and _misbound(cluster, run, rank):
         cpu *= NUMA_LOADER_PENALTY
+    if rank is not None:
+        cpu /= cpu_share(cluster, cluster.node(rank.node))
     return cpu + io
 
 

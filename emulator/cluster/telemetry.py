@@ -38,6 +38,11 @@ IDLE_USED_MIB = 1
 #: A rank's CUDA context before its model is loaded: its memory (MiB) and the draw (W) it adds over idle.
 CONTEXT_MIB = 520
 CONTEXT_W = 28.0
+#: What a job's process holds on each GPU (MiB): one figure for the job (its model, optimizer state and
+#: activations, the same on every rank of a symmetric data-parallel job), and what each rank adds to it
+#: (allocator fragmentation, NCCL buffers, its own pinned staging), up to about 1.5 GiB apart.
+JOB_MEM_MIB = (64_000, 72_000)
+RANK_SPREAD_MIB = 1_600
 #: Reasons a fault may hold active whatever the load (external or thermal signals).
 SLOWDOWN_REASONS = ("SW Power Cap", "HW Slowdown", "HW Thermal Slowdown", "HW Power Brake Slowdown",
                     "SW Thermal Slowdown")
@@ -117,7 +122,8 @@ def processes(cluster: Cluster, node: Node, gpu: GPU, at: float | None = None) -
         elif gpu.index < job.gpus_per_node:
             pid = rng(cluster.seed, "job", job.job_id, node.name, "pids").randint(90_000, 160_000) + gpu.index * 5
         if pid:
-            used = rng(cluster.seed, node.name, "gpu", gpu.index, "job", job.job_id, "mem").randint(61_400, 76_800)
+            used = job_memory_mib(cluster.seed, job.job_id) + \
+                rng(cluster.seed, node.name, "gpu", gpu.index, "job", job.job_id, "mem").randint(0, RANK_SPREAD_MIB)
             if run is not None and job.job_id == run.job_id and _ran_out(run, node.name, gpu.index):
                 used = oom_memory(cluster.seed, run).used_mib
             if run is not None and job.job_id == run.job_id and _starting(cluster, node, gpu, _instant(cluster, at)) \
@@ -125,6 +131,11 @@ def processes(cluster: Cluster, node: Node, gpu: GPU, at: float | None = None) -
                 used = CONTEXT_MIB      # no model on the GPU yet
             found.append(GpuProcess(pid=pid, name=PROCESS_NAME, used_mib=used))
     return found
+
+
+def job_memory_mib(seed: int, job_id: int) -> int:
+    """The memory (MiB) every process of a job holds on its GPU before what its rank adds."""
+    return rng(seed, "job", job_id, "mem").randint(*JOB_MEM_MIB)
 
 
 def _ran_out(run: TrainingRun, node: str, gpu: int) -> bool:

@@ -13,7 +13,7 @@ import re
 import pytest
 
 from emulator.cluster.faults import apply_fault
-from emulator.cluster.faults.training import TENANT_LEAD_S
+from emulator.cluster.faults.neighbours import TENANT_LEAD_S
 from emulator.session import Session
 from tests.support import run
 
@@ -171,7 +171,7 @@ def test_a_busy_healthy_gpu_is_in_power_violation_in_every_tool():
 
 
 def test_the_tenant_who_saturates_lustre_runs_a_job_that_began_before_the_slowdown():
-    s = Session("input-wait", 0)
+    s = Session("input-wait", 2)
     truth = s.cluster.truth()
     assert truth["cause"] == "storage-contention"
     job, tenant = truth["tenant_job"], truth["tenant"]

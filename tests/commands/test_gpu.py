@@ -283,3 +283,21 @@ def test_the_help_copy_lists_every_declared_flag_but_the_abridged_ones():
 
     assert [s for flag in LISTED for s in flag.strings() if not listed(s)] == []
     assert [s for flag in ABRIDGED for s in flag.strings() if listed(s)] == []
+
+
+def _rank_memory(lab: str, seed: int, node: str) -> list[int]:
+    out = run(on(None, lab, seed), f"ssh {node} nvidia-smi --query-compute-apps=used_memory --format=csv,noheader,nounits")
+    return [int(line) for line in out.split()]
+
+
+def test_ranks_of_one_symmetric_job_hold_about_the_same_gpu_memory() -> None:
+    for lab, seed, node in (("input-wait", 0, "node01"), ("checkpointing", 0, "node04"), ("late-rank", 1, "node03")):
+        used = _rank_memory(lab, seed, node)
+        assert len(used) == 8 and max(used) - min(used) <= 1_600, (lab, seed, used)
+
+
+def test_the_rank_that_ran_out_of_gpu_memory_stands_out_from_its_peers() -> None:
+    # checkpointing seed 2: one rank's save ran out of GPU memory (train.log's torch.OutOfMemoryError).
+    assert "torch.OutOfMemoryError" in run(on(None, "checkpointing", 2), "grep -A20 ERROR /lustre/jobs/llm-pretrain/train.log")
+    used = sorted(u for node in ("node01", "node02", "node03", "node04") for u in _rank_memory("checkpointing", 2, node))
+    assert used[-1] > 79_500 and used[-1] - used[-2] > 8_000 and used[-2] - used[0] <= 1_600, used

@@ -22,6 +22,11 @@ CAUSES = {
         "cpu-misbinding": "the rank's cpus are on the other socket",
         "memory-misbinding": "its memory is bound to the other numa node",
     },
+    "input-wait": {
+        "slow-input": "the loader has too few workers",
+        "cpu-contention": "another user's processes outside slurm starve the workers of cpu",
+        "storage-contention": "another tenant's job saturates the lustre reads",
+    },
     "workloads-cost": {
         "communication-bound": "the all-reduce crosses the oversubscribed spine",
         "input-bound": "the data loader has too few workers",

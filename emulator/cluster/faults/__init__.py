@@ -1,7 +1,7 @@
 """The fault catalog: named changes to the cluster model that labs inject.
 
 A fault is data plus one function. Each domain module (``gpu``, ``fabric``,
-``training``, ``hosts``) lists its faults in ``FAULTS``; this module joins
+``training``, ``neighbours``, ``hosts``) lists its faults in ``FAULTS``; this module joins
 them into one catalog and applies them. A fault's function changes the model's
 state (never any tool's output directly), choosing its target from the seeded
 random source when the lab does not name one, and returns the ground truth a
@@ -10,7 +10,7 @@ lab's check compares a learner's finding against.
 
 from __future__ import annotations
 
-from emulator.cluster.faults import fabric, gpu, hosts, training
+from emulator.cluster.faults import fabric, gpu, hosts, neighbours, training
 from emulator.cluster.faults.base import Fault
 from emulator.cluster.ids import rng
 from emulator.cluster.lifecycle import watch_training
@@ -22,7 +22,7 @@ __all__ = ["Fault", "apply_fault", "catalog"]
 def catalog() -> dict[str, Fault]:
     """Every fault by name, from the domain modules' explicit lists."""
     table: dict[str, Fault] = {}
-    for module in (gpu, fabric, training, hosts):
+    for module in (gpu, fabric, training, neighbours, hosts):
         for fault in module.FAULTS:
             if fault.name in table:
                 raise RuntimeError(f"fault {fault.name!r} defined twice")

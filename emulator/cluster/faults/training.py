@@ -16,13 +16,12 @@ from emulator.cluster.checkpoints import latest_checkpoint
 from emulator.cluster.faults.base import Fault
 from emulator.cluster.faults.gpu import gpu_power_excursion, gpu_thermal
 from emulator.cluster.model import Cluster
-from emulator.cluster.scheduler import Job
 from emulator.cluster.steps import profile
 from emulator.cluster.timeline import NCCL_TIMEOUT_MS, PAST_ATTEMPT_S, TEARDOWN_S
 from emulator.cluster.training import Rank, TrainingRun
 
 
-def _run(cluster: Cluster) -> TrainingRun:
+def training_run(cluster: Cluster) -> TrainingRun:
     if cluster.training is None or not cluster.training.ranks:
         raise ValueError("this fault needs a training run (training_nodes > 0)")
     return cluster.training
@@ -41,7 +40,7 @@ def _step_s(cluster: Cluster) -> float:
     return profile(cluster).step_s
 
 
-def _remember_baseline(cluster: Cluster, run: TrainingRun) -> None:
+def remember_baseline(cluster: Cluster, run: TrainingRun) -> None:
     """Record the healthy step (and its input wait) before a fault changes it."""
     prof = profile(cluster)
     run.baseline_step_s = prof.step_s
@@ -54,54 +53,11 @@ def _remember_baseline(cluster: Cluster, run: TrainingRun) -> None:
 
 def slow_input(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
     """Too few loader workers for heavy per-batch CPU work: the GPUs wait for input."""
-    run = _run(cluster)
+    run = training_run(cluster)
     run.baseline_step_s = _step_s(cluster)
     run.loader_workers = int(str(params["workers"]))
     run.batch_cpu_s = float(str(params["batch_cpu_s"]))
     return {"cause": "slow-input", "workers": str(run.loader_workers), "batch_cpu_s": f"{run.batch_cpu_s:g}"}
-
-
-#: Seconds the contending tenant's job ran before its reads slowed the filesystem: more than one
-#: train.log window (ten steps) so the job is running before the first slow step is logged.
-TENANT_LEAD_S = 60.0
-
-
-def storage_contention(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
-    """Another tenant saturates the parallel filesystem: reads queue, checkpoint writes crawl."""
-    run = _run(cluster)
-    _remember_baseline(cluster, run)
-    # Early enough that at least one checkpoint save ran under the load before the session starts.
-    run.degraded_s = -r.uniform(2700.0, 3600.0)
-    fs = cluster.storage
-    load = float(str(params["load"]))
-    fs.background_read_load = load
-    fs.background_write_load = max(0.0, load - 0.02)
-    fs.background_metadata_load = max(0.0, load - 0.08)
-    fs.client_cache_hit = 0.05
-    tenant = str(params.get("tenant") or r.choice(("bob", "carol", "dave", "erin")))
-    # The tenant's job started a little before its readers saturated the servers (train.log averages
-    # its step times over windows of ten steps, so the first slow window begins before the change).
-    job = _tenant_job(cluster, r, tenant, run.degraded_s - TENANT_LEAD_S)
-    truth = {"cause": "storage-contention", "tenant": tenant, "load": f"{load:g}"}
-    return {**truth, "tenant_job": str(job.job_id)} if job is not None else truth
-
-
-def _tenant_job(cluster: Cluster, r: random.Random, tenant: str, start: float) -> Job | None:
-    """Who contends: the tenant's data-preparation job, running on a free node since the slowdown
-    began (``squeue`` shows it; its start agrees with the first slow save)."""
-    slurm = cluster.slurm
-    free = [n.name for n in cluster.compute_nodes if slurm.node_state.get(n.name) == "idle"]
-    if not free:
-        return None
-    node = free[-1]
-    job = Job(job_id=slurm.next_job_id, name=r.choice(("dedup-shards", "tokenize-c4", "repack-webdata")), user=tenant,
-              partition="gpu", nodes=[node], state="RUNNING", submit_s=start - r.uniform(20.0, 90.0), start_s=start,
-              gpus_per_node=0, cpus_per_task=1, ntasks_per_node=64, command=f"/home/{tenant}/prep.sbatch",
-              workdir=f"/home/{tenant}", account="data")
-    slurm.next_job_id += 1
-    slurm.jobs.append(job)
-    slurm.node_state[node] = "mix"
-    return job
 
 
 def checkpoint_stall(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
@@ -117,7 +73,7 @@ def checkpoint_stall(cluster: Cluster, r: random.Random, params: dict[str, objec
     stands (so the failed step) and the failed rank (so its node).
     """
 
-    run = _run(cluster)
+    run = training_run(cluster)
     run.async_checkpoint = False
     run.checkpoint_every = int(str(params["every"]))
     cluster.storage.background_write_load = float(str(params["write_load"]))
@@ -150,11 +106,11 @@ SHARD_FAILURES = ("ost-full", "quota", "oom")
 
 def straggler(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
     """One rank holds the others at every all-reduce: its GPU is slowed, or it is stuck reading."""
-    run = _run(cluster)
+    run = training_run(cluster)
     rank = _rank(run, r, params)
     kind = str(params.get("kind") or r.choice(("thermal", "hw-slowdown", "io")))
     target = {"node": rank.node, "gpu": rank.gpu}
-    _remember_baseline(cluster, run)
+    remember_baseline(cluster, run)
     if kind == "thermal":
         # The rank fell behind during the run: its GPU's cooling failed after the run started.
         gpu_thermal(cluster, r, {**target, "at": -r.uniform(900.0, 3600.0)})
@@ -195,7 +151,7 @@ def numa_misbinding(cluster: Cluster, r: random.Random, params: dict[str, object
     but the memory policy binds to the other node: only ``/proc/PID/numa_maps``
     shows it). Each is one wrong half of ``numactl --cpunodebind=N --membind=N``.
     """
-    run = _run(cluster)
+    run = training_run(cluster)
     rank = _rank(run, r, params)
     node = cluster.node(rank.node)
     assert node is not None
@@ -221,7 +177,7 @@ def numa_misbinding(cluster: Cluster, r: random.Random, params: dict[str, object
 
 def nccl_socket_fallback(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
     """NCCL finds no IB device (HCA list names netdevs, or IB disabled) and falls back to TCP sockets."""
-    run = _run(cluster)
+    run = training_run(cluster)
     _edit_script(run)
     variant = str(params.get("variant") or r.choice(("netdev-names", "ib-disabled")))
     node = cluster.node(run.nodes[0])
@@ -237,7 +193,7 @@ def nccl_socket_fallback(cluster: Cluster, r: random.Random, params: dict[str, o
 
 def wrong_hca_list(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
     """NCCL_IB_HCA pulls in the storage ports, or leaves rails out."""
-    run = _run(cluster)
+    run = training_run(cluster)
     _edit_script(run)
     variant = str(params.get("variant") or r.choice(("storage-ports", "missing-rails")))
     if variant == "storage-ports":
@@ -267,7 +223,7 @@ def tp_across_nodes(cluster: Cluster, r: random.Random, params: dict[str, object
     tensor-parallel group under ``order: tp-dp``) land on different nodes. TP must divide the model's
     key/value heads (Megatron-Core asserts ``num_query_groups % tensor_model_parallel_size == 0``).
     """
-    run = _run(cluster)
+    run = training_run(cluster)
     # The previous job ran the same model with data parallelism alone.
     run.previous_config = {"tp": run.tp, "grad_accum": run.grad_accum, "parallel_order": run.parallel_order}
     run.previous_job_id = run.job_id - PREVIOUS_JOB_GAP
@@ -304,7 +260,7 @@ def larger_allocation(cluster: Cluster, r: random.Random, params: dict[str, obje
     rank's data loader (``num_workers`` in the config) takes as long per step
     as before, which the halved compute no longer hides.
     """
-    run = _run(cluster)
+    run = training_run(cluster)
     why = str(params["why"])
     if why not in ("spine", "loader"):
         raise ValueError("larger-allocation: why must be spine or loader")
@@ -348,7 +304,7 @@ REGRESSIONS = {"activation_checkpointing": ("activation_recompute", True), "micr
 
 def config_regression(cluster: Cluster, r: random.Random, params: dict[str, object]) -> dict[str, str]:
     """A config change between two runs explains a tokens/s regression."""
-    run = _run(cluster)
+    run = training_run(cluster)
     setting = str(params.get("setting") or r.choice(sorted(REGRESSIONS)))
     if setting not in REGRESSIONS:
         raise ValueError(f"config-regression: setting must be one of {', '.join(sorted(REGRESSIONS))}")
@@ -366,8 +322,6 @@ def config_regression(cluster: Cluster, r: random.Random, params: dict[str, obje
 FAULTS: list[Fault] = [
     Fault("slow-input", "Too few loader workers for the per-batch CPU work: data wait dominates the step",
           slow_input, {"workers": 1, "batch_cpu_s": 2.2}),
-    Fault("storage-contention", "Another tenant saturates the parallel filesystem: slow reads, stalled saves",
-          storage_contention, {"load": 0.997, "tenant": ""}),
     Fault("checkpoint-stall", "Synchronous checkpoint saves stall every rank; with a why, the latest save is incomplete",
           checkpoint_stall, {"every": 100, "write_load": 0.88, "why": ""}),
     Fault("straggler", "One rank is late to every all-reduce: a slowed GPU, or a read that never returns",

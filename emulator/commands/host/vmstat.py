@@ -7,6 +7,7 @@ from collections.abc import Generator
 
 from emulator.cluster.ids import rng
 from emulator.cluster.processes import cpu_split, memory, processes
+from emulator.cluster.strays import stray_threads, strays_now
 from emulator.commands.host.iostat import device_load
 from emulator.commands.kit.command import Context, Outcome, ParsedCommand
 from emulator.commands.kit.sampling import samples, stopped
@@ -51,6 +52,8 @@ class Vmstat(ParsedCommand):
             procs = processes(ctx.cluster, node)
             mem = memory(ctx.cluster, node, procs)
             running = sum(1 for p in procs if p.state.startswith("R"))
+            # r counts runnable threads (procs_running): each stray process keeps all its threads busy.
+            threads = running + stray_threads(ctx.cluster, node) - sum(s.procs for s in strays_now(ctx.cluster, node))
             blocked = sum(1 for p in procs if p.state.startswith("D"))
             r = rng(ctx.cluster.seed, node.name, "vmstat", n, int(ctx.clock.elapsed))
             us, sy, wa, idle = cpu_split(ctx.cluster, node, n, procs)
@@ -58,7 +61,7 @@ class Vmstat(ParsedCommand):
             bi, bo = int(sum(v[1] for v in loads)), int(sum(v[7] for v in loads))
             irq = int(4000 + running * 900 + r.uniform(0, 800))
             cs = int(6000 + running * 2400 + r.uniform(0, 2000))
-            ctx.outln(f"{running:>2} {blocked:>2} {0:>6} {mem.free // div:>6} {mem.buffers // div:>6} "
+            ctx.outln(f"{threads:>2} {blocked:>2} {0:>6} {mem.free // div:>6} {mem.buffers // div:>6} "
                       f"{mem.cached // div:>6} {0:>4} {0:>4} {bi:>5} {bo:>5} {irq:>4} {cs:>4} {round(us):>2} "
                       f"{round(sy):>2} {round(idle):>2} {round(wa):>2} {0:>2}")
         return stopped(ctx, "vmstat", asked)
