@@ -192,7 +192,7 @@ async function restore(loadPyodide, indexURL, stdLibURL, found, compiled, wheel,
  */
 function bootEarly(early) {
   self.fetch = countingFetch;
-  const booting = early.script.then(({ loadPyodide }) =>
+  const booting = early.painted.then(() => early.script).then(({ loadPyodide }) =>
     loadPyodide({ indexURL: early.folder, stdLibURL: early.stdlib, ...quiet }));
   booting.catch(() => {}); // awaited below when the manifest names this folder, which reports a failure
   return booting;
@@ -213,6 +213,7 @@ async function readManifest(early) {
  * that key. loadRuntime uses it only if the manifest names the same key, Pyodide folder and standard library.
  */
 async function restoreEarly(early, stored, wheel) {
+  await early.painted;
   const found = await stored;
   if (!found.bytes) return { found };
   try {
@@ -259,7 +260,8 @@ export async function loadRuntime({ snapshotsWanted, early }) {
   // the key prestart.js named, the restore itself begins at once too.
   const heldKey = snapshotsWanted && !booting ? early?.heldKey ?? null : null;
   const stored = booting ? Promise.resolve({ missing: "none held when the page started" })
-    : snapshotsWanted ? snapshots.read(heldKey ?? keyPromise) : Promise.resolve({ missing: "turned off", skip: true });
+    : snapshotsWanted ? Promise.resolve(early?.painted).then(() => snapshots.read(heldKey ?? keyPromise))
+      : Promise.resolve({ missing: "turned off", skip: true });
   let wheelPromise = null;
   const wheel = () => (wheelPromise ??= manifestPromise.then(fetchWheel));
   const speculative = heldKey ? restoreEarly(early, stored, wheel) : null;

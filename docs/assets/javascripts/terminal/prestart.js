@@ -9,6 +9,12 @@
  * Pyodide's boot, as on a first visit. client.js adopts this worker and the
  * messages it sent before the page's modules ran (mdxPrestarted.take()).
  *
+ * The worker starts downloading at once, but its heavy start (compiling
+ * Pyodide, reading the snapshot, restoring or booting) waits until the page
+ * has painted its content: prestart.js posts PAINTED at the first contentful
+ * paint (`?paint=wait`; a second at most). On two cores the two had shared
+ * the cores, and the page painted about 0.1 s later than without a terminal.
+ *
  * It also holds back Material's search index: the search
  * worker gets its messages (and builds the index, about half a second of
  * work) once the terminal's runtime is ready (client.js dispatches
@@ -79,8 +85,12 @@
     var stdlib = script.dataset.stdlib;
     if (pyodide && stdlib) url.searchParams.set("stdlib", new URL(stdlib, location.href).href);
     if (held) url.searchParams.set("held", held); // the key of the snapshot held
+    url.searchParams.set("paint", "wait");
     worker = new Worker(url, { type: "module" });
     performance.mark("mdx:worker-created");
+    whenPainted(function () {
+      worker.postMessage({ type: "painted" }); // protocol.js Msg.PAINTED: the runtime's heavy start may begin
+    });
   } catch (error) {
     return; // client.js starts it again and reports why it cannot
   }
@@ -104,6 +114,28 @@
       return events && { worker: worker, events: events };
     },
   };
+
+  /** `done` once the page has painted its content (or after a second, where paint timing is missing). */
+  function whenPainted(done) {
+    var called = false;
+    function once() {
+      if (!called) {
+        called = true;
+        done();
+      }
+    }
+    try {
+      new PerformanceObserver(function (list, observer) {
+        if (list.getEntriesByName("first-contentful-paint").length) {
+          observer.disconnect();
+          once();
+        }
+      }).observe({ type: "paint", buffered: true });
+    } catch (error) {
+      // no paint timing: the worker's own limit applies
+    }
+    setTimeout(once, 1000);
+  }
 
   /** Queue what the page posts to Material's search worker until the terminal is ready or search is wanted. */
   function holdSearchIndex() {

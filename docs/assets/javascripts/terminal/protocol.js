@@ -15,6 +15,8 @@
  *   {type: COMPLETE,  id, sid, line}
  *   {type: SNAPSHOT,  id, sid}
  *   {type: RESET,     id, sid, student}
+ *   {type: PAINTED}                           no reply: the page has painted its content (prestart.js), so the
+ *                                         runtime's heavy start may begin (a worker started with ?paint=wait)
  *   {type: PING,      id}                     the watchdog's question while a line runs: is the worker answering?
  *   {type: STALL,     id, ms}                 test hook only (tests/e2e/test_watchdog.py): the worker computes for
  *                                         `ms` without answering, as a command that never ends would
@@ -57,6 +59,7 @@ export const Msg = Object.freeze({
   PING: "ping",
   PONG: "pong",
   STALL: "stall",
+  PAINTED: "painted",
   VERIFY: "verify",
   TRACE: "trace",
   READY: "ready",

@@ -19,6 +19,21 @@ import { Msg } from "./protocol.js";
 import { describe, now, post, trace } from "./port.js";
 
 const SNAPSHOTS_WANTED = new URL(import.meta.url).searchParams.get("snapshot") !== "off";
+/** The longest the runtime's heavy start waits for the page's first paint. */
+const PAINT_WAIT_LIMIT_MS = 1000;
+/**
+ * Resolves once the page has painted its content, for a worker prestart.js started from <head>
+ * (`?paint=wait`; it posts PAINTED): on two cores, compiling and starting the runtime beside the page's
+ * first layout delayed that paint by about 0.1 s. Downloads begin at once; compiling, the snapshot's read
+ * and Pyodide's start wait. Resolved at once for a worker the page started later.
+ */
+const PAINTED = new URL(import.meta.url).searchParams.get("paint") !== "wait" ? Promise.resolve()
+  : new Promise((resolve) => {
+    self.addEventListener("message", (event) => {
+      if (event.data?.type === Msg.PAINTED) resolve();
+    });
+    setTimeout(resolve, PAINT_WAIT_LIMIT_MS);
+  });
 /**
  * prestart.js names the Pyodide folder of the page's build (`?pyodide=`) and the compiled standard library
  * Pyodide is loaded with (`?stdlib=`) when it starts this worker. The manifest's download begins at once.
@@ -43,12 +58,13 @@ const EARLY = (() => {
   if (!held) {
     const script = import(new URL("pyodide.mjs", folder).href);
     script.catch(() => {});
-    return { folder: folder.href, stdlib: stdlib.href, manifest, script };
+    return { folder: folder.href, stdlib: stdlib.href, manifest, painted: PAINTED, script };
   }
   const wasm = new URL("pyodide.asm.wasm", folder).href;
-  const compiled = WebAssembly.compileStreaming(self.fetch(wasm));
+  const response = self.fetch(wasm);
+  const compiled = PAINTED.then(() => WebAssembly.compileStreaming(response));
   compiled.catch(() => {});
-  import(new URL("pyodide.asm.mjs", folder).href).catch(() => {});
+  PAINTED.then(() => import(new URL("pyodide.asm.mjs", folder).href)).catch(() => {});
   const downloads = new Map();
   for (const url of [stdlib.href, new URL("pyodide-lock.json", folder).href]) {
     const response = self.fetch(url);
@@ -56,7 +72,7 @@ const EARLY = (() => {
     downloads.set(url, response);
   }
   return { folder: folder.href, wasm, stdlib: stdlib.href, manifest, heldKey: held === "1" ? null : held,
-           compiled, downloads };
+           painted: PAINTED, compiled, downloads };
 })();
 
 /**
@@ -86,6 +102,7 @@ function runtime() {
 
 self.addEventListener("message", async (event) => {
   const message = event.data;
+  if (message?.type === Msg.PAINTED) return; // PAINTED (above) has it
   const received = now();
   let modules;
   try {
