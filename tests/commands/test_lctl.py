@@ -74,6 +74,16 @@ def test_other_subcommands_and_options_say_so() -> None:
     assert status == 1 and "get_param" in out
     out, status = session.execute("lctl get_param -x osc.*.stats")
     assert status == 22 and "invalid option" in out
+    out, status = session.execute("lctl get_param -R osc")
+    assert status == 1 and "-R" in out and "not available here" in out
+
+
+def test_names_only_and_their_classification() -> None:
+    session = on("node01", "storage", 1)
+    names = run(session, "lctl get_param -N osc.*OST000[01]*.stats llite.*.stats").splitlines()
+    assert [re.sub(r"ffff[0-9a-f]{12}", "TAG", n) for n in names] == [
+        "osc.lustre-OST0000-osc-TAG.stats", "osc.lustre-OST0001-osc-TAG.stats", "llite.lustre-TAG.stats"]
+    assert run(session, "lctl get_param -NF jobid_var") == "jobid_var=\n"
 
 
 def _job_ids(session: Session) -> set[str]:

@@ -26,13 +26,15 @@ class Lctl(RawCommand):
     name = "lctl"
     summary = "Lustre control utility: read the client's parameters (get_param)"
     section = "Host"
-    flags = (Flag("-n", "", "", "print only the value, not the parameter's name"),)
+    flags = (Flag("-n", "", "", "print only the value, not the parameter's name"),
+             Flag("-N", "", "", "print only the parameter's name, not its value"),
+             Flag("-F", "", "", "with -N, mark each writeable parameter with a trailing '='"))
     words = ("get_param",)
-    synopsis = "get_param [-n] <param_path ...>"
+    synopsis = "get_param [-n|-N [-F]] <param_path ...>"
     description = ("lctl get_param osc.*.rpc_stats prints, per OST, the RPCs in flight and histograms of pages per\n"
                    "RPC and RPCs in flight; osc.*.stats the RPC counters and how long each waited (req_waittime,\n"
                    "usec); llite.*.stats the mount's syscall counters. Patterns match as in the shell (*, ?).")
-    notes = ("Supported: lctl get_param [-n] with osc.*.stats, osc.*.rpc_stats, osc.*.max_rpcs_in_flight, "
+    notes = ("Supported: lctl get_param [-n|-N [-F]] with osc.*.stats, osc.*.rpc_stats, osc.*.max_rpcs_in_flight, "
              "llite.*.stats, jobid_var. Server parameters (obdfilter.*, mdt.*) are not on a client.")
 
     def execute(self, ctx: Context) -> Outcome:
@@ -43,11 +45,15 @@ class Lctl(RawCommand):
         if words[0] != "get_param":
             raise ctx.fail(f"lctl: {words[0]}: not available here; this client offers get_param", 1)
         rest = words[1:]
-        bare = "-n" in rest
-        bad = [w for w in rest if w.startswith("-") and w != "-n"]
+        letters = "".join(w[1:] for w in rest if w.startswith("-") and len(w) > 1)
+        if "R" in letters:
+            raise ctx.fail("get_param: -R (every parameter below a path) is not available here; "
+                           "name the parameters, with * or ? for several", 1)
+        bad = [c for c in letters if c not in "nNF"]
         if bad:
-            raise ctx.fail(f"get_param: invalid option -- '{bad[0].lstrip('-')[:1]}'\n"
+            raise ctx.fail(f"get_param: invalid option -- '{bad[0]}'\n"
                            f"usage: get_param [-F|n|-N|-R] <param_path1 param_path2 ...>", 22)
+        bare, names_only, classify = "n" in letters, "N" in letters, "F" in letters
         paths = [w for w in rest if not w.startswith("-")]
         if not paths:
             raise ctx.fail("usage: get_param [-F|n|-N|-R] <param_path1 param_path2 ...>", 22)
@@ -60,6 +66,9 @@ class Lctl(RawCommand):
                 status = 2
                 continue
             for name in hits:
+                if names_only:  # every parameter here is a writeable file (a stats file is cleared by writing)
+                    ctx.outln(name + ("=" if classify else ""))
+                    continue
                 value = table[name]()
                 if bare:
                     ctx.out(value)
