@@ -186,13 +186,7 @@ def raw_switch_counters(cluster: Cluster, name: str, port: int, rail_gbps: float
     if kind == "leaf" and port <= DOWNLINKS:
         for node, nic in cables.ports.get(name, []):
             if nic.peer_port == port and port_active(node, nic):
-                node_end = raw_counters(cluster, node, nic, rail_gbps)
-                values = dict(zero)
-                for name in LINK_EVENT_COUNTERS:
-                    values[name] = node_end[name]
-                for a, b in MIRRORED:
-                    values[a], values[b] = node_end[b], node_end[a]
-                return values
+                return _far_end(raw_counters(cluster, node, nic, rail_gbps))
         return zero
     spines = cables.spines
     if kind == "leaf" and port - DOWNLINKS <= len(spines):
@@ -214,16 +208,20 @@ def raw_switch_counters(cluster: Cluster, name: str, port: int, rail_gbps: float
     if kind == "spine":
         leaves = cables.leaves
         if port <= len(leaves) and name in spines:
-            uplink = raw_switch_counters(cluster, leaves[port - 1], DOWNLINKS + 1 + spines.index(name), rail_gbps,
-                                         cables)
-            values = dict(zero)
-            for name in LINK_EVENT_COUNTERS:
-                values[name] = uplink[name]
-            for a, b in MIRRORED:
-                values[a], values[b] = uplink[b], uplink[a]
-            return values
+            return _far_end(raw_switch_counters(cluster, leaves[port - 1], DOWNLINKS + 1 + spines.index(name),
+                                                rail_gbps, cables))
     return zero
 
+
+def _far_end(near: dict[str, int]) -> dict[str, int]:
+    """The counters at the other end of a cable from ``near``: the same link recoveries and link-downs (the link
+    retrains as a whole), the traffic mirrored (what one end sends the other receives), and a clean receiver."""
+    values = {counter: 0 for counter in (*PORT_COUNTERS, *DATA_COUNTERS)}
+    for counter in LINK_EVENT_COUNTERS:
+        values[counter] = near[counter]
+    for a, b in MIRRORED:
+        values[a], values[b] = near[b], near[a]
+    return values
 
 
 def switch_counters(cluster: Cluster, name: str, port: int, rail_gbps: float | None = None,
